@@ -1,0 +1,65 @@
+package dev.horizon.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A scheduler job as the design's job JSON defines it (REST body, translation output, scenario files). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobSpec(
+        String name,
+        String team,
+        @JsonProperty("class") JobClass jobClass,
+        Integer priority,
+        Integer replicas,
+        GpuShape perReplica,
+        Boolean gang,
+        String topology,
+        Long durationEstimateSeconds,
+        Contract contract,
+        JobSource source) {
+
+    public static final List<String> TOPOLOGIES = List.of("any", "same-node", "same-nvlink-domain");
+
+    /** Replicas after defaults (1). */
+    public int replicaCount() {
+        return replicas == null ? 1 : replicas;
+    }
+
+    /** Priority after defaults (1): orders jobs inside a team and weights their output. */
+    public int priorityOrDefault() {
+        return priority == null ? 1 : priority;
+    }
+
+    public boolean gangOrDefault() {
+        return gang == null || gang;
+    }
+
+    public Contract contractOrDefault() {
+        return contract != null ? contract : Contract.defaultFor(jobClass);
+    }
+
+    /** Whole GPUs the job needs when every replica runs, counting fractional shapes by their fraction. */
+    public double totalGpus() {
+        return replicaCount() * perReplica.gpuFraction();
+    }
+
+    /** Every problem with this job, each naming its field and the fix; empty when the job is valid. */
+    public List<String> problems() {
+        List<String> errors = new ArrayList<>();
+        if (name == null || name.isBlank()) errors.add("name is required: a short name for the job, such as \"llama-sft-7b\"");
+        if (team == null || team.isBlank()) errors.add("team is required: the team whose GPU budget pays for the job");
+        if (jobClass == null) errors.add("class is required: one of " + List.of(JobClass.values()));
+        if (priority != null && priority < 0) errors.add("priority must be >= 0 (got " + priority + ")");
+        if (replicas != null && replicas < 1) errors.add("replicas must be at least 1 (got " + replicas + ")");
+        if (perReplica == null) errors.add("perReplica is required: {\"gpus\": N}, {\"migProfile\": \"1g.10gb\"} or {\"gpuMilli\": 500, \"memoryMiB\": 20000}");
+        else perReplica.validate(errors);
+        if (topology != null && !TOPOLOGIES.contains(topology)) errors.add("topology '" + topology + "' is not one of " + TOPOLOGIES);
+        if (durationEstimateSeconds != null && durationEstimateSeconds < 1) {
+            errors.add("durationEstimateSeconds must be at least 1 (got " + durationEstimateSeconds + ")");
+        }
+        if (contract != null) contract.validate(errors);
+        return errors;
+    }
+}
