@@ -13,6 +13,7 @@ public record JobSpec(
         @JsonProperty("class") JobClass jobClass,
         Integer priority,
         Integer replicas,
+        Integer minReplicas,
         GpuShape perReplica,
         Boolean gang,
         String topology,
@@ -25,6 +26,14 @@ public record JobSpec(
     /** Replicas after defaults (1). */
     public int replicaCount() {
         return replicas == null ? 1 : replicas;
+    }
+
+    /**
+     * Fewest replicas the job can make progress with (Kubeflow's elasticPolicy.minReplicas); the
+     * allocator may start it anywhere between this and replicas. Defaults to replicas (not elastic).
+     */
+    public int minReplicaCount() {
+        return minReplicas == null ? replicaCount() : minReplicas;
     }
 
     /** Priority after defaults (1): orders jobs inside a team and weights their output. */
@@ -53,6 +62,9 @@ public record JobSpec(
         if (jobClass == null) errors.add("class is required: one of " + List.of(JobClass.values()));
         if (priority != null && priority < 0) errors.add("priority must be >= 0 (got " + priority + ")");
         if (replicas != null && replicas < 1) errors.add("replicas must be at least 1 (got " + replicas + ")");
+        if (minReplicas != null && (minReplicas < 1 || minReplicas > replicaCount())) {
+            errors.add("minReplicas must be between 1 and replicas (" + replicaCount() + "); got " + minReplicas);
+        }
         if (perReplica == null) errors.add("perReplica is required: {\"gpus\": N}, {\"migProfile\": \"1g.10gb\"} or {\"gpuMilli\": 500, \"memoryMiB\": 20000}");
         else perReplica.validate(errors);
         if (topology != null && !TOPOLOGIES.contains(topology)) errors.add("topology '" + topology + "' is not one of " + TOPOLOGIES);

@@ -1,0 +1,62 @@
+package dev.horizon.allocator;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What a policy commits now: preemptions first, then starts; and why each pending job waits. */
+public final class Decision {
+    /** Start a job on these GPUs; fill means on GPUs lent from the inference reservation. */
+    public record Start(String jobId, Placement placement, boolean fill) {
+    }
+
+    private final List<String> preemptions = new ArrayList<>();
+    private final List<String> promotions = new ArrayList<>();
+    private final List<Start> starts = new ArrayList<>();
+    private final Map<String, String> waitReasons = new LinkedHashMap<>();
+    private double planObjective = Double.NaN;
+
+    public void preempt(String jobId) {
+        preemptions.add(jobId);
+    }
+
+    /** A running fill job now fits in protected capacity: it is protected from here on. */
+    public void promote(String jobId) {
+        promotions.add(jobId);
+    }
+
+    public void start(String jobId, Placement placement, boolean fill) {
+        starts.add(new Start(jobId, placement, fill));
+    }
+
+    public void waiting(String jobId, String reason) {
+        waitReasons.put(jobId, reason);
+    }
+
+    public void planObjective(double value) {
+        planObjective = value;
+    }
+
+    public List<String> preemptions() {
+        return preemptions;
+    }
+
+    public List<String> promotions() {
+        return promotions;
+    }
+
+    public List<Start> starts() {
+        return starts;
+    }
+
+    /** For "why is my job pending?": one sentence per job that was not started. */
+    public Map<String, String> waitReasons() {
+        return waitReasons;
+    }
+
+    /** The planner's objective for the whole horizon plan (NaN for policies without one). */
+    public double planObjective() {
+        return planObjective;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.horizon.allocator;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything a policy may look at when it decides: the cluster now (a private copy it may change),
+ * the running and pending jobs with estimates only, and per inference service the GPUs it holds,
+ * its forecast over the horizon and the peak seen in its history.
+ */
+public record PlanningContext(long now, long stepSeconds, int horizonSteps, Cluster cluster, Occupancy occupancy,
+                              List<RunningJob> running, List<PendingJob> pending,
+                              Map<String, ServiceView> services) {
+
+    /** One inference service as the planner sees it. forecast[k] is the GPUs needed k steps from now. */
+    public record ServiceView(InferenceService service, int heldGpus, int reservedGpus, double[] forecast, int historicalPeakGpus) {
+    }
+
+    /** Index of the step that contains {@code now}. */
+    public long stepIndex() {
+        return now / stepSeconds;
+    }
+}

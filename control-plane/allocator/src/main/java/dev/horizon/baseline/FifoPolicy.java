@@ -1,0 +1,62 @@
+package dev.horizon.baseline;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.SchedulingPolicy;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * First come, first served with inference reserved at its daily peak (the references' baseline).
+ * Strict order: when the oldest job does not fit, nothing behind it starts.
+ */
+public final class FifoPolicy implements SchedulingPolicy {
+    static final Comparator<PendingJob> ARRIVAL_ORDER = Comparator.comparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id);
+
+    @Override
+    public String name() {
+        return "fifo";
+    }
+
+    @Override
+    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
+        return PeakReservation.of(ctx);
+    }
+
+    @Override
+    public boolean lendsReservation() {
+        return false;
+    }
+
+    @Override
+    public Decision decide(PlanningContext ctx) {
+        Decision decision = new Decision();
+        List<PendingJob> queue = new ArrayList<>(ctx.pending());
+        queue.sort(ARRIVAL_ORDER);
+        int partition = PeakReservation.batchPartition(ctx);
+        String blockedBy = null;
+        for (PendingJob j : queue) {
+            if (j.gpus() > partition) {
+                decision.waiting(j.id(), "needs " + j.gpus() + " GPUs but only " + partition + " are outside the inference peak reservation");
+                continue;
+            }
+            if (blockedBy != null) {
+                decision.waiting(j.id(), "behind " + blockedBy + " in the FIFO queue");
+                continue;
+            }
+            Placement p = ctx.occupancy().findBlock(j.gpus());
+            if (p == null) {
+                blockedBy = j.id();
+                decision.waiting(j.id(), "head of the queue: waiting for " + j.gpus() + " GPUs");
+                continue;
+            }
+            ctx.occupancy().occupy(p);
+            decision.start(j.id(), p, false);
+        }
+        return decision;
+    }
+}

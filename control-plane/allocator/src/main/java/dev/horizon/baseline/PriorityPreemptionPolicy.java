@@ -1,0 +1,81 @@
+package dev.horizon.baseline;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.SchedulingPolicy;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Priority order with preemption, as KAI-Scheduler and Volcano do it: the highest-priority job that
+ * fits starts; one that does not fit preempts running preemptible (resumable) jobs of strictly lower
+ * priority past their minimum runtime. Inference holds its daily peak.
+ */
+public final class PriorityPreemptionPolicy implements SchedulingPolicy {
+    @Override
+    public String name() {
+        return "priority";
+    }
+
+    @Override
+    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
+        return PeakReservation.of(ctx);
+    }
+
+    @Override
+    public boolean lendsReservation() {
+        return false;
+    }
+
+    @Override
+    public Decision decide(PlanningContext ctx) {
+        Decision decision = new Decision();
+        List<PendingJob> queue = new ArrayList<>(ctx.pending());
+        queue.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparing(FifoPolicy.ARRIVAL_ORDER));
+        List<RunningJob> victimsLeft = new ArrayList<>(ctx.running());
+        victimsLeft.removeIf(r -> !r.contract().resumable() || r.protectedAt(ctx.now()));
+        victimsLeft.sort(Comparator.comparingDouble(RunningJob::weight).thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()));
+        int partition = PeakReservation.batchPartition(ctx);
+        Occupancy occupancy = ctx.occupancy();
+        for (PendingJob j : queue) {
+            if (j.gpus() > partition) {
+                decision.waiting(j.id(), "needs " + j.gpus() + " GPUs but only " + partition + " are outside the inference peak reservation");
+                continue;
+            }
+            Placement p = occupancy.findBlock(j.gpus());
+            if (p == null) p = preemptFor(j, occupancy, victimsLeft, decision);
+            if (p == null) {
+                decision.waiting(j.id(), "no free GPUs and no lower-priority preemptible job to take them from");
+                continue;
+            }
+            occupancy.occupy(p);
+            decision.start(j.id(), p, false);
+        }
+        return decision;
+    }
+
+    private static Placement preemptFor(PendingJob j, Occupancy occupancy, List<RunningJob> candidates, Decision decision) {
+        Occupancy trial = occupancy.copy();
+        List<RunningJob> taken = new ArrayList<>();
+        for (RunningJob v : candidates) {
+            if (v.weight() >= j.weight()) break;
+            trial.release(v.placement());
+            taken.add(v);
+            if (trial.findBlock(j.gpus()) != null) {
+                for (RunningJob t : taken) {
+                    occupancy.release(t.placement());
+                    decision.preempt(t.id());
+                }
+                candidates.removeAll(taken);
+                return occupancy.findBlock(j.gpus());
+            }
+        }
+        return null;
+    }
+}

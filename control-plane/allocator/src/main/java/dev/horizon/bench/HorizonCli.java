@@ -1,0 +1,40 @@
+package dev.horizon.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/** Entry point of the allocator's commands: bench and latency. Errors end with one clear line and a non-zero exit. */
+public final class HorizonCli {
+    private HorizonCli() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            err.println("usage: horizon-allocator bench|latency [--help]");
+            return 2;
+        }
+        List<String> rest = Arrays.asList(args).subList(1, args.length);
+        try {
+            return switch (args[0]) {
+                case "bench" -> BenchCommand.run(rest, out, err);
+                case "latency" -> LatencyCommand.run(rest, out, err);
+                default -> {
+                    err.println("horizon: unknown command '" + args[0] + "'; run ./horizon help");
+                    yield 2;
+                }
+            };
+        } catch (CliArgs.UsageException | IllegalArgumentException e) {
+            err.println("horizon " + args[0] + ": " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            err.println("horizon " + args[0] + ": " + e.getMessage());
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.horizon.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.JobJson;
+import dev.horizon.simulation.RtStep;
+import dev.horizon.simulation.Segment;
+import dev.horizon.simulation.SimResult;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Writes results.json, schedule.csv, rt.csv and report.html for one bench run. */
+final class ResultsWriter {
+    private ResultsWriter() {
+    }
+
+    static void write(BenchCommand.Outcome o, Path dir) throws IOException {
+        ObjectNode root = JobJson.mapper().createObjectNode();
+        root.set("scenario", JobJson.mapper().valueToTree(o.scenario().description()));
+        ObjectNode bound = root.putObject("upperBound");
+        bound.put("priorityWeightedOutput", o.bound().priorityWeightedOutput());
+        bound.put("utilization", o.bound().utilization());
+        ObjectNode policies = root.putObject("policies");
+        o.results().forEach((name, r) -> policies.set(name, BenchCommand.metricsJson(r.metrics())));
+        JobJson.mapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("results.json").toFile(), root);
+
+        try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("schedule.csv"))) {
+            w.write("policy,job,class,team,weight,arrival_s,start_s,end_s,gpus,node\n");
+            for (SimResult r : o.results().values()) {
+                for (Segment s : r.segments()) {
+                    w.write(String.join(",", r.policy(), s.jobId(), s.jobClass().name(), s.team(), fmt(s.weight()),
+                            Long.toString(s.arrivalSeconds()), s.started() ? Long.toString(s.startSeconds()) : "",
+                            s.started() ? Long.toString(s.endSeconds()) : "", Integer.toString(s.gpus()), s.nodes()));
+                    w.write('\n');
+                }
+            }
+        }
+        try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("rt.csv"))) {
+            w.write("policy,service,step_start_s,demand_gpus,allocated_gpus\n");
+            for (SimResult r : o.results().values()) {
+                for (RtStep s : r.rtSteps()) {
+                    w.write(r.policy() + "," + s.service() + "," + s.stepStartSeconds() + "," + String.format("%.4f", s.demandGpus()) + ","
+                            + s.allocatedGpus() + "\n");
+                }
+            }
+        }
+        Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

@@ -1,0 +1,23 @@
+package dev.horizon.simulation;
+
+import java.util.Map;
+
+/** The design's metrics for one policy's run (same names in the simulator, service and dashboard). */
+public record PolicyMetrics(double utilization, double priorityWeightedOutput, double rtSloAttainment, int jobsCompleted,
+                            int jobsStarted, int jobsArrived, int preemptions, Percentiles waitSeconds,
+                            Map<String, Percentiles> waitSecondsByClass, Percentiles decisionLatencyMs) {
+
+    public record Percentiles(double p50, double p95, double p99) {
+        public static Percentiles of(double[] values) {
+            if (values.length == 0) return new Percentiles(0, 0, 0);
+            double[] v = values.clone();
+            java.util.Arrays.sort(v);
+            return new Percentiles(at(v, 0.50), at(v, 0.95), at(v, 0.99));
+        }
+
+        private static double at(double[] sorted, double q) {
+            int i = (int) Math.ceil(q * sorted.length) - 1;
+            return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.horizon.simulation;
+
+import dev.horizon.allocator.Cluster;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one simulated run needs. Time 0 is the window's start; jobs arrive inside the window.
+ * historyJobs are jobs finished before the window, which the duration estimator may learn from.
+ */
+public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
+                       List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
+                       Map<String, Object> description) {
+
+    public long windowSeconds() {
+        return stepSeconds * windowSteps;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.horizon.trace;
+
+import java.nio.file.Path;
+
+/**
+ * The knobs of `./horizon bench`. gpus, days: null means the scenario's own default. load: batch
+ * GPU-hours drawn as a multiple of the window's GPU-hours left after inference demand.
+ */
+public record ScenarioOptions(long seed, Integer gpus, Integer days, double load, double rtPeakShare, int traceStartDay,
+                              Path traceDir) {
+    public static final long STEP_SECONDS = 900;
+    public static final int HORIZON_STEPS = 96;
+
+    public ScenarioOptions {
+        if (gpus != null && gpus < 1) throw new IllegalArgumentException("--gpus must be at least 1 (got " + gpus + ")");
+        if (days != null && days < 1) throw new IllegalArgumentException("--days must be at least 1 (got " + days + ")");
+        if (!(load > 0)) throw new IllegalArgumentException("--load must be above 0 (got " + load + ")");
+        if (!(rtPeakShare >= 0 && rtPeakShare < 1)) throw new IllegalArgumentException("--rt-peak-share must be in [0, 1) (got " + rtPeakShare + ")");
+        if (traceStartDay < 0) throw new IllegalArgumentException("--trace-start-day must be >= 0 (got " + traceStartDay + ")");
+    }
+}

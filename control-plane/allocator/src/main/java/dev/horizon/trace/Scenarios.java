@@ -1,0 +1,265 @@
+package dev.horizon.trace;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.InferenceService;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import dev.horizon.simulation.Scenario;
+import dev.horizon.simulation.ServiceDemand;
+import dev.horizon.simulation.SimJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
+public final class Scenarios {
+    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly");
+    private static final double[] WEIGHTS = {1, 2, 4, 8};
+    private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
+    private static final double INFERENCE_WEIGHT = 4;
+    /** The GenAI trace has 23 days; the first 8 are always history for the forecaster. */
+    private static final int GENAI_HISTORY_DAYS = 8;
+    private static final int GENAI_DAYS = 23;
+    private static final int PHILLY_BUSY_DAY_JOBS = 100;
+
+    private Scenarios() {
+    }
+
+    public static Scenario build(String name, ScenarioOptions o) throws IOException {
+        return switch (name) {
+            case "training-heavy" -> generated(name, o, o.gpus() != null ? o.gpus() : 8, 0.75, 0.15, 0.10, 0.0);
+            case "mixed" -> generated(name, o, o.gpus() != null ? o.gpus() : 64, 0.35, 0.30, 0.20, 0.15);
+            case "philly" -> philly(o);
+            default -> {
+                Path file = Path.of(name);
+                if (!Files.isRegularFile(file)) {
+                    throw new IllegalArgumentException("unknown scenario '" + name + "': use one of " + BUILT_IN + " or the path of a scenario file");
+                }
+                yield ScenarioFile.read(file, o);
+            }
+        };
+    }
+
+    static double drawWeight(Random rng) {
+        double u = rng.nextDouble(), acc = 0;
+        for (int i = 0; i < WEIGHTS.length; i++) {
+            acc += WEIGHT_ODDS[i];
+            if (u < acc) return WEIGHTS[i];
+        }
+        return WEIGHTS[WEIGHTS.length - 1];
+    }
+
+    /** GPU-seconds a job could run inside the window: GPUs x time from arrival to the earlier of its end and the window's end. */
+    static double loadOf(SimJob j, long window) {
+        return (double) j.gpus() * Math.max(0, Math.min(j.trueDurationSeconds(), window - j.arrivalSeconds()));
+    }
+
+    /** The batch GPU-seconds to draw: load x (the window's GPU-seconds minus inference demand). */
+    static double loadTarget(ScenarioOptions o, int gpus, long window, List<ServiceDemand> services, long step) {
+        double demand = 0;
+        for (ServiceDemand s : services) for (double d : s.window()) demand += Math.min(d, gpus) * step;
+        return o.load() * ((double) gpus * window - demand);
+    }
+
+    private static Scenario generated(String name, ScenarioOptions o, int gpus, double training, double batch, double quant, double debug) {
+        int days = o.days() != null ? o.days() : 2;
+        long step = ScenarioOptions.STEP_SECONDS;
+        int stepsPerDay = (int) (86_400 / step);
+        int windowSteps = days * stepsPerDay;
+        long window = windowSteps * step;
+        Random rng = new Random(o.seed());
+        Cluster cluster = Cluster.homogeneous(gpus, 8, "H100-80GB", 81_559);
+        int historySteps = 7 * stepsPerDay;
+        double[] curve = diurnal(historySteps + windowSteps, stepsPerDay, rng);
+        double peak = 0;
+        for (double v : curve) peak = Math.max(peak, v);
+        double scale = peak == 0 ? 0 : o.rtPeakShare() * gpus / peak;
+        for (int i = 0; i < curve.length; i++) curve[i] *= scale;
+        List<ServiceDemand> services = List.of(new ServiceDemand(
+                new InferenceService("chat-serving", "serving", INFERENCE_WEIGHT, Math.max(2, gpus / 8)),
+                java.util.Arrays.copyOf(curve, historySteps), java.util.Arrays.copyOfRange(curve, historySteps, curve.length)));
+        double[] classOdds = {training, batch, quant, debug};
+        JobClass[] classes = {JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION, JobClass.DEBUG};
+        String[] teams = {"nlp", "vision", "speech", "research"};
+        double target = loadTarget(o, gpus, window, services, step);
+        List<SimJob> jobs = new ArrayList<>();
+        double drawn = 0;
+        // arrivals spread over the window so that the drawn work keeps coming, not all at t=0
+        double meanGap = window / Math.max(1.0, target / (gpus * 3600.0 * 1.5));
+        long t = 0;
+        for (int i = 0; drawn < target && i < 200_000; i++) {
+            t = (long) ((t + (long) (-Math.log(1 - rng.nextDouble()) * meanGap)) % window);
+            SimJob j = syntheticJob("job-" + i, t, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng);
+            jobs.add(j);
+            drawn += loadOf(j, window);
+        }
+        List<SimJob> history = new ArrayList<>();
+        for (int i = 0; i < 400; i++) history.add(syntheticJob("hist-" + i, 0, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng));
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", name);
+        info.put("source", "generated (seeded); diurnal inference demand peaking at 14:00");
+        info.put("gpus", gpus);
+        info.put("days", days);
+        info.put("seed", o.seed());
+        info.put("load", o.load());
+        info.put("rtPeakShare", o.rtPeakShare());
+        info.put("jobs", jobs.size());
+        return new Scenario(name, cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services, history, info);
+    }
+
+    private static SimJob syntheticJob(String id, long arrival, JobClass cls, String team, int clusterGpus, Random rng) {
+        int gpus;
+        double medianSeconds;
+        switch (cls) {
+            case TRAINING -> {
+                int[] sizes = {1, 1, 2, 2, 4, 8};
+                gpus = sizes[rng.nextInt(sizes.length)];
+                medianSeconds = 3 * 3600;
+            }
+            case BATCH_INFERENCE -> {
+                gpus = rng.nextBoolean() ? 1 : 2;
+                medianSeconds = 3600;
+            }
+            case QUANTIZATION -> {
+                gpus = 1;
+                medianSeconds = 1800;
+            }
+            default -> {
+                gpus = 1;
+                medianSeconds = 600;
+            }
+        }
+        // a job may take at most half the cluster, so inference always keeps room beside it
+        gpus = Math.min(gpus, Math.max(1, Math.min(8, clusterGpus / 2)));
+        long duration = Math.max(120, Math.round(medianSeconds * Math.exp(0.8 * rng.nextGaussian())));
+        // half the training jobs are elastic (torchrun-style): they run on a quarter of their width or more
+        int minGpus = cls == JobClass.TRAINING && rng.nextBoolean() ? Math.max(1, gpus / 4) : gpus;
+        return new SimJob(id, team, cls, drawWeight(rng), gpus, minGpus, arrival, duration, null, Contract.defaultFor(cls));
+    }
+
+    /** A daily curve peaking mid-afternoon with a deep night trough, and a little noise. */
+    private static double[] diurnal(int steps, int stepsPerDay, Random rng) {
+        double[] out = new double[steps];
+        for (int k = 0; k < steps; k++) {
+            double hour = 24.0 * (k % stepsPerDay) / stepsPerDay;
+            double shape = 0.12 + 0.88 * Math.exp(-Math.pow((hour - 14) / 3.5, 2));
+            out[k] = shape * Math.max(0.5, 1 + 0.08 * rng.nextGaussian());
+        }
+        return out;
+    }
+
+    private static int pick(double[] odds, Random rng) {
+        double u = rng.nextDouble() * java.util.Arrays.stream(odds).sum(), acc = 0;
+        for (int i = 0; i < odds.length; i++) {
+            acc += odds[i];
+            if (u < acc) return i;
+        }
+        return odds.length - 1;
+    }
+
+    private static Scenario philly(ScenarioOptions o) throws IOException {
+        if (o.traceDir() == null) throw new IllegalArgumentException("the philly scenario needs --trace-dir: the folder holding philly-via-pollux/ and alibaba-genai-v2026/");
+        Path phillyFile = o.traceDir().resolve("philly-via-pollux/philly.csv");
+        Path genAiFile = o.traceDir().resolve("alibaba-genai-v2026/lora_request_trace.csv");
+        for (Path p : List.of(phillyFile, genAiFile)) {
+            if (!Files.isRegularFile(p)) throw new IllegalArgumentException("missing trace " + p + ": point --trace-dir at the folder that holds it");
+        }
+        int gpus = o.gpus() != null ? o.gpus() : 64;
+        int days = o.days() != null ? o.days() : 2;
+        int maxDays = GENAI_DAYS - GENAI_HISTORY_DAYS;
+        if (days > maxDays) throw new IllegalArgumentException("--days must be at most " + maxDays + " for philly: the GenAI demand trace has "
+                + GENAI_DAYS + " days and the first " + GENAI_HISTORY_DAYS + " are history");
+        long step = ScenarioOptions.STEP_SECONDS;
+        int stepsPerDay = (int) (86_400 / step);
+        int windowSteps = days * stepsPerDay;
+        long window = windowSteps * step;
+        Random rng = new Random(o.seed());
+
+        // inference: GenAI days [g0, g0 + days) are the window, every day before is history
+        double[] genAi = GenAiDemand.perStep(genAiFile, step);
+        int g0 = GENAI_HISTORY_DAYS + o.traceStartDay() % (maxDays - days + 1);
+        int from = g0 * stepsPerDay;
+        double[] used = java.util.Arrays.copyOf(genAi, from + windowSteps);
+        double peak = 0;
+        for (double v : used) peak = Math.max(peak, v);
+        double scale = peak == 0 ? 0 : o.rtPeakShare() * gpus / peak;
+        for (int i = 0; i < used.length; i++) used[i] *= scale;
+        List<ServiceDemand> services = List.of(new ServiceDemand(
+                new InferenceService("genai-serving", "serving", INFERENCE_WEIGHT, Math.max(2, gpus / 8)),
+                java.util.Arrays.copyOf(used, from), java.util.Arrays.copyOfRange(used, from, from + windowSteps)));
+
+        List<PhillyTrace.Row> rows = PhillyTrace.read(phillyFile);
+        // the log's first three weeks hold only a few test jobs: day 0 is its first busy day, and
+        // start days past its end wrap around, so every K names a window full of real work
+        Map<java.time.LocalDate, Integer> perDay = new java.util.TreeMap<>();
+        rows.forEach(r -> perDay.merge(r.submitted().toLocalDate(), 1, Integer::sum));
+        List<java.time.LocalDate> busyDays = perDay.entrySet().stream().filter(e -> e.getValue() >= PHILLY_BUSY_DAY_JOBS)
+                .map(Map.Entry::getKey).toList();
+        if (busyDays.isEmpty()) throw new IOException(phillyFile + " has no day with " + PHILLY_BUSY_DAY_JOBS + " or more jobs");
+        java.time.LocalDate firstBusy = busyDays.get(0);
+        long span = ChronoUnit.DAYS.between(firstBusy, busyDays.get(busyDays.size() - 1)) + 1;
+        LocalDateTime start = firstBusy.atStartOfDay().plusDays(o.traceStartDay() % Math.max(1, span - days));
+        LocalDateTime end = start.plusSeconds(window);
+        LocalDateTime historyFrom = start.minusDays(14);
+        rows.sort(Comparator.comparing(PhillyTrace.Row::submitted).thenComparing(PhillyTrace.Row::virtualCluster)
+                .thenComparingLong(PhillyTrace.Row::durationSeconds).thenComparingInt(PhillyTrace.Row::gpus));
+        List<SimJob> candidates = new ArrayList<>();
+        List<SimJob> history = new ArrayList<>();
+        int tooLarge = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            PhillyTrace.Row r = rows.get(i);
+            if (r.durationSeconds() <= 0 || r.gpus() < 1) continue;
+            boolean inWindow = !r.submitted().isBefore(start) && r.submitted().isBefore(end);
+            boolean inHistory = !r.submitted().isBefore(historyFrom) && r.submitted().plusSeconds(r.durationSeconds()).isBefore(start);
+            if (!inWindow && !inHistory) continue;
+            if (r.gpus() > gpus) {
+                if (inWindow) tooLarge++;
+                continue;
+            }
+            JobClass cls = r.gpus() >= 2 || r.durationSeconds() > 3600 ? JobClass.TRAINING
+                    : rng.nextDouble() < 0.15 ? JobClass.QUANTIZATION : JobClass.BATCH_INFERENCE;
+            long arrival = ChronoUnit.SECONDS.between(start, r.submitted());
+            SimJob job = new SimJob("philly-" + i, r.virtualCluster(), cls, drawWeight(rng), r.gpus(), r.gpus(), arrival, r.durationSeconds(), null,
+                    Contract.defaultFor(cls));
+            (inWindow ? candidates : history).add(job);
+        }
+        if (candidates.isEmpty()) {
+            throw new IllegalArgumentException("--trace-start-day " + o.traceStartDay() + ": the Philly log has no jobs in the window from " + start);
+        }
+        java.util.Collections.shuffle(candidates, rng);
+        double target = loadTarget(o, gpus, window, services, step);
+        List<SimJob> jobs = new ArrayList<>();
+        double drawn = 0;
+        for (SimJob j : candidates) {
+            if (drawn >= target) break;
+            jobs.add(j);
+            drawn += loadOf(j, window);
+        }
+        jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", "philly");
+        info.put("source", "Philly job log (Jeon et al., ATC'19) + Alibaba GenAI request trace as inference demand");
+        info.put("gpus", gpus);
+        info.put("days", days);
+        info.put("seed", o.seed());
+        info.put("load", o.load());
+        info.put("achievedLoad", drawn / (target / o.load()));
+        info.put("rtPeakShare", o.rtPeakShare());
+        info.put("traceStartDay", o.traceStartDay());
+        info.put("windowStart", start.toString());
+        info.put("genAiWindowDay", g0);
+        info.put("jobs", jobs.size());
+        info.put("jobsInWindow", candidates.size());
+        info.put("jobsLargerThanCluster", tooLarge);
+        return new Scenario("philly", Cluster.homogeneous(gpus, 8, "V100-16GB", 16_384), step, windowSteps, ScenarioOptions.HORIZON_STEPS,
+                jobs, services, history, info);
+    }
+}
