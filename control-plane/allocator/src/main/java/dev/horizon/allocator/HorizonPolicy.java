@@ -25,18 +25,35 @@ public final class HorizonPolicy implements SchedulingPolicy {
             .thenComparing(PendingJob::id);
 
     static final double RESERVATION_HEADROOM = 1.2;
+    static final long WIDE_JOB_PATIENCE_SECONDS = 3600;
     private final double decayPerStep;
+    private final double unmetInferencePenalty;
     private final Function<PlanProblem, Plan> planner;
     private final String name;
 
     public HorizonPolicy() {
-        this("horizon", 0.99, new HeuristicPlanner()::plan);
+        this("horizon", 0.99, 8.0, new HeuristicPlanner()::plan);
     }
 
-    public HorizonPolicy(String name, double decayPerStep, Function<PlanProblem, Plan> planner) {
+    /**
+     * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the
+     * horizon); unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation
+     * reward, 5 to 10 as in Dharma's model.
+     */
+    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner) {
+        if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
+        if (unmetInferencePenalty < 5 || unmetInferencePenalty > 10) {
+            throw new IllegalArgumentException("unmetInferencePenalty must be between 5 and 10 (Dharma's range): " + unmetInferencePenalty);
+        }
         this.name = name;
         this.decayPerStep = decayPerStep;
+        this.unmetInferencePenalty = unmetInferencePenalty;
         this.planner = planner;
+    }
+
+    @Override
+    public double unmetInferencePenalty() {
+        return unmetInferencePenalty;
     }
 
     @Override
@@ -135,6 +152,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
         Occupancy occupancy = ctx.occupancy();
         List<RunningJob> fillLeft = new ArrayList<>(fill);
         fillLeft.removeIf(r -> promote.containsKey(r.id()));
+        VictimPool fillPool = new VictimPool(fillLeft, ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
             Integer s = plan.startStep().get(j.id());
@@ -150,7 +168,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
                         + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
                 continue;
             }
-            Placement placement = placeByPreempting(occupancy, j, plan.gpusOf(j.id(), j.gpus()), fillLeft, decision);
+            Placement placement = placeByPreempting(occupancy, j, plan.gpusOf(j.id(), j.gpus()), fillPool, decision);
             if (placement == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
@@ -159,22 +177,25 @@ public final class HorizonPolicy implements SchedulingPolicy {
             occupancy.occupy(placement);
             decision.start(j.id(), placement, false);
         }
-        // value preemption: a waiting job takes GPUs from running work of lower weight that its contract
-        // leaves preemptible (resumable, past its minimum runtime); it starts as fill and is promoted to
-        // protected on a later plan when the protected capacity has room for it
-        List<RunningJob> preemptible = new ArrayList<>(fillLeft);
+        // value preemption: a waiting resumable job takes GPUs from running work of lower weight that its
+        // contract leaves preemptible (resumable, past its minimum runtime); it starts as fill and is
+        // promoted to protected on a later plan when the protected capacity has room for it. Work that
+        // cannot resume starts only where the plan put it, inside the protected capacity.
+        List<RunningJob> preemptibleJobs = new ArrayList<>();
         for (RunningJob r : ctx.running()) {
-            if (!r.fill() && r.contract().resumable() && !r.protectedAt(ctx.now())) preemptible.add(r);
+            boolean fillStillThere = r.fill() && !decision.preemptions().contains(r.id()) && !promote.containsKey(r.id());
+            if (fillStillThere || (!r.fill() && r.contract().resumable() && !r.protectedAt(ctx.now()))) preemptibleJobs.add(r);
         }
+        VictimPool preemptible = new VictimPool(preemptibleJobs, ctx.now());
         List<PendingJob> stillWaiting = new ArrayList<>();
         for (PendingJob j : notStarted) {
-            Placement placement = preemptible.isEmpty() ? null : placeByPreempting(occupancy, j, j.gpus(), preemptible, decision);
+            Placement placement = j.contract().resumable() ? placeByPreempting(occupancy, j, j.gpus(), preemptible, decision) : null;
             if (placement == null) {
                 stillWaiting.add(j);
                 continue;
             }
             occupancy.occupy(placement);
-            decision.start(j.id(), placement, j.contract().resumable());
+            decision.start(j.id(), placement, true);
             decision.waitReasons().remove(j.id());
         }
         // lend what protected work left idle to resumable jobs; inference takes it back when it needs it
@@ -194,23 +215,23 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     /**
-     * A block for j: a free one, else one freed by preempting the cheapest of {@code candidates} with
-     * a lower weight than j's, all on one node. Victims are removed from {@code candidates}.
+     * A block of {@code gpus} for j: a free one, else one freed by preempting the cheapest of the
+     * victims (lower weight than j's) on a single node. Victims taken are removed from the pool.
      */
-    private static Placement placeByPreempting(Occupancy occupancy, PendingJob j, int gpus, List<RunningJob> candidates, Decision decision) {
+    private static Placement placeByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
         Placement free = occupancy.findBlock(gpus);
-        if (free != null || gpus > occupancy.cluster().largestNode()) return free;
+        if (free != null) return free;
+        if (gpus > occupancy.cluster().largestNode()) return placeWideByPreempting(occupancy, j, gpus, pool, decision);
+        if (!pool.hasBelow(j.weight())) return null;
         int nodes = occupancy.cluster().nodes().size();
         List<RunningJob> bestVictims = null;
         int bestNode = -1;
         double bestCost = Double.MAX_VALUE;
         for (int n = 0; n < nodes; n++) {
-            final int node = n;
-            List<RunningJob> onNode = new ArrayList<>(candidates.stream()
-                    .filter(r -> r.weight() < j.weight() && r.placement().slices().stream().allMatch(s -> s.node() == node))
-                    .sorted(Comparator.comparingDouble(RunningJob::weight).thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()))
-                    .toList());
-            int available = occupancy.freeOn(n) + onNode.stream().mapToInt(RunningJob::gpus).sum();
+            List<RunningJob> onNode = pool.onNode(n);
+            if (onNode.isEmpty()) continue;
+            int available = occupancy.freeOn(n);
+            for (RunningJob r : onNode) if (r.weight() < j.weight()) available += r.gpus();
             if (available < gpus) continue;
             Occupancy trial = occupancy.copy();
             boolean[] only = new boolean[nodes];
@@ -218,12 +239,12 @@ public final class HorizonPolicy implements SchedulingPolicy {
             List<RunningJob> victims = new ArrayList<>();
             double cost = 0;
             for (RunningJob v : onNode) {
-                if (trial.findBlock(gpus, only) != null) break;
+                if (v.weight() >= j.weight() || trial.findBlock(gpus, only) != null) break;
                 trial.release(v.placement());
                 victims.add(v);
                 cost += v.weight() * v.gpus();
             }
-            if (trial.findBlock(gpus, only) != null && cost < bestCost) {
+            if (cost < bestCost && trial.findBlock(gpus, only) != null) {
                 bestCost = cost;
                 bestVictims = victims;
                 bestNode = n;
@@ -232,12 +253,89 @@ public final class HorizonPolicy implements SchedulingPolicy {
         if (bestVictims == null) return null;
         for (RunningJob v : bestVictims) {
             occupancy.release(v.placement());
-            candidates.remove(v);
+            pool.remove(bestNode, v);
             decision.preempt(v.id());
         }
         boolean[] only = new boolean[nodes];
         only[bestNode] = true;
         return occupancy.findBlock(gpus, only);
+    }
+
+    /**
+     * For a job wider than a node: the cheapest lower-weight victims anywhere until whole nodes free
+     * up. A wide job that has waited an hour while at least half its GPUs stand idle may also take
+     * them from work of its own weight: scattered small jobs would otherwise keep it out for good,
+     * and the small jobs resume elsewhere at the cost of a checkpoint.
+     */
+    private static Placement placeWideByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+        boolean starving = j.arrivalSeconds() <= pool.now - WIDE_JOB_PATIENCE_SECONDS && occupancy.totalFree() * 2 >= gpus;
+        double ceiling = starving ? Math.nextUp(j.weight()) : j.weight();
+        Occupancy trial = occupancy.copy();
+        List<RunningJob> victims = new ArrayList<>();
+        for (RunningJob v : pool.cheapestBelow(ceiling)) {
+            trial.release(v.placement());
+            victims.add(v);
+            if (trial.findBlock(gpus) != null) {
+                for (RunningJob taken : victims) {
+                    occupancy.release(taken.placement());
+                    pool.remove(taken);
+                    decision.preempt(taken.id());
+                }
+                return occupancy.findBlock(gpus);
+            }
+        }
+        return null;
+    }
+
+    /** Running jobs that may be preempted, by node, cheapest first; jobs spanning nodes only make room for wide jobs. */
+    private static final class VictimPool {
+        private static final Comparator<RunningJob> CHEAPEST = Comparator.comparingDouble(RunningJob::weight)
+                .thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()).thenComparing(RunningJob::id);
+        private final Map<Integer, List<RunningJob>> byNode = new HashMap<>();
+        private final List<RunningJob> spanning = new ArrayList<>();
+        private double lowestWeight = Double.MAX_VALUE;
+
+        private final long now;
+
+        VictimPool(List<RunningJob> victims, long now) {
+            this.now = now;
+            for (RunningJob r : victims) {
+                int node = r.placement().slices().get(0).node();
+                if (r.placement().slices().stream().anyMatch(s -> s.node() != node)) {
+                    spanning.add(r);
+                    lowestWeight = Math.min(lowestWeight, r.weight());
+                    continue;
+                }
+                byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(r);
+                lowestWeight = Math.min(lowestWeight, r.weight());
+            }
+            byNode.values().forEach(l -> l.sort(CHEAPEST));
+        }
+
+        boolean hasBelow(double weight) {
+            return lowestWeight < weight;
+        }
+
+        List<RunningJob> onNode(int node) {
+            return byNode.getOrDefault(node, List.of());
+        }
+
+        void remove(int node, RunningJob r) {
+            byNode.get(node).remove(r);
+        }
+
+        void remove(RunningJob r) {
+            if (!spanning.remove(r)) remove(r.placement().slices().get(0).node(), r);
+        }
+
+        /** Every victim lighter than {@code weight}, cheapest first across nodes. */
+        List<RunningJob> cheapestBelow(double weight) {
+            List<RunningJob> all = new ArrayList<>();
+            byNode.values().forEach(l -> l.stream().filter(r -> r.weight() < weight).forEach(all::add));
+            spanning.stream().filter(r -> r.weight() < weight).forEach(all::add);
+            all.sort(CHEAPEST);
+            return all;
+        }
     }
 
     private static int stepsUntil(PlanningContext ctx, long endSeconds, int h) {

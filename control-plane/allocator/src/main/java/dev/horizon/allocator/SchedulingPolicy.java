@@ -17,4 +17,9 @@ public interface SchedulingPolicy {
 
     /** Starts and preemptions to commit now. */
     Decision decide(PlanningContext ctx);
+
+    /** Unmet real-time demand costs this many times its allocation reward (Dharma: 5-10x). */
+    default double unmetInferencePenalty() {
+        return 8.0;
+    }
 }

@@ -81,7 +81,6 @@ public final class BenchCommand {
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
         Progress progress = new Progress(err);
-        err.println("building scenario " + scenarioName + " ...");
         Scenario scenario = Scenarios.build(scenarioName, options);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);

@@ -49,8 +49,8 @@ public final class LatencyCommand {
         double timeLimit = a.number("time-limit", 2.0);
         boolean cpsat = mode.equals("cpsat");
         CpSatPlanner cpSat = cpsat ? new CpSatPlanner(timeLimit, 64) : null;
-        HorizonPolicy policy = cpsat ? new HorizonPolicy("horizon-cpsat", 0.99, cpSat) : new HorizonPolicy("horizon", 0.99, new HeuristicPlanner()::plan);
-        int warmup = cpsat ? 1 : 30, measured = cpsat ? 5 : 200;
+        HorizonPolicy policy = cpsat ? new HorizonPolicy("horizon-cpsat", 0.99, 8.0, cpSat) : new HorizonPolicy();
+        int warmup = cpsat ? 1 : 100, measured = cpsat ? 5 : 300;
         Random rng = new Random(seed == null ? 1 : seed);
         double[] latencies = new double[measured];
         double hint = 0, best = 0;

@@ -141,7 +141,8 @@ public final class Simulator {
             while (held.size() > target) occupancy.release(held.remove(held.size() - 1));
             int more = target - held.size();
             if (more > occupancy.totalFree()) {
-                for (RunningJob v : Reclaim.victims(runningViews(t), more - occupancy.totalFree(), t)) preempt(v.id(), t);
+                Reclaim.UnmetDemandCost cost = new Reclaim.UnmetDemandCost(policy.unmetInferencePenalty(), s.service().weightPerGpuHour(), scenario.stepSeconds());
+                for (RunningJob v : Reclaim.victims(runningViews(t), more - occupancy.totalFree(), t, cost)) preempt(v.id(), t);
             }
             Placement singles = occupancy.findSingles(Math.min(more, occupancy.totalFree()));
             if (singles != null) {

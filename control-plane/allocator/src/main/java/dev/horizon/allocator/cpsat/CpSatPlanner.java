@@ -35,6 +35,9 @@ import java.util.function.Function;
  * higher than the heuristic plan's; otherwise the heuristic plan itself is, so the result is never worse
  * than the hint whatever the solver does.
  *
+ * <p>An elastic job the heuristic narrowed is planned at that width throughout (and reported narrowed
+ * when placed); widths are not part of the model.
+ *
  * <p>Only the first {@code maxJobs} jobs (value order) enter the model, to bound its size; the others
  * keep their heuristic start and nodes, committed to the grid before the model is built, so the model
  * plans around them.
@@ -49,7 +52,7 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
 
     /** CP-SAT needs integer coefficients; rewards are kept to a thousandth of a weighted GPU-step. */
     private static final double SCALE = 1000;
-    /** Fixed so the same problem gives the same plan, which keeps simulations reproducible. */
+    /** Fixed so runs repeat as far as a wall-clock limit and two parallel workers allow. */
     private static final int SEED = 1;
     /** Float slack when comparing objectives, so equal plans summed in another order count as a tie. */
     private static final double EPS = 1e-9;
@@ -83,7 +86,10 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
     public Plan apply(PlanProblem p) {
         long started = System.nanoTime();
         Plan hint = heuristic.plan(p);
-        List<PlanProblem.Job> jobs = p.jobs();
+        // an elastic job keeps the width the heuristic settled on; the model chooses starts, not widths
+        List<PlanProblem.Job> jobs = p.jobs().stream()
+                .map(job -> job.narrowed(hint.gpusOf(job.id(), job.gpus())))
+                .toList();
 
         // the plan carries starts only; replaying it in value order under the same rules recovers its nodes
         Map<String, int[][]> hintSlices = new HashMap<>();
@@ -131,15 +137,17 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
         }
 
         Map<String, Integer> ordered = new LinkedHashMap<>();
+        Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
         for (PlanProblem.Job job : jobs) {
             Integer s = starts.get(job.id());
             if (s == null) continue;
             ordered.put(job.id(), s);
+            if (hint.narrowedGpus().containsKey(job.id())) narrowed.put(job.id(), job.gpus());
             objective += p.reward(job, s);
         }
         boolean better = objective > hint.objective() + EPS * Math.max(1, Math.abs(hint.objective()));
-        return finish(started, hint, better ? new Plan(ordered, objective) : hint, solution.status());
+        return finish(started, hint, better ? new Plan(ordered, objective, narrowed) : hint, solution.status());
     }
 
     private Plan finish(long started, Plan hint, Plan chosen, String status) {
@@ -224,24 +232,26 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
                     model.addHint(part[n], hintedGpus[n] > 0);
                     continue;
                 }
-                // a wide job takes this node whole, or the GPUs left over (part, partGpus), or nothing
-                whole[n] = model.newBoolVar("whole_" + i + "_" + n);
+                // a wide job takes this node whole, or the GPUs left over (part, partGpus), or nothing;
+                // cumulative demands must be a single variable or constant, hence one interval per role
+                boolean wholeHint = hintedGpus[n] > 0 && hintedGpus[n] == nodeSize;
                 part[n] = model.newBoolVar("part_" + i + "_" + n);
+                if (nodeMax[n] >= nodeSize) {
+                    whole[n] = model.newBoolVar("whole_" + i + "_" + n);
+                    model.addLessOrEqual(LinearExpr.sum(new LinearArgument[] {whole[n], part[n]}), 1);
+                    onNode[n].addDemand(model.newOptionalIntervalVar(sv, size, ev, whole[n], "whole_" + i + "_" + n), nodeSize);
+                    gpusPlaced.add(whole[n]);
+                    gpusPlacedCoef.add((long) nodeSize);
+                    model.addHint(whole[n], wholeHint);
+                }
                 partGpus[n] = model.newIntVar(0, nodeMax[n], "partGpus_" + i + "_" + n);
-                model.addLessOrEqual(LinearExpr.sum(new LinearArgument[] {whole[n], part[n]}), 1);
                 model.addLessOrEqual(partGpus[n], LinearExpr.term(part[n], nodeMax[n]));
                 model.addGreaterOrEqual(partGpus[n], part[n]);
-                // cumulative demands must be a single variable or constant, hence one interval per role
-                onNode[n].addDemand(model.newOptionalIntervalVar(sv, size, ev, whole[n], "whole_" + i + "_" + n), nodeSize);
                 onNode[n].addDemand(model.newOptionalIntervalVar(sv, size, ev, part[n], "part_" + i + "_" + n), partGpus[n]);
                 onNodes.add(part[n]);
-                gpusPlaced.add(whole[n]);
-                gpusPlacedCoef.add((long) nodeSize);
                 gpusPlaced.add(partGpus[n]);
                 gpusPlacedCoef.add(1L);
-                boolean wholeHint = hintedGpus[n] > 0 && hintedGpus[n] == nodeSize;
                 boolean partHint = hintedGpus[n] > 0 && !wholeHint;
-                model.addHint(whole[n], wholeHint);
                 model.addHint(part[n], partHint);
                 model.addHint(partGpus[n], partHint ? hintedGpus[n] : 0);
             }
@@ -293,7 +303,10 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
                 .setMaxTimeInSeconds(timeLimitSeconds)
                 .setNumWorkers(2)
                 .setRandomSeed(SEED)
-                .setLogSearchProgress(true);
+                .setLogSearchProgress(false)
+                // probing is the slowest part of presolve on this model; with a budget of seconds on 2 cores
+                // it can use it all up before the search starts, so it is skipped
+                .setCpModelProbingLevel(0);
         CpSolverStatus status = solver.solve(model);
         if (status != CpSolverStatus.OPTIMAL && status != CpSolverStatus.FEASIBLE) return new Solution(null, status.name());
         Map<Integer, Placed> placed = new LinkedHashMap<>();

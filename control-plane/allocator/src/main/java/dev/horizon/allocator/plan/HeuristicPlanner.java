@@ -14,6 +14,9 @@ public final class HeuristicPlanner {
     public Plan plan(PlanProblem p) {
         int[] capacity = p.capacityCopy();
         int[][] nodeFree = p.nodeFreeCopy();
+        // per node and job length, the sliding minimum of free GPUs; a node's entries go stale only
+        // when a job is planned on it, so jobs of the same estimated length share the work
+        int[][][] nodeMinCache = new int[nodeFree.length][p.horizonSteps() + 1][];
         Map<String, Integer> starts = new LinkedHashMap<>();
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
@@ -21,11 +24,11 @@ public final class HeuristicPlanner {
         for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
         for (PlanProblem.Job asked : p.jobs()) {
             PlanProblem.Job job = asked;
-            int[] placement = asked.gpus() > maxCapacity ? null : earliest(p, capacity, nodeFree, asked);
+            int[] placement = asked.gpus() > maxCapacity ? null : earliest(p, capacity, nodeFree, nodeMinCache, asked);
             // an elastic job that would wait at full width starts now on the widest power of two that fits
             for (int width = narrower(asked.gpus()); (placement == null || placement[0] > 0) && width >= asked.minGpus(); width /= 2) {
                 PlanProblem.Job trial = asked.narrowed(width);
-                int[] now = width > maxCapacity ? null : earliest(p, capacity, nodeFree, trial);
+                int[] now = width > maxCapacity ? null : earliest(p, capacity, nodeFree, nodeMinCache, trial);
                 if (now != null && now[0] == 0) {
                     job = trial;
                     placement = now;
@@ -41,6 +44,7 @@ public final class HeuristicPlanner {
                 int n = placement[i];
                 int take = Math.min(left, p.nodeSizes()[n]);
                 for (int t = s; t < end; t++) nodeFree[n][t] -= take;
+                java.util.Arrays.fill(nodeMinCache[n], null);
                 left -= take;
             }
             starts.put(job.id(), s);
@@ -57,17 +61,21 @@ public final class HeuristicPlanner {
     }
 
     /** {start, node...} for the earliest feasible start, or null when the job fits nowhere in the horizon. */
-    static int[] earliest(PlanProblem p, int[] capacity, int[][] nodeFree, PlanProblem.Job job) {
+    static int[] earliest(PlanProblem p, int[] capacity, int[][] nodeFree, int[][][] nodeMinCache, PlanProblem.Job job) {
         int h = p.horizonSteps();
         int g = job.gpus();
-        int[] capMin = slidingMin(capacity, job.durationSteps(), h);
+        int d = Math.min(h, job.durationSteps());
+        int[] capMin = slidingMin(capacity, d, h);
         int nodes = nodeFree.length;
         int[][] nodeMin = null;
         for (int s = 0; s < h; s++) {
             if (capMin[s] < g) continue;
             if (nodeMin == null) {
                 nodeMin = new int[nodes][];
-                for (int n = 0; n < nodes; n++) nodeMin[n] = slidingMin(nodeFree[n], job.durationSteps(), h);
+                for (int n = 0; n < nodes; n++) {
+                    if (nodeMinCache[n][d] == null) nodeMinCache[n][d] = slidingMin(nodeFree[n], d, h);
+                    nodeMin[n] = nodeMinCache[n][d];
+                }
             }
             int[] chosen = chooseNodes(p.nodeSizes(), nodeMin, s, g);
             if (chosen != null) {

@@ -69,6 +69,7 @@ class CpSatPlannerTest {
         CpSatPlanner planner = new CpSatPlanner(1.0, 10);
         Plan plan = planner.apply(p);
 
+        assertFalse(nodesHold(p, new Plan(Map.of("A", 0, "B", 0, "C", 0), 44.0)));
         assertEquals(hint.startStep(), plan.startStep());
         assertEquals(36.0, plan.objective(), 1e-9);
         assertFalse(planner.lastStats().improved());
@@ -99,7 +100,10 @@ class CpSatPlannerTest {
         return new PlanProblem(h, decay, nodeSizes, cap, nodeFree, jobs);
     }
 
-    /** Three 8-GPU nodes with inherited work early on, a varying reservation, and jobs that each fit one node. */
+    /**
+     * Three 8-GPU nodes with inherited work early on, a varying reservation, and jobs up to 12 GPUs wide,
+     * a third of them elastic down to a quarter of their width.
+     */
     private static PlanProblem randomProblem(Random rnd) {
         int h = 12;
         int[] nodeSizes = {8, 8, 8};
@@ -115,11 +119,12 @@ class CpSatPlannerTest {
             for (int[] f : nodeFree) free += f[t];
             capacity[t] = free - rnd.nextInt(7);
         }
-        int[] widths = {1, 2, 3, 4, 5, 6, 8};
+        int[] widths = {1, 2, 3, 4, 5, 6, 8, 12};
         List<PlanProblem.Job> jobs = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
-            jobs.add(new PlanProblem.Job("j" + i, 0.5 + rnd.nextInt(20) / 4.0, widths[rnd.nextInt(widths.length)],
-                    1 + rnd.nextInt(8)));
+            int gpus = widths[rnd.nextInt(widths.length)];
+            int minGpus = rnd.nextInt(3) == 0 ? Math.max(1, gpus / 4) : gpus;
+            jobs.add(new PlanProblem.Job("j" + i, 0.5 + rnd.nextInt(20) / 4.0, gpus, 1 + rnd.nextInt(8), minGpus));
         }
         jobs.sort(Comparator.comparingDouble(PlanProblem.Job::weight).reversed());
         return new PlanProblem(h, 0.99, nodeSizes, capacity, nodeFree, jobs);
@@ -127,19 +132,22 @@ class CpSatPlannerTest {
 
     /**
      * Independent of the planners' placement rules: starts lie in the horizon, the objective is the sum of
-     * rewards, protected capacity holds every step, and some assignment of each single-node job to one node
-     * for its whole run keeps every node within its free GPUs at every step (found by exhaustive search).
+     * rewards, protected capacity holds every step, and some split of each job over nodes, fixed for its
+     * whole run and on one node for a job no wider than a node, keeps every node within its free GPUs at
+     * every step (found by exhaustive search). An elastic job counts at the width the plan gives it, which
+     * must lie between its minimum and its asked width.
      */
     private static void assertFeasible(PlanProblem p, Plan plan) {
         int h = p.horizonSteps();
-        List<PlanProblem.Job> placed = new ArrayList<>();
         double objective = 0;
         int[] used = new int[h];
-        for (PlanProblem.Job job : p.jobs()) {
-            Integer s = plan.startStep().get(job.id());
-            if (s == null) continue;
+        for (PlanProblem.Job asked : p.jobs()) {
+            int width = plan.gpusOf(asked.id(), asked.gpus());
+            assertTrue(width >= asked.minGpus() && width <= asked.gpus(), asked.id() + " planned " + width + " wide");
+        }
+        for (PlanProblem.Job job : planned(p, plan)) {
+            int s = plan.startStep().get(job.id());
             assertTrue(s >= 0 && s < h, job.id() + " starts outside the horizon at " + s);
-            placed.add(job);
             objective += p.reward(job, s);
             for (int t = s; t < Math.min(h, s + job.durationSteps()); t++) used[t] += job.gpus();
         }
@@ -147,24 +155,46 @@ class CpSatPlannerTest {
         for (int t = 0; t < h; t++) {
             assertTrue(used[t] <= p.capacity()[t], "step " + t + ": " + used[t] + " GPUs > capacity " + p.capacity()[t]);
         }
-        placed.sort(Comparator.comparingInt(PlanProblem.Job::gpus).reversed());
-        int[][] free = p.nodeFreeCopy();
-        assertTrue(assignNodes(p, plan, placed, 0, free), "no node assignment fits " + plan.startStep());
+        assertTrue(nodesHold(p, plan), "no node assignment fits " + plan.startStep());
     }
 
-    private static boolean assignNodes(PlanProblem p, Plan plan, List<PlanProblem.Job> jobs, int k, int[][] free) {
-        if (k == jobs.size()) return true;
+    /** The jobs the plan places, each at the width it plans. */
+    private static List<PlanProblem.Job> planned(PlanProblem p, Plan plan) {
+        List<PlanProblem.Job> out = new ArrayList<>();
+        for (PlanProblem.Job job : p.jobs()) {
+            if (plan.startStep().containsKey(job.id())) out.add(job.narrowed(plan.gpusOf(job.id(), job.gpus())));
+        }
+        return out;
+    }
+
+    private static boolean nodesHold(PlanProblem p, Plan plan) {
+        List<PlanProblem.Job> placed = planned(p, plan);
+        // widest first, so dead ends show early
+        placed.sort(Comparator.comparingInt(PlanProblem.Job::gpus).reversed());
+        return placed.isEmpty() || assignNodes(p, plan, placed, 0, 0, placed.get(0).gpus(), p.nodeFreeCopy());
+    }
+
+    /** Places job k's remaining {@code left} GPUs on nodes n and later, then the jobs after k. */
+    private static boolean assignNodes(PlanProblem p, Plan plan, List<PlanProblem.Job> jobs, int k, int n, int left,
+                                       int[][] free) {
+        if (left == 0) {
+            return k + 1 == jobs.size() || assignNodes(p, plan, jobs, k + 1, 0, jobs.get(k + 1).gpus(), free);
+        }
         PlanProblem.Job job = jobs.get(k);
+        int largest = Arrays.stream(p.nodeSizes()).max().orElse(0);
         int s = plan.startStep().get(job.id());
         int end = Math.min(p.horizonSteps(), s + job.durationSteps());
-        for (int[] node : free) {
-            boolean fits = true;
-            for (int t = s; t < end && fits; t++) fits = node[t] >= job.gpus();
-            if (!fits) continue;
-            for (int t = s; t < end; t++) node[t] -= job.gpus();
-            boolean rest = assignNodes(p, plan, jobs, k + 1, free);
-            for (int t = s; t < end; t++) node[t] += job.gpus();
-            if (rest) return true;
+        for (int node = n; node < free.length; node++) {
+            int room = Integer.MAX_VALUE;
+            for (int t = s; t < end; t++) room = Math.min(room, free[node][t]);
+            int most = Math.min(room, left);
+            int least = job.gpus() <= largest ? left : 1;
+            for (int take = most; take >= least; take--) {
+                for (int t = s; t < end; t++) free[node][t] -= take;
+                boolean fits = assignNodes(p, plan, jobs, k, node + 1, left - take, free);
+                for (int t = s; t < end; t++) free[node][t] += take;
+                if (fits) return true;
+            }
         }
         return false;
     }

@@ -1,0 +1,108 @@
+package dev.horizon.allocator.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class HeuristicPlannerTest {
+    private final HeuristicPlanner planner = new HeuristicPlanner();
+
+    static int[] full(int h, int v) {
+        int[] a = new int[h];
+        java.util.Arrays.fill(a, v);
+        return a;
+    }
+
+    @Test
+    void slidingMinMatchesBruteForce() {
+        Random rng = new Random(3);
+        for (int trial = 0; trial < 200; trial++) {
+            int h = 1 + rng.nextInt(40), len = 1 + rng.nextInt(50);
+            int[] a = new int[h];
+            for (int i = 0; i < h; i++) a[i] = rng.nextInt(9);
+            int[] got = HeuristicPlanner.slidingMin(a, len, h);
+            for (int s = 0; s < h; s++) {
+                int m = Integer.MAX_VALUE;
+                for (int t = s; t < Math.min(h, s + len); t++) m = Math.min(m, a[t]);
+                assertEquals(m, got[s]);
+            }
+        }
+    }
+
+    @Test
+    void valueGoesFirstAndLowerValueWaitsForItsBlock() {
+        int h = 8;
+        PlanProblem p = new PlanProblem(h, 1.0, new int[] {8}, full(h, 8), new int[][] {full(h, 8)},
+                List.of(new PlanProblem.Job("high", 8, 6, 4), new PlanProblem.Job("low", 1, 4, 2)));
+        Plan plan = planner.plan(p);
+        assertEquals(0, plan.startStep().get("high"));
+        assertEquals(4, plan.startStep().get("low"), "the low job waits until the high job's block frees");
+    }
+
+    @Test
+    void inheritedWorkAndTheInferenceReservationAreNeverOverbooked() {
+        int h = 6;
+        int[] capacity = {2, 2, 8, 8, 8, 8}; // inherited work and inference hold 6 GPUs for two steps
+        int[] node = {2, 2, 8, 8, 8, 8};
+        PlanProblem p = new PlanProblem(h, 1.0, new int[] {8}, capacity, new int[][] {node},
+                List.of(new PlanProblem.Job("a", 4, 4, 2)));
+        assertEquals(2, planner.plan(p).startStep().get("a"));
+    }
+
+    @Test
+    void randomPlansRespectClusterAndNodeCapacityEveryStep() {
+        Random rng = new Random(11);
+        for (int trial = 0; trial < 50; trial++) {
+            int h = 24, nodes = 1 + rng.nextInt(4);
+            int[] sizes = new int[nodes];
+            int[][] free = new int[nodes][];
+            int total = 0;
+            for (int n = 0; n < nodes; n++) {
+                sizes[n] = 8;
+                free[n] = full(h, 8);
+                free[n][0] = rng.nextInt(9);
+                total += 8;
+            }
+            int[] capacity = full(h, total - rng.nextInt(4));
+            List<PlanProblem.Job> jobs = new ArrayList<>();
+            for (int j = 0; j < 20; j++) jobs.add(new PlanProblem.Job("j" + j, 1 + rng.nextInt(8), 1 + rng.nextInt(12), 1 + rng.nextInt(10)));
+            PlanProblem p = new PlanProblem(h, 0.99, sizes, capacity, free, jobs);
+            Plan plan = planner.plan(p);
+            int[] used = new int[h];
+            for (PlanProblem.Job j : jobs) {
+                Integer s = plan.startStep().get(j.id());
+                if (s == null) continue;
+                for (int t = s; t < Math.min(h, s + j.durationSteps()); t++) used[t] += j.gpus();
+            }
+            for (int t = 0; t < h; t++) assertTrue(used[t] <= capacity[t], "step " + t + " overbooked in trial " + trial);
+        }
+    }
+
+    @Test
+    void elasticJobsNarrowToAPowerOfTwoThatStartsNow() {
+        int h = 8;
+        int[] node = full(h, 8);
+        node[0] = 2;
+        node[1] = 2; // six GPUs busy for two more steps
+        PlanProblem p = new PlanProblem(h, 1.0, new int[] {8}, node.clone(), new int[][] {node},
+                List.of(new PlanProblem.Job("elastic", 1, 4, 2, 1), new PlanProblem.Job("rigid", 1, 4, 2)));
+        Plan plan = planner.plan(p);
+        assertEquals(0, plan.startStep().get("elastic"));
+        assertEquals(2, plan.gpusOf("elastic", 4), "4 GPUs wanted, the widest power of two free now is 2");
+        assertEquals(2, plan.startStep().get("rigid"), "a rigid job waits for its full width");
+        assertFalse(plan.narrowedGpus().containsKey("rigid"));
+    }
+
+    @Test
+    void nothingFitsGivesAnEmptyPlan() {
+        PlanProblem p = new PlanProblem(4, 1.0, new int[] {8}, full(4, 0), new int[][] {full(4, 8)},
+                List.of(new PlanProblem.Job("a", 1, 1, 1)));
+        assertEquals(Map.of(), planner.plan(p).startStep());
+    }
+}

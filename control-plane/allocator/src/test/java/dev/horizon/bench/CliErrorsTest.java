@@ -1,0 +1,57 @@
+package dev.horizon.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.JobJson;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import org.junit.jupiter.api.Test;
+
+class CliErrorsTest {
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int code = HorizonCli.run(args, new PrintStream(out), new PrintStream(err));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static void oneClearLine(Run r, String mustContain) {
+        assertTrue(r.code() != 0);
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains(mustContain), r.err());
+    }
+
+    @Test
+    void unknownScenarioMissingTraceAndBadOptionsSayWhatIsWrongInOneLine() {
+        oneClearLine(run("bench", "--scenario", "nope", "--out", "/tmp/x"), "unknown scenario 'nope'");
+        oneClearLine(run("bench", "--scenario", "philly", "--out", "/tmp/x", "--trace-dir", "/nonexistent"), "missing trace");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--load", "abc"), "--load must be a number");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--gpus", "0"), "--gpus must be at least 1");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--policies", "fifo,slurm"), "unknown policy 'slurm'");
+        oneClearLine(run("bench", "--scenario", "mixed", "--frobnicate", "1"), "unknown option '--frobnicate'");
+        oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
+        oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
+    }
+
+    @Test
+    void latencyPrintsTheContractedJson() throws Exception {
+        Run r = run("latency", "--gpus", "64", "--jobs", "30");
+        assertEquals(0, r.code(), r.err());
+        JsonNode n = JobJson.mapper().readTree(r.out());
+        assertEquals(64, n.path("gpus").asInt());
+        assertEquals(30, n.path("pendingJobs").asInt());
+        assertEquals("heuristic", n.path("mode").asText());
+        assertTrue(n.path("decisionLatencyMs").path("p99").asDouble() >= n.path("decisionLatencyMs").path("p50").asDouble());
+    }
+
+    @Test
+    void helpListsTheOptions() {
+        Run r = run("bench", "--help");
+        assertEquals(0, r.code());
+        assertTrue(r.out().contains("--trace-start-day"));
+    }
+}
