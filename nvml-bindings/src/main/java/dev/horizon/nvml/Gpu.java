@@ -1,0 +1,14 @@
+package dev.horizon.nvml;
+
+/**
+ * One physical GPU as read now. Fields the GPU does not report are null: utilization while MIG is
+ * enabled, MIG mode on GPUs without MIG, and so on.
+ */
+public record Gpu(int index, String uuid, String name, String pciBusId, MemoryInfo memory, Utilization utilization,
+                  Integer temperatureC, Long powerDrawMilliwatts, Long powerLimitMilliwatts, ComputeMode computeMode,
+                  MigMode migMode, EccHealth ecc) {
+
+    public boolean migEnabled() {
+        return migMode != null && migMode.current();
+    }
+}
