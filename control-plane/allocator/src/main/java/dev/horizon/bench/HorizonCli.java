@@ -1,5 +1,6 @@
 package dev.horizon.bench;
 
+import dev.horizon.fractional.OpenbBenchCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -14,6 +15,12 @@ public final class HorizonCli {
         System.exit(run(args, System.out, System.err));
     }
 
+    /** FGD's openb experiment has its own options and results (issue 4), so it has its own command. */
+    private static boolean isOpenb(List<String> rest) {
+        int i = rest.indexOf("--scenario");
+        return i >= 0 && i + 1 < rest.size() && rest.get(i + 1).equals("openb");
+    }
+
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
             err.println("usage: horizon-allocator bench|latency [--help]");
@@ -22,7 +29,7 @@ public final class HorizonCli {
         List<String> rest = Arrays.asList(args).subList(1, args.length);
         try {
             return switch (args[0]) {
-                case "bench" -> BenchCommand.run(rest, out, err);
+                case "bench" -> isOpenb(rest) ? OpenbBenchCommand.run(rest, out, err) : BenchCommand.run(rest, out, err);
                 case "latency" -> LatencyCommand.run(rest, out, err);
                 default -> {
                     err.println("horizon: unknown command '" + args[0] + "'; run ./horizon help");
