@@ -1,0 +1,129 @@
+package dev.horizon.service.jobs;
+
+import dev.horizon.api.JobClass;
+import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.service.store.Db;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+@ApplicationScoped
+public class JobStore {
+    static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
+            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption";
+
+    @Inject
+    Db db;
+
+    /** Filters of the list endpoint; null means any. */
+    public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
+    }
+
+    /** Committed before it returns: the API answers 201 only for a job the store already holds. */
+    public void insert(JobRow j) {
+        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+            ps.setString(1, j.id());
+            ps.setString(2, j.name());
+            ps.setString(3, j.team());
+            ps.setString(4, j.jobClass().name());
+            ps.setInt(5, j.priority());
+            ps.setInt(6, j.gpus());
+            ps.setInt(7, j.minGpus());
+            ps.setString(8, j.spec());
+            ps.setString(9, j.state().name());
+            ps.setLong(10, j.submittedAt());
+            ps.setNull(11, Types.BIGINT);
+            ps.setNull(12, Types.BIGINT);
+            ps.setNull(13, Types.VARCHAR);
+            ps.setBoolean(14, false);
+            ps.setString(15, j.rule());
+            ps.setString(16, j.reason());
+            ps.setNull(17, Types.INTEGER);
+            ps.setNull(18, Types.BIGINT);
+            ps.setInt(19, 0);
+            ps.setNull(20, Types.VARCHAR);
+        });
+    }
+
+    public Optional<JobRow> find(String id) {
+        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE id = ?", ps -> ps.setString(1, id), JobStore::row).stream().findFirst();
+    }
+
+    public List<JobRow> list(Filter f) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM jobs WHERE 1 = 1");
+        List<String> args = new ArrayList<>();
+        if (f.state() != null) {
+            sql.append(" AND state = ?");
+            args.add(f.state().name());
+        }
+        if (f.team() != null) {
+            sql.append(" AND team = ?");
+            args.add(f.team());
+        }
+        if (f.jobClass() != null) {
+            sql.append(" AND job_class = ?");
+            args.add(f.jobClass().name());
+        }
+        sql.append(" ORDER BY submitted_at, id LIMIT ? OFFSET ?");
+        return db.query(sql.toString(), ps -> {
+            int i = 1;
+            for (String a : args) ps.setString(i++, a);
+            ps.setInt(i++, f.limit());
+            ps.setInt(i, f.offset());
+        }, JobStore::row);
+    }
+
+    public List<JobRow> active() {
+        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') ORDER BY submitted_at, id", ps -> { },
+                JobStore::row);
+    }
+
+    /** Jobs that held GPUs at some point since {@code fromSeconds}: running ones and those that finished after it. */
+    public List<JobRow> ranSince(long fromSeconds) {
+        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE started_at IS NOT NULL AND (state = 'RUNNING' OR ended_at >= ?)",
+                ps -> ps.setLong(1, fromSeconds), JobStore::row);
+    }
+
+    /** An estimator that learned from the most recent successful runs, per (team, class). */
+    public DurationEstimator durationEstimator() {
+        DurationEstimator estimator = new DurationEstimator();
+        db.query("SELECT team, job_class, ended_at - started_at FROM jobs WHERE state = 'SUCCEEDED' AND started_at IS NOT NULL"
+                + " ORDER BY ended_at DESC LIMIT 2000", ps -> { }, rs -> {
+                    estimator.observe(rs.getString(1), JobClass.valueOf(rs.getString(2)), Math.max(1, rs.getLong(3)));
+                    return null;
+                });
+        return estimator;
+    }
+
+    /** Moves a job to a finished state if it is still pending or running; false when it had already finished. */
+    public boolean finish(String id, JobState state, long now) {
+        return db.update("UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL"
+                + " WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> {
+                    ps.setString(1, state.name());
+                    ps.setLong(2, now);
+                    ps.setString(3, id);
+                }) == 1;
+    }
+
+    static JobRow row(ResultSet rs) throws SQLException {
+        return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
+                rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
+                nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
+                nullableLong(rs, 18), rs.getInt(19), rs.getString(20));
+    }
+
+    private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
+        int v = rs.getInt(column);
+        return rs.wasNull() ? null : v;
+    }
+}

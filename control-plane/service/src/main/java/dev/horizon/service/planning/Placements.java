@@ -1,0 +1,35 @@
+package dev.horizon.service.planning;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Placement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Placements are stored by node name ("node-1[0-3]+node-2[0-7]", the allocator's own form), not by
+ * node index, because the index changes when nodes join or leave.
+ */
+final class Placements {
+    private static final Pattern SLICE = Pattern.compile("(.+)\\[(\\d+)-(\\d+)\\]");
+
+    private Placements() {
+    }
+
+    /** The placement on the current cluster, or null when a node it used is gone or smaller now. */
+    static Placement parse(String text, Cluster cluster, Map<String, Integer> nodeIndex) {
+        List<Placement.Slice> slices = new ArrayList<>();
+        for (String part : text.split("\\+")) {
+            Matcher m = SLICE.matcher(part);
+            if (!m.matches()) return null;
+            Integer node = nodeIndex.get(m.group(1));
+            int first = Integer.parseInt(m.group(2));
+            int count = Integer.parseInt(m.group(3)) - first + 1;
+            if (node == null || first + count > cluster.nodes().get(node).gpus()) return null;
+            slices.add(new Placement.Slice(node, first, count));
+        }
+        return new Placement(slices);
+    }
+}

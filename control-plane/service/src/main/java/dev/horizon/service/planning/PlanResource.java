@@ -1,0 +1,58 @@
+package dev.horizon.service.planning;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.horizon.api.JobClass;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.web.ApiException;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The current plan: committed placements (GPUs x time from start to estimated end) and, per pending
+ * job, where the last plan put its start. This is what the web view draws as a Gantt chart.
+ */
+@Path("/api/v1/plan")
+@Produces(MediaType.APPLICATION_JSON)
+public class PlanResource {
+    public record Block(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, String placement, boolean fill,
+                        long start) {
+    }
+
+    public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
+                          String reason, Integer queuePosition, Long plannedStart) {
+    }
+
+    public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
+                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending) {
+    }
+
+    @Inject
+    Planner planner;
+    @Inject
+    JobStore jobs;
+
+    @GET
+    public PlanView current() {
+        Planner.PlanSnapshot p = planner.lastPlan();
+        if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
+        List<Block> running = new ArrayList<>();
+        List<Waiting> pending = new ArrayList<>();
+        for (JobRow j : jobs.active()) {
+            if (j.state() == JobState.RUNNING) {
+                running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt()));
+            } else {
+                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart()));
+            }
+        }
+        pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
+        return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending);
+    }
+}

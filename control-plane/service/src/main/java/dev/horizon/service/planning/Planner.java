@@ -1,0 +1,327 @@
+package dev.horizon.service.planning;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.plan.HeuristicPlanner;
+import dev.horizon.allocator.plan.Plan;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSpec;
+import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.nodes.Node;
+import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.store.Db;
+import dev.horizon.service.teams.TeamStore;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * The planning loop: every step, and shortly after each event (arrival, cancel, completion, node or
+ * GPU change), builds a PlanningContext from the store, asks Horizon's policy for a decision and
+ * commits it in one transaction. Plans run one at a time on one thread, and bursts of events within
+ * the debounce window share one plan. Applying a decision is idempotent: a plan with nothing new to
+ * decide writes nothing.
+ */
+@Singleton
+public class Planner {
+    private static final Logger LOG = Logger.getLogger(Planner.class);
+    private static final long MIN_ESTIMATE_SECONDS = 60;
+
+    @Inject
+    Db db;
+    @Inject
+    JobStore jobs;
+    @Inject
+    NodeStore nodes;
+    @Inject
+    TeamStore teams;
+    @Inject
+    PlannerMetrics metrics;
+    @ConfigProperty(name = "horizon.planner.step-seconds")
+    long stepSeconds;
+    @ConfigProperty(name = "horizon.planner.horizon-steps")
+    int horizonSteps;
+    @ConfigProperty(name = "horizon.planner.debounce-millis")
+    long debounceMillis;
+
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "horizon-planner");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean requested = new AtomicBoolean();
+    private final AtomicReference<PlanSnapshot> last = new AtomicReference<>();
+
+    /** What the last plan committed, for /api/v1/plan and the web view. */
+    public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
+                               double decisionMillis, int started, int preempted) {
+    }
+
+    void start(@Observes @Priority(20) StartupEvent event) {
+        loop.scheduleAtFixedRate(this::runLogged, 0, stepSeconds, TimeUnit.SECONDS);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        loop.shutdownNow();
+    }
+
+    /** Asks for a plan soon; requests inside the debounce window are answered by one plan. */
+    public void requestPlan() {
+        if (requested.compareAndSet(false, true)) loop.schedule(this::runLogged, debounceMillis, TimeUnit.MILLISECONDS);
+    }
+
+    public boolean hasRun() {
+        return last.get() != null;
+    }
+
+    public PlanSnapshot lastPlan() {
+        return last.get();
+    }
+
+    private void runLogged() {
+        requested.set(false);
+        try {
+            planOnce();
+        } catch (RuntimeException e) {
+            LOG.error("planning failed; the next event or step retries", e);
+        }
+    }
+
+    /**
+     * Plans and commits once, now, and waits for it. It runs on the loop's thread like every plan, so
+     * plans never overlap and the allocator is only ever called from one thread.
+     */
+    public PlanSnapshot planNow() {
+        try {
+            return loop.submit(this::planOnce).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a plan", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("planning failed: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private PlanSnapshot planOnce() {
+        long now = System.currentTimeMillis() / 1000;
+        List<Node> usable = nodes.all().stream().filter(n -> !Node.LOST.equals(n.health()) && !n.gpus().isEmpty()).toList();
+        List<JobRow> active = jobs.active();
+        List<Change> changes = new ArrayList<>();
+        PlanSnapshot snapshot;
+        if (usable.isEmpty()) {
+            for (JobRow j : active) {
+                if (j.state() == JobState.RUNNING) changes.add(Change.displaced(j, "its node is no longer in the cluster"));
+                else changes.add(Change.wait(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
+            }
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0);
+        } else {
+            snapshot = plan(now, usable, active, changes);
+        }
+        int written = commit(changes);
+        metrics.record(snapshot, changes);
+        last.set(snapshot);
+        // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
+        if (written > 0 && (snapshot.started() > 0 || snapshot.preempted() > 0)) requestPlan();
+        return snapshot;
+    }
+
+    private PlanSnapshot plan(long now, List<Node> usable, List<JobRow> active, List<Change> changes) {
+        List<GpuNode> gpuNodes = usable.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))
+                .toList();
+        Cluster cluster = new Cluster(gpuNodes);
+        Map<String, Integer> nodeIndex = new HashMap<>();
+        for (int i = 0; i < gpuNodes.size(); i++) nodeIndex.put(gpuNodes.get(i).name(), i);
+        TeamWeights weights = new TeamWeights(teams.all(), jobs.ranSince(now - TeamWeights.WINDOW_SECONDS), now,
+                (double) cluster.totalGpus() * TeamWeights.WINDOW_SECONDS);
+        DurationEstimator estimator = jobs.durationEstimator();
+
+        Occupancy occupancy = new Occupancy(cluster);
+        List<RunningJob> running = new ArrayList<>();
+        List<PendingJob> pending = new ArrayList<>();
+        for (JobRow j : active) {
+            JobSpec spec = spec(j);
+            Contract contract = spec.contractOrDefault();
+            double weight = weights.jobWeight(j.team(), j.priority());
+            long estimate = estimator.estimate(j.team(), j.jobClass(), spec.durationEstimateSeconds());
+            if (j.state() == JobState.RUNNING) {
+                Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
+                if (p == null || !occupancy.isFree(p)) {
+                    changes.add(Change.displaced(j, "its node left the cluster or lost GPUs (" + j.placement() + ")"));
+                    continue;
+                }
+                occupancy.occupy(p);
+                long left = DurationEstimator.remaining(estimate, now - j.startedAt(), MIN_ESTIMATE_SECONDS);
+                running.add(new RunningJob(j.id(), j.team(), j.jobClass(), weight, p.gpus(), j.submittedAt() / 1000, j.startedAt(), now + left,
+                        contract, p, j.fill()));
+            } else {
+                pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight, j.gpus(), j.minGpus(), j.submittedAt() / 1000,
+                        Math.max(MIN_ESTIMATE_SECONDS, estimate), contract));
+            }
+        }
+        AtomicReference<Plan> plan = new AtomicReference<>();
+        HeuristicPlanner heuristic = new HeuristicPlanner();
+        // the same policy as new HorizonPolicy(), keeping the plan's start steps to report planned starts
+        HorizonPolicy policy = new HorizonPolicy("horizon", 0.99, 8.0, problem -> {
+            Plan p = heuristic.plan(problem);
+            plan.set(p);
+            return p;
+        });
+        PlanningContext ctx = new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy.copy(), running, pending, Map.of());
+        long started = System.nanoTime();
+        Decision decision = policy.decide(ctx);
+        double millis = (System.nanoTime() - started) / 1e6;
+        validate(decision, running, pending);
+
+        Map<String, JobRow> rows = new HashMap<>();
+        active.forEach(j -> rows.put(j.id(), j));
+        for (String id : decision.preemptions()) {
+            occupancy.release(running.stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow().placement());
+            changes.add(Change.preempted(rows.get(id), "preempted at " + java.time.Instant.ofEpochSecond(now)
+                    + " for higher-value work: its contract allowed it (resumable, past its minimum runtime, or running as fill)"));
+        }
+        for (String id : decision.promotions()) changes.add(Change.promoted(rows.get(id)));
+        Set<String> startedIds = new HashSet<>();
+        for (Decision.Start s : decision.starts()) {
+            occupancy.occupy(s.placement());
+            startedIds.add(s.jobId());
+            changes.add(Change.start(rows.get(s.jobId()), s.placement().describe(cluster), s.fill(), now));
+        }
+        List<PendingJob> order = new ArrayList<>(pending);
+        order.sort(HorizonPolicy.VALUE_ORDER);
+        long stepStart = now - now % stepSeconds;
+        int rank = 0;
+        for (PendingJob j : order) {
+            if (startedIds.contains(j.id())) continue;
+            rank++;
+            Integer s = plan.get() == null ? null : plan.get().startStep().get(j.id());
+            String rule = s == null ? "no-room-in-horizon" : s > 0 ? "planned-start" : "fragmented";
+            Long plannedStart = s == null ? null : Math.max(now, stepStart + s * stepSeconds);
+            String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
+            changes.add(Change.wait(rows.get(j.id()), rule, reason, rank, plannedStart));
+        }
+        return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
+                cluster.totalGpus() - occupancy.totalFree(), millis, decision.starts().size(), decision.preemptions().size());
+    }
+
+    /** The same hard rules the simulator checks: a decision that breaks one is refused whole, never half applied. */
+    private static void validate(Decision d, List<RunningJob> running, List<PendingJob> pending) {
+        Set<String> runningIds = new HashSet<>();
+        running.forEach(r -> runningIds.add(r.id()));
+        Map<String, PendingJob> waiting = new HashMap<>();
+        pending.forEach(p -> waiting.put(p.id(), p));
+        for (String id : d.preemptions()) {
+            if (!runningIds.contains(id)) throw new IllegalStateException("the policy preempted " + id + ", which is not running");
+        }
+        for (Decision.Start s : d.starts()) {
+            PendingJob j = waiting.get(s.jobId());
+            if (j == null) throw new IllegalStateException("the policy started " + s.jobId() + ", which is not waiting");
+            int g = s.placement().gpus();
+            if (g > j.gpus() || g < j.minGpus()) throw new IllegalStateException("the policy gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus());
+        }
+    }
+
+    static JobSpec spec(JobRow j) {
+        try {
+            return JobJson.mapper().readValue(j.spec(), JobSpec.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("job " + j.id() + " holds a spec this service wrote", e);
+        }
+    }
+
+    /** One row's new planning fields; written only where they differ from what is stored. */
+    record Change(JobRow row, JobState state, String placement, boolean fill, Long startedAt, String rule, String reason, Integer rank,
+                  Long plannedStart, String preemption) {
+        static Change start(JobRow j, String placement, boolean fill, long now) {
+            return new Change(j, JobState.RUNNING, placement, fill, now, null, null, null, null, j.lastPreemption());
+        }
+
+        static Change promoted(JobRow j) {
+            return new Change(j, JobState.RUNNING, j.placement(), false, j.startedAt(), null, null, null, null, j.lastPreemption());
+        }
+
+        static Change preempted(JobRow j, String why) {
+            return new Change(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why);
+        }
+
+        static Change displaced(JobRow j, String why) {
+            return new Change(j, JobState.PENDING, null, false, null, "node-lost", "taken off its GPUs because " + why
+                    + "; it waits to be placed again", null, null, "node lost: " + why);
+        }
+
+        static Change wait(JobRow j, String rule, String reason, Integer rank, Long plannedStart) {
+            return new Change(j, JobState.PENDING, null, false, null, rule, reason, rank, plannedStart, j.lastPreemption());
+        }
+
+        boolean preempts() {
+            return row.state() == JobState.RUNNING && state == JobState.PENDING;
+        }
+
+        boolean differs() {
+            JobRow r = row;
+            return r.state() != state || !Objects.equals(r.placement(), placement) || r.fill() != fill || !Objects.equals(r.startedAt(), startedAt)
+                    || !Objects.equals(r.rule(), rule) || !Objects.equals(r.reason(), reason) || !Objects.equals(r.queueRank(), rank)
+                    || !Objects.equals(r.plannedStart(), plannedStart);
+        }
+    }
+
+    private int commit(List<Change> changes) {
+        List<Change> writes = changes.stream().filter(Change::differs).toList();
+        if (writes.isEmpty()) return 0;
+        // the state guard makes a plan that raced a cancel or completion lose that row instead of resurrecting it
+        return db.inTransaction(c -> {
+            int n = 0;
+            for (Change ch : writes) {
+                n += Db.update(c, "UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?, queue_rank = ?,"
+                        + " planned_start = ?, preemptions = preemptions + ?, last_preemption = ? WHERE id = ? AND state = ?", ps -> {
+                            ps.setString(1, ch.state().name());
+                            ps.setString(2, ch.placement());
+                            ps.setBoolean(3, ch.fill());
+                            if (ch.startedAt() == null) ps.setNull(4, Types.BIGINT);
+                            else ps.setLong(4, ch.startedAt());
+                            ps.setString(5, ch.rule());
+                            ps.setString(6, ch.reason());
+                            if (ch.rank() == null) ps.setNull(7, Types.INTEGER);
+                            else ps.setInt(7, ch.rank());
+                            if (ch.plannedStart() == null) ps.setNull(8, Types.BIGINT);
+                            else ps.setLong(8, ch.plannedStart());
+                            ps.setInt(9, ch.preempts() ? 1 : 0);
+                            ps.setString(10, ch.preemption());
+                            ps.setString(11, ch.row().id());
+                            ps.setString(12, ch.row().state().name());
+                        });
+            }
+            return n;
+        });
+    }
+}

@@ -1,0 +1,51 @@
+package dev.horizon.service.planning;
+
+import dev.horizon.service.jobs.JobState;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.PostConstruct;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** The planner's Prometheus metrics, named as the design names them everywhere (simulator, service, dashboard). */
+@Singleton
+public class PlannerMetrics {
+    @Inject
+    MeterRegistry registry;
+
+    private final AtomicReference<Double> utilization = new AtomicReference<>(0.0);
+    private final Map<Tags, AtomicInteger> queueDepth = new ConcurrentHashMap<>();
+    private Timer decisionLatency;
+    private Counter preemptions;
+
+    @PostConstruct
+    void register() {
+        Gauge.builder("horizon_utilization", utilization, AtomicReference::get)
+                .description("GPUs allocated to running work / GPUs in the cluster, as of the last plan").register(registry);
+        decisionLatency = Timer.builder("horizon_decision_latency").description("time the policy took to decide one plan")
+                .publishPercentiles(0.5, 0.99).register(registry);
+        preemptions = Counter.builder("horizon_preemptions").description("running jobs taken off their GPUs by a plan").register(registry);
+    }
+
+    void record(Planner.PlanSnapshot plan, List<Planner.Change> changes) {
+        utilization.set(plan.totalGpus() == 0 ? 0.0 : (double) plan.busyGpus() / plan.totalGpus());
+        decisionLatency.record(Duration.ofNanos((long) (plan.decisionMillis() * 1e6)));
+        preemptions.increment(changes.stream().filter(Planner.Change::preempts).count());
+        // every (class, team) seen keeps its gauge, set to 0 when its queue empties, so a drained queue reads 0 rather than vanishing
+        queueDepth.values().forEach(g -> g.set(0));
+        for (Planner.Change c : changes) {
+            if (c.state() != JobState.PENDING) continue;
+            Tags tags = Tags.of("class", c.row().jobClass().name(), "team", c.row().team());
+            queueDepth.computeIfAbsent(tags, t -> registry.gauge("horizon_queue_depth", t, new AtomicInteger())).incrementAndGet();
+        }
+    }
+}

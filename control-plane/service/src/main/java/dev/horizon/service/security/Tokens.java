@@ -1,0 +1,80 @@
+package dev.horizon.service.security;
+
+import dev.horizon.service.store.Db;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Bearer tokens. Only their SHA-256 is stored, so a copy of the store does not hand out access; the
+ * plain token is shown once, when it is created, and never logged.
+ */
+@ApplicationScoped
+public class Tokens {
+    private static final Logger LOG = Logger.getLogger(Tokens.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    public record Grant(Role role, String team) {
+    }
+
+    @Inject
+    Db db;
+    @ConfigProperty(name = "horizon.bootstrap-admin-token")
+    Optional<String> bootstrapAdminToken;
+
+    /** A fresh store gets its first admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN. */
+    void bootstrap(@Observes StartupEvent event) {
+        long existing = db.query("SELECT COUNT(*) FROM tokens", ps -> { }, rs -> rs.getLong(1)).get(0);
+        if (existing > 0) return;
+        if (bootstrapAdminToken.filter(t -> !t.isBlank()).isEmpty()) {
+            LOG.warn("the store has no tokens: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to create the first admin token");
+            return;
+        }
+        store(bootstrapAdminToken.get(), Role.ADMIN, null, "bootstrap admin");
+        LOG.info("created the bootstrap admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN");
+    }
+
+    public Optional<Grant> lookup(String token) {
+        List<Grant> found = db.query("SELECT role, team FROM tokens WHERE hash = ?", ps -> ps.setString(1, sha256(token)),
+                rs -> new Grant(Role.valueOf(rs.getString(1)), rs.getString(2)));
+        return found.stream().findFirst();
+    }
+
+    /** Creates a random token and returns it; only its hash is kept. */
+    public String create(Role role, String team, String label) {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        String token = "hz_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        store(token, role, team, label);
+        return token;
+    }
+
+    private void store(String token, Role role, String team, String label) {
+        db.update("INSERT INTO tokens (hash, role, team, label, created_at) VALUES (?, ?, ?, ?, ?)", ps -> {
+            ps.setString(1, sha256(token));
+            ps.setString(2, role.name());
+            ps.setString(3, team);
+            ps.setString(4, label);
+            ps.setLong(5, System.currentTimeMillis());
+        });
+    }
+
+    static String sha256(String token) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}

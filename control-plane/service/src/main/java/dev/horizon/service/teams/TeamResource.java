@@ -1,0 +1,82 @@
+package dev.horizon.service.teams;
+
+import dev.horizon.service.security.Caller;
+import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.JsonBodies;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Teams and their budgets (shares of the cluster's GPU time); only admins change them. */
+@Path("/api/v1/teams")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class TeamResource {
+    private static final String EXAMPLE = "{\"name\":\"nlp\",\"parent\":\"research\",\"share\":0.25}";
+    private static final String NAME_PATTERN = "[a-z0-9][a-z0-9-]{0,62}";
+
+    public record Budget(Double share) {
+    }
+
+    @Inject
+    Caller caller;
+    @Inject
+    TeamStore teams;
+
+    @GET
+    public List<Team> list() {
+        return teams.all();
+    }
+
+    @GET
+    @Path("/{name}")
+    public Team get(@PathParam("name") String name) {
+        return teams.find(name).orElseThrow(() -> ApiException.notFound("team", name));
+    }
+
+    @POST
+    public Response create(String body) {
+        caller.requireAdmin("creating teams");
+        Team team = JsonBodies.read(body, Team.class, EXAMPLE);
+        List<String> problems = new ArrayList<>();
+        if (team.name() == null || !team.name().matches(NAME_PATTERN)) {
+            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + team.name() + ")");
+        }
+        checkShare(team.share(), problems);
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid team", problems);
+        if (team.parent() != null && teams.find(team.parent()).isEmpty()) {
+            throw new ApiException(422, "invalid team", List.of("parent: no team '" + team.parent() + "'; create the parent first or leave parent out"));
+        }
+        if (teams.find(team.name()).isPresent()) throw new ApiException(409, "team '" + team.name() + "' already exists; PUT /api/v1/teams/" + team.name() + "/budget changes its share");
+        teams.insert(team);
+        return Response.created(URI.create("/api/v1/teams/" + team.name())).entity(team).build();
+    }
+
+    @PUT
+    @Path("/{name}/budget")
+    public Team setBudget(@PathParam("name") String name, String body) {
+        caller.requireAdmin("changing budgets");
+        Budget budget = JsonBodies.read(body, Budget.class, "{\"share\":0.3}");
+        List<String> problems = new ArrayList<>();
+        if (budget.share() == null) problems.add("share is required: the team's fraction of the cluster's GPU time, 0 to 1");
+        else checkShare(budget.share(), problems);
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid budget", problems);
+        get(name);
+        teams.setShare(name, budget.share());
+        return get(name);
+    }
+
+    private static void checkShare(double share, List<String> problems) {
+        if (!(share >= 0 && share <= 1)) problems.add("share must be between 0 and 1, a fraction of the cluster's GPU time (got " + share + ")");
+    }
+}

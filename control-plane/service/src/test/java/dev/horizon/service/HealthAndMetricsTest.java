@@ -1,0 +1,43 @@
+package dev.horizon.service;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.horizon.service.planning.Planner;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+class HealthAndMetricsTest {
+    @Inject
+    Planner planner;
+
+    @Test
+    void probesNeedNoTokenAndReadinessWaitsForAPlan() {
+        planner.planNow();
+        given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+        given().get("/q/health/started").then().statusCode(200).body("status", equalTo("UP"));
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.find { it.name == 'planner' }.data.plannerHasRun", equalTo(true));
+    }
+
+    @Test
+    void prometheusMetricsCarryTheDesignNames() {
+        Api.team("metrics", 0.1);
+        // three 8-GPU jobs on 16 GPUs: at least one waits, so the queue-depth gauge has a (class, team) series
+        for (int i = 0; i < 3; i++) Api.submit(Api.ADMIN, Api.job("m" + i, "metrics", "QUANTIZATION", 8));
+        planner.planNow();
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("horizon_utilization"))
+                .body(containsString("horizon_queue_depth{"))
+                .body(containsString("horizon_decision_latency_seconds_count"))
+                .body(containsString("horizon_preemptions_total"));
+    }
+
+    @Test
+    void openApiDescribesTheJobsEndpoint() {
+        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/jobs/{id}/explanation"));
+    }
+}
