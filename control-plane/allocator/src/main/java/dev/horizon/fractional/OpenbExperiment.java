@@ -5,6 +5,8 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -25,6 +27,14 @@ public final class OpenbExperiment {
         this.nodes = nodes.stream().sorted(Comparator.comparing(OpenbNode::name)).toList();
         this.pods = pods.stream().sorted(Comparator.comparing(OpenbPod::name)).toList();
         this.capacityMilli = nodes.stream().mapToLong(n -> (long) n.gpus() * OpenbPod.MILLI).sum();
+        Set<String> models = nodes.stream().filter(n -> n.gpus() > 0).map(OpenbNode::model).collect(Collectors.toSet());
+        for (OpenbPod p : pods) {
+            try {
+                GpuTypes.requirePresent(List.copyOf(p.gpuTypes()), models);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("task " + p.name() + ": " + e.getMessage());
+            }
+        }
     }
 
     public long capacityMilli() {
