@@ -1,0 +1,129 @@
+package dev.horizon.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged service as its own process: 1,000 jobs go in over REST, the process is killed with
+ * SIGKILL (no shutdown hook, no flush), and a new process on the same data directory still has every
+ * job in the state it had.
+ */
+class JobsSurviveSigkillIT {
+    private static final String ADMIN = "it-admin-token";
+    private static final int JOBS = 1000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private HttpClient http = newClient();
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void everySubmittedJobSurvivesAKill9() throws Exception {
+        int port = freePort();
+        Process first = start(port);
+        try {
+            awaitReady(port);
+            send(port, "POST", "/api/v1/teams", "{\"name\":\"durable\",\"share\":0.5}", 201);
+            for (int i = 0; i < JOBS; i++) {
+                String job = "{\"name\":\"job-" + i + "\",\"team\":\"durable\",\"class\":\"BATCH_INFERENCE\",\"perReplica\":{\"gpus\":1},"
+                        + "\"durationEstimateSeconds\":7200}";
+                send(port, "POST", "/api/v1/jobs", job, 201);
+            }
+            Map<String, String> before = settledStates(port);
+            assertEquals(JOBS, before.size());
+            assertTrue(before.containsValue("RUNNING") && before.containsValue("PENDING"), "8 GPUs run 8 jobs and the rest wait: " + before.values());
+
+            new ProcessBuilder("kill", "-9", String.valueOf(first.pid())).inheritIO().start().waitFor();
+            assertEquals(137, first.waitFor(), "the process died of SIGKILL");
+
+            // pooled connections died with the process
+            http = newClient();
+            Process second = start(port);
+            try {
+                awaitReady(port);
+                assertEquals(before, states(port), "every job is back with its state");
+            } finally {
+                second.destroyForcibly().waitFor();
+            }
+        } finally {
+            first.destroyForcibly().waitFor();
+        }
+    }
+
+    private Process start(int port) throws IOException {
+        Path log = dataDir.resolve("service-" + System.nanoTime() + ".log");
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1", "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(),
+                "-Dhorizon.nodes=8xH100-80GB", "-Dhorizon.bootstrap-admin-token=" + ADMIN, "-jar", "target/quarkus-app/quarkus-run.jar")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** Job states once two reads a second apart agree: the planner has finished reacting to the burst. */
+    private Map<String, String> settledStates(int port) throws Exception {
+        Map<String, String> previous = states(port);
+        while (true) {
+            Thread.sleep(1000);
+            Map<String, String> now = states(port);
+            if (now.equals(previous)) return now;
+            previous = now;
+        }
+    }
+
+    private Map<String, String> states(int port) throws Exception {
+        JsonNode jobs = JSON.readTree(send(port, "GET", "/api/v1/jobs?limit=10000", null, 200));
+        Map<String, String> out = new TreeMap<>();
+        jobs.forEach(j -> out.put(j.get("id").asText(), j.get("state").asText()));
+        return out;
+    }
+
+    private void awaitReady(int port) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) return;
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the service did not become ready within 60 s; see the logs in " + dataDir + ": "
+                + String.join("\n", Files.readAllLines(Files.list(dataDir).filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow())));
+    }
+
+    private String send(int port, String method, String path, String body, int expected) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + ADMIN)
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(expected, r.statusCode(), method + " " + path + ": " + r.body());
+        return r.body();
+    }
+
+    private static HttpClient newClient() {
+        return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
