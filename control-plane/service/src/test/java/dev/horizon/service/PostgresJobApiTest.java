@@ -1,0 +1,12 @@
+package dev.horizon.service;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+
+/** Every JobApiTest case with the store on PostgreSQL. */
+@QuarkusTest
+@TestProfile(PostgresProfile.class)
+@EnabledIfEnvironmentVariable(named = PostgresProfile.URL, matches = ".+", disabledReason = PostgresProfile.SKIPPED)
+class PostgresJobApiTest extends JobApiTest {
+}

@@ -1,0 +1,18 @@
+package dev.horizon.service;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.util.Map;
+
+/** The store on PostgreSQL instead of H2, from HORIZON_TEST_POSTGRES_URL / _USER / _PASSWORD (.ci/run sets them). */
+public class PostgresProfile implements QuarkusTestProfile {
+    static final String URL = "HORIZON_TEST_POSTGRES_URL";
+    static final String SKIPPED = "PostgreSQL store tests skipped: set HORIZON_TEST_POSTGRES_URL (and _USER, _PASSWORD), as .ci/run does";
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of("quarkus.datasource.active", "false", "quarkus.datasource.pg.active", "true",
+                "quarkus.datasource.pg.jdbc.url", System.getenv(URL),
+                "quarkus.datasource.pg.username", System.getenv().getOrDefault("HORIZON_TEST_POSTGRES_USER", "horizon"),
+                "quarkus.datasource.pg.password", System.getenv().getOrDefault("HORIZON_TEST_POSTGRES_PASSWORD", ""));
+    }
+}
