@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
+import dev.horizon.fairshare.FairShareWeights;
 
 /**
  * Horizon's policy: plans the GPU x timestep grid over the horizon and commits only the current step.
@@ -86,7 +88,18 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     @Override
-    public Decision decide(PlanningContext ctx) {
+    public Decision decide(PlanningContext given) {
+        PlanningContext ctx = given;
+        Set<String> fillOnly = Set.of();
+        Set<String> staysFill = Set.of();
+        if (given.fairShare() != null) {
+            FairShareWeights.Weighted weighted = FairShareWeights.apply(given);
+            ctx = weighted.context();
+            fillOnly = weighted.fillOnly();
+            staysFill = weighted.unallocatedRunning();
+        }
+        Decision decision = new Decision();
+        ctx = leaveDrainedNodes(ctx, decision);
         int h = ctx.horizonSteps();
         long step = ctx.stepSeconds();
         Cluster cluster = ctx.cluster();
@@ -124,6 +137,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
         // fill work that now fits in protected capacity for its whole estimated run becomes protected
         fill.sort(Comparator.comparingDouble(RunningJob::weight).reversed().thenComparingLong(RunningJob::startSeconds));
         for (RunningJob r : fill) {
+            if (staysFill.contains(r.id())) continue;
             int end = stepsUntil(ctx, r.estimatedEndSeconds(), h);
             boolean fits = true;
             for (int t = 0; t < end && fits; t++) fits = capacity[t] >= r.gpus();
@@ -140,13 +154,13 @@ public final class HorizonPolicy implements SchedulingPolicy {
         pending.sort(VALUE_ORDER);
         List<PlanProblem.Job> jobs = new ArrayList<>(pending.size());
         for (PendingJob j : pending) {
+            if (fillOnly.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus()));
         }
         PlanProblem problem = new PlanProblem(h, decayPerStep, nodeSizes, capacity, nodeFree, jobs);
         Plan plan = planner.apply(problem);
 
-        Decision decision = new Decision();
         decision.planObjective(plan.objective());
         promote.keySet().forEach(decision::promote);
         Occupancy occupancy = ctx.occupancy();
@@ -155,6 +169,12 @@ public final class HorizonPolicy implements SchedulingPolicy {
         VictimPool fillPool = new VictimPool(fillLeft, ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
+            if (fillOnly.contains(j.id())) {
+                notStarted.add(j);
+                decision.waiting(j.id(), "its team already runs all it is owed now (" + owedOf(given, j.team())
+                        + " GPUs); it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
+                continue;
+            }
             Integer s = plan.startStep().get(j.id());
             if (s == null) {
                 notStarted.add(j);
@@ -168,7 +188,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
                         + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
                 continue;
             }
-            Placement placement = placeByPreempting(occupancy, j, plan.gpusOf(j.id(), j.gpus()), fillPool, decision);
+            Placement placement = placeByPreempting(occupancy, j, plan.gpusOf(j.id(), j.gpus()), fillPool, false, decision);
             if (placement == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
@@ -177,10 +197,10 @@ public final class HorizonPolicy implements SchedulingPolicy {
             occupancy.occupy(placement);
             decision.start(j.id(), placement, false);
         }
-        // value preemption: a waiting resumable job takes GPUs from running work of lower weight that its
+        // value preemption: a waiting resumable job takes GPUs from running work it outranks that its
         // contract leaves preemptible (resumable, past its minimum runtime); it starts as fill and is
-        // promoted to protected on a later plan when the protected capacity has room for it. Work that
-        // cannot resume starts only where the plan put it, inside the protected capacity.
+        // promoted to protected on a later plan when the protected capacity has room for it. Without
+        // fair share, work that cannot resume starts only where the plan put it.
         List<RunningJob> preemptibleJobs = new ArrayList<>();
         for (RunningJob r : ctx.running()) {
             boolean fillStillThere = r.fill() && !decision.preemptions().contains(r.id()) && !promote.containsKey(r.id());
@@ -188,19 +208,28 @@ public final class HorizonPolicy implements SchedulingPolicy {
         }
         VictimPool preemptible = new VictimPool(preemptibleJobs, ctx.now());
         List<PendingJob> stillWaiting = new ArrayList<>();
+        boolean nodesHeld = false;
         for (PendingJob j : notStarted) {
-            Placement placement = j.contract().resumable() ? placeByPreempting(occupancy, j, j.gpus(), preemptible, decision) : null;
+            // under fair share, work inside its team's owed share is budgeted and runs protected
+            // whether or not it can resume; it takes its GPUs from work it outranks
+            boolean budgeted = given.fairShare() != null && !fillOnly.contains(j.id());
+            Placement placement = j.contract().resumable() || budgeted ? placeByPreempting(occupancy, j, j.gpus(), preemptible, budgeted, decision) : null;
             if (placement == null) {
+                if (budgeted && !nodesHeld && j.gpus() > cluster.largestNode() && j.arrivalSeconds() <= ctx.now() - WIDE_JOB_PATIENCE_SECONDS) {
+                    holdNodesFor(j, occupancy, preemptible, ctx.running(), decision);
+                    nodesHeld = true;
+                }
                 stillWaiting.add(j);
                 continue;
             }
             occupancy.occupy(placement);
-            decision.start(j.id(), placement, true);
+            decision.start(j.id(), placement, !budgeted);
             decision.waitReasons().remove(j.id());
         }
         // lend what protected work left idle to resumable jobs; inference takes it back when it needs it
         for (PendingJob j : stillWaiting) {
-            if (!j.contract().resumable()) continue;
+            // fill must be cheap to take back; fair share's unallocated work is fill whatever it loses
+            if (!j.contract().resumable() && !fillOnly.contains(j.id())) continue;
             Placement placement = null;
             for (int width : j.allowedSizes()) {
                 placement = occupancy.findBlock(width);
@@ -216,13 +245,14 @@ public final class HorizonPolicy implements SchedulingPolicy {
 
     /**
      * A block of {@code gpus} for j: a free one, else one freed by preempting the cheapest of the
-     * victims (lower weight than j's) on a single node. Victims taken are removed from the pool.
+     * victims j outranks on a single node. Victims taken are removed from the pool.
      */
-    private static Placement placeByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+    private static Placement placeByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, boolean budgeted,
+                                               Decision decision) {
         Placement free = occupancy.findBlock(gpus);
         if (free != null) return free;
-        if (gpus > occupancy.cluster().largestNode()) return placeWideByPreempting(occupancy, j, gpus, pool, decision);
-        if (!pool.hasBelow(j.weight())) return null;
+        if (gpus > occupancy.cluster().largestNode()) return placeWideByPreempting(occupancy, j, gpus, pool, budgeted, decision);
+        if (!pool.hasOutrankedBy(j.weight())) return null;
         int nodes = occupancy.cluster().nodes().size();
         List<RunningJob> bestVictims = null;
         int bestNode = -1;
@@ -231,7 +261,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
             List<RunningJob> onNode = pool.onNode(n);
             if (onNode.isEmpty()) continue;
             int available = occupancy.freeOn(n);
-            for (RunningJob r : onNode) if (r.weight() < j.weight()) available += r.gpus();
+            for (RunningJob r : onNode) if (outranks(j.weight(), r.weight())) available += r.gpus();
             if (available < gpus) continue;
             Occupancy trial = occupancy.copy();
             boolean[] only = new boolean[nodes];
@@ -239,7 +269,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
             List<RunningJob> victims = new ArrayList<>();
             double cost = 0;
             for (RunningJob v : onNode) {
-                if (v.weight() >= j.weight() || trial.findBlock(gpus, only) != null) break;
+                if (!outranks(j.weight(), v.weight()) || trial.findBlock(gpus, only) != null) break;
                 trial.release(v.placement());
                 victims.add(v);
                 cost += v.weight() * v.gpus();
@@ -262,17 +292,19 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     /**
-     * For a job wider than a node: the cheapest lower-weight victims anywhere until whole nodes free
-     * up. A wide job that has waited an hour while at least half its GPUs stand idle may also take
-     * them from work of its own weight: scattered small jobs would otherwise keep it out for good,
-     * and the small jobs resume elsewhere at the cost of a checkpoint.
+     * For a job wider than a node: the cheapest victims it outranks, anywhere, until whole nodes free
+     * up. A wide job that has waited an hour while at least half its GPUs stand idle, or that is
+     * inside its team's owed share, may also take them from work that does not outrank it: scattered
+     * small jobs would otherwise keep it out for good, and they resume elsewhere at the cost of a
+     * checkpoint.
      */
-    private static Placement placeWideByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+    private static Placement placeWideByPreempting(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, boolean budgeted,
+                                                   Decision decision) {
         boolean starving = j.arrivalSeconds() <= pool.now - WIDE_JOB_PATIENCE_SECONDS && occupancy.totalFree() * 2 >= gpus;
-        double ceiling = starving ? Math.nextUp(j.weight()) : j.weight();
+        java.util.function.DoublePredicate eligible = starving ? w -> !outranks(w, j.weight()) : w -> outranks(j.weight(), w);
         Occupancy trial = occupancy.copy();
         List<RunningJob> victims = new ArrayList<>();
-        for (RunningJob v : pool.cheapestBelow(ceiling)) {
+        for (RunningJob v : pool.cheapest(eligible)) {
             trial.release(v.placement());
             victims.add(v);
             if (trial.findBlock(gpus) != null) {
@@ -285,6 +317,32 @@ public final class HorizonPolicy implements SchedulingPolicy {
             }
         }
         return null;
+    }
+
+    /**
+     * A wide budgeted job that still finds no whole nodes after preemption is kept out by work that
+     * may not be preempted (inside its minimum runtime, unable to resume, or outranking it), scattered
+     * over every node. Hold the nodes with the least of that work: nothing new starts there in this
+     * decision, so they empty as that work ends, instead of refilling with more small jobs.
+     */
+    private static void holdNodesFor(PendingJob j, Occupancy occupancy, VictimPool pool, List<RunningJob> running, Decision decision) {
+        int nodes = occupancy.cluster().nodes().size();
+        int[] stuck = new int[nodes];
+        java.util.Set<String> movable = new java.util.HashSet<>();
+        pool.cheapest(w -> !outranks(w, j.weight())).forEach(r -> movable.add(r.id()));
+        for (RunningJob r : running) {
+            if (movable.contains(r.id()) || decision.preemptions().contains(r.id())) continue;
+            for (Placement.Slice s : r.placement().slices()) stuck[s.node()] += s.count();
+        }
+        Integer[] order = new Integer[nodes];
+        for (int n = 0; n < nodes; n++) order[n] = n;
+        java.util.Arrays.sort(order, Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
+        int left = j.gpus();
+        for (int k = 0; k < nodes && left > 0; k++) {
+            occupancy.drain(order[k]);
+            left -= occupancy.cluster().nodes().get(order[k]).gpus();
+        }
+        decision.waiting(j.id(), "waiting for whole nodes: the emptiest ones are held for it, no new work starts there");
     }
 
     /** Running jobs that may be preempted, by node, cheapest first; jobs spanning nodes only make room for wide jobs. */
@@ -312,8 +370,8 @@ public final class HorizonPolicy implements SchedulingPolicy {
             byNode.values().forEach(l -> l.sort(CHEAPEST));
         }
 
-        boolean hasBelow(double weight) {
-            return lowestWeight < weight;
+        boolean hasOutrankedBy(double weight) {
+            return outranks(weight, lowestWeight);
         }
 
         List<RunningJob> onNode(int node) {
@@ -328,14 +386,45 @@ public final class HorizonPolicy implements SchedulingPolicy {
             if (!spanning.remove(r)) remove(r.placement().slices().get(0).node(), r);
         }
 
-        /** Every victim lighter than {@code weight}, cheapest first across nodes. */
-        List<RunningJob> cheapestBelow(double weight) {
+        /** Every victim whose weight passes {@code eligible}, cheapest first across nodes. */
+        List<RunningJob> cheapest(java.util.function.DoublePredicate eligible) {
             List<RunningJob> all = new ArrayList<>();
-            byNode.values().forEach(l -> l.stream().filter(r -> r.weight() < weight).forEach(all::add));
-            spanning.stream().filter(r -> r.weight() < weight).forEach(all::add);
+            byNode.values().forEach(l -> l.stream().filter(r -> eligible.test(r.weight())).forEach(all::add));
+            spanning.stream().filter(r -> eligible.test(r.weight())).forEach(all::add);
             all.sort(CHEAPEST);
             return all;
         }
+    }
+
+    /**
+     * Work on a drained (unhealthy) node leaves once its contract allows: outside its minimum runtime
+     * it is preempted to restart elsewhere. The returned moment no longer counts it as running.
+     */
+    private static PlanningContext leaveDrainedNodes(PlanningContext ctx, Decision decision) {
+        List<RunningJob> staying = new ArrayList<>();
+        for (RunningJob r : ctx.running()) {
+            boolean onDrained = r.placement().slices().stream().anyMatch(s -> ctx.occupancy().isDrained(s.node()));
+            if (onDrained && !r.protectedAt(ctx.now())) {
+                decision.preempt(r.id());
+                ctx.occupancy().release(r.placement());
+            } else {
+                staying.add(r);
+            }
+        }
+        return staying.size() == ctx.running().size() ? ctx : ctx.withJobs(staying, ctx.pending());
+    }
+
+    private static String owedOf(PlanningContext ctx, String team) {
+        return String.format("%.1f", ctx.fairShare().owedNow().getOrDefault(team, 0.0));
+    }
+
+    /**
+     * Whether work of weight {@code preemptor} may take GPUs from work of weight {@code victim}: only
+     * across a whole unit of weight. Integer weights (priority classes) compare as usual; fractional
+     * parts (user priority inside a fair-share tier) order work but never preempt.
+     */
+    public static boolean outranks(double preemptor, double victim) {
+        return Math.floor(victim) + 1 <= Math.floor(preemptor);
     }
 
     private static int stepsUntil(PlanningContext ctx, long endSeconds, int h) {

@@ -12,15 +12,27 @@ import java.util.List;
 public final class Occupancy {
     private final Cluster cluster;
     private final long[] busy;
+    /** Nodes being drained (unhealthy): no new work lands there; running work leaves in its own time. */
+    private final boolean[] drained;
 
     public Occupancy(Cluster cluster) {
         this.cluster = cluster;
         this.busy = new long[cluster.nodes().size()];
+        this.drained = new boolean[busy.length];
     }
 
     private Occupancy(Occupancy other) {
         this.cluster = other.cluster;
         this.busy = other.busy.clone();
+        this.drained = other.drained.clone();
+    }
+
+    public void drain(int node) {
+        drained[node] = true;
+    }
+
+    public boolean isDrained(int node) {
+        return drained[node];
     }
 
     public Occupancy copy() {
@@ -31,8 +43,9 @@ public final class Occupancy {
         return cluster;
     }
 
+    /** GPUs of the node that new work may use: none on a drained node. */
     public int freeOn(int node) {
-        return cluster.nodes().get(node).gpus() - Long.bitCount(busy[node]);
+        return drained[node] ? 0 : cluster.nodes().get(node).gpus() - Long.bitCount(busy[node]);
     }
 
     public int totalFree() {
@@ -74,7 +87,7 @@ public final class Occupancy {
             Placement.Slice best = null;
             int bestFree = Integer.MAX_VALUE;
             for (int n = 0; n < busy.length; n++) {
-                if (allowedNodes != null && !allowedNodes[n]) continue;
+                if ((allowedNodes != null && !allowedNodes[n]) || drained[n]) continue;
                 int free = freeOn(n);
                 if (free < gpus || free >= bestFree) continue; // best fit keeps emptier nodes for bigger jobs
                 int offset = blockOffset(n, gpus);
@@ -90,7 +103,7 @@ public final class Occupancy {
         for (int n = 0; n < busy.length && left > 0; n++) {
             if (allowedNodes != null && !allowedNodes[n]) continue;
             int size = cluster.nodes().get(n).gpus();
-            if (busy[n] == 0 && size <= left) {
+            if (busy[n] == 0 && !drained[n] && size <= left) {
                 slices.add(new Placement.Slice(n, 0, size));
                 left -= size;
             }
@@ -121,6 +134,7 @@ public final class Occupancy {
         for (int i = 0; i < count; i++) {
             int bestNode = -1, bestGpu = -1, bestFree = Integer.MAX_VALUE, bestBlock = -1;
             for (int n = 0; n < trial.length; n++) {
+                if (drained[n]) continue;
                 int size = cluster.nodes().get(n).gpus();
                 int free = size - Long.bitCount(trial[n]);
                 if (free == 0 || free > bestFree) continue;

@@ -1,16 +1,27 @@
 package dev.horizon.allocator;
 
+import dev.horizon.fairshare.FairShareView;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Everything a policy may look at when it decides: the cluster now (a private copy it may change),
- * the running and pending jobs with estimates only, and per inference service the GPUs it holds,
- * its forecast over the horizon and the peak seen in its history.
+ * the running and pending jobs with estimates only, per inference service the GPUs it holds, its
+ * forecast over the horizon and the peak seen in its history, and fair share (null without budgets).
  */
 public record PlanningContext(long now, long stepSeconds, int horizonSteps, Cluster cluster, Occupancy occupancy,
                               List<RunningJob> running, List<PendingJob> pending,
-                              Map<String, ServiceView> services) {
+                              Map<String, ServiceView> services, FairShareView fairShare) {
+
+    public PlanningContext(long now, long stepSeconds, int horizonSteps, Cluster cluster, Occupancy occupancy,
+                           List<RunningJob> running, List<PendingJob> pending, Map<String, ServiceView> services) {
+        this(now, stepSeconds, horizonSteps, cluster, occupancy, running, pending, services, null);
+    }
+
+    /** The same moment with other job views (fair share re-weights them). */
+    public PlanningContext withJobs(List<RunningJob> newRunning, List<PendingJob> newPending) {
+        return new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy, newRunning, newPending, services, fairShare);
+    }
 
     /** One inference service as the planner sees it. forecast[k] is the GPUs needed k steps from now. */
     public record ServiceView(InferenceService service, int heldGpus, int reservedGpus, double[] forecast, int historicalPeakGpus) {

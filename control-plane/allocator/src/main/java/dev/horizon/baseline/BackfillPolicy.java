@@ -5,31 +5,19 @@ import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * FIFO with EASY backfill, as Slurm does it: the oldest waiting job gets a reservation at the
  * earliest time enough GPUs free up (by estimates); a later job may jump ahead if it ends before that
  * time or uses only GPUs the reservation does not need. Inference holds its daily peak.
  */
-public final class BackfillPolicy implements SchedulingPolicy {
+public final class BackfillPolicy extends PeakReservingPolicy {
     @Override
     public String name() {
         return "backfill";
-    }
-
-    @Override
-    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
-        return PeakReservation.of(ctx);
-    }
-
-    @Override
-    public boolean lendsReservation() {
-        return false;
     }
 
     @Override

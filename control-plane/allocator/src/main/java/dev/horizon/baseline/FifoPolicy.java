@@ -4,32 +4,20 @@ import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * First come, first served with inference reserved at its daily peak (the references' baseline).
  * Strict order: when the oldest job does not fit, nothing behind it starts.
  */
-public final class FifoPolicy implements SchedulingPolicy {
+public final class FifoPolicy extends PeakReservingPolicy {
     static final Comparator<PendingJob> ARRIVAL_ORDER = Comparator.comparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id);
 
     @Override
     public String name() {
         return "fifo";
-    }
-
-    @Override
-    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
-        return PeakReservation.of(ctx);
-    }
-
-    @Override
-    public boolean lendsReservation() {
-        return false;
     }
 
     @Override

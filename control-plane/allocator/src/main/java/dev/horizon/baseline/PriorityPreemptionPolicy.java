@@ -6,31 +6,19 @@ import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Priority order with preemption, as KAI-Scheduler and Volcano do it: the highest-priority job that
  * fits starts; one that does not fit preempts running preemptible (resumable) jobs of strictly lower
  * priority past their minimum runtime. Inference holds its daily peak.
  */
-public final class PriorityPreemptionPolicy implements SchedulingPolicy {
+public final class PriorityPreemptionPolicy extends PeakReservingPolicy {
     @Override
     public String name() {
         return "priority";
-    }
-
-    @Override
-    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
-        return PeakReservation.of(ctx);
-    }
-
-    @Override
-    public boolean lendsReservation() {
-        return false;
     }
 
     @Override
@@ -60,7 +48,11 @@ public final class PriorityPreemptionPolicy implements SchedulingPolicy {
         return decision;
     }
 
-    private static Placement preemptFor(PendingJob j, Occupancy occupancy, List<RunningJob> candidates, Decision decision) {
+    /**
+     * Releases the cheapest candidates of strictly lower weight (candidates are sorted cheapest
+     * first) until j's block fits; preempts them and returns the block, or null when they cannot.
+     */
+    static Placement preemptFor(PendingJob j, Occupancy occupancy, List<RunningJob> candidates, Decision decision) {
         Occupancy trial = occupancy.copy();
         List<RunningJob> taken = new ArrayList<>();
         for (RunningJob v : candidates) {

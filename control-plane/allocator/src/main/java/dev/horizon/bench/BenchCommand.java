@@ -6,6 +6,8 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.api.JobJson;
 import dev.horizon.baseline.BackfillPolicy;
 import dev.horizon.baseline.FifoPolicy;
+import dev.horizon.baseline.LegacyPriorityPolicy;
+import dev.horizon.baseline.StaticQuotaPolicy;
 import dev.horizon.baseline.PriorityPreemptionPolicy;
 import dev.horizon.bound.FluidUpperBound;
 import dev.horizon.simulation.PolicyMetrics;
@@ -30,17 +32,20 @@ public final class BenchCommand {
     static final String USAGE = """
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--trace-start-day K] [--trace-dir P]
-                                   [--policies fifo,backfill,priority,horizon]
-              S: training-heavy | mixed | philly | path of a scenario file
+                                   [--policies fifo,backfill,priority,legacy,quota,horizon] [--teams N] [--budgets FILE]
+              S: training-heavy | mixed | philly | fairshare | path of a scenario file
+              fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)""";
     private static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
-            "trace-start-day", "trace-dir", "policies");
+            "trace-start-day", "trace-dir", "policies", "teams", "budgets");
     static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
 
     static {
         POLICIES.put("fifo", FifoPolicy::new);
         POLICIES.put("backfill", BackfillPolicy::new);
         POLICIES.put("priority", PriorityPreemptionPolicy::new);
+        POLICIES.put("legacy", LegacyPriorityPolicy::new);
+        POLICIES.put("quota", StaticQuotaPolicy::new);
         POLICIES.put("horizon", HorizonPolicy::new);
     }
 
@@ -58,7 +63,9 @@ public final class BenchCommand {
         }
         CliArgs a = new CliArgs("bench", args, OPTIONS);
         if (!a.has("scenario") || !a.has("out")) throw new CliArgs.UsageException("bench needs --scenario S and --out DIR (see ./horizon bench --help)");
-        List<String> policies = List.of(a.get("policies", String.join(",", POLICIES.keySet())).split(","));
+        boolean fairShare = "fairshare".equals(a.get("scenario", ""));
+        String defaults = fairShare ? "fifo,legacy,quota,horizon" : "fifo,backfill,priority,horizon";
+        List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
             if (!POLICIES.containsKey(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + POLICIES.keySet());
         }
@@ -74,8 +81,10 @@ public final class BenchCommand {
     static ScenarioOptions options(CliArgs a) {
         Integer seed = a.integer("seed");
         Integer day = a.integer("trace-start-day");
-        return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", 1.5),
-                a.number("rt-peak-share", 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")));
+        boolean fairShare = "fairshare".equals(a.get("scenario", ""));
+        return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
+                a.number("rt-peak-share", 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
@@ -125,18 +134,32 @@ public final class BenchCommand {
         n.put("jobsStarted", m.jobsStarted());
         n.put("jobsArrived", m.jobsArrived());
         n.put("preemptions", m.preemptions());
-        n.set("waitSeconds", percentiles(m.waitSeconds(), false));
-        ObjectNode byClass = n.putObject("waitSecondsByClass");
+        n.put("lostGpuHours", m.lostGpuHours());
+        n.put("occupancy", m.occupancy());
+        ObjectNode waits = percentiles(m.waitSeconds(), false);
+        ObjectNode byClass = waits.putObject("byClass");
         m.waitSecondsByClass().forEach((k, v) -> byClass.set(k, percentiles(v, false)));
+        n.set("waitSeconds", waits);
         n.set("decisionLatencyMs", percentiles(m.decisionLatencyMs(), true));
+        if (m.fairShare() != null) {
+            ObjectNode owed = n.putObject("owedGpuHoursDelivered");
+            owed.put("min", m.fairShare().worstTeam());
+            ObjectNode perTeam = owed.putObject("perTeam");
+            m.fairShare().owedGpuHoursDelivered().forEach(perTeam::put);
+            n.put("unallocatedShare", m.fairShare().unallocatedShare());
+        }
         return n;
     }
 
-    private static ObjectNode percentiles(PolicyMetrics.Percentiles p, boolean tail) {
+    private static ObjectNode percentiles(PolicyMetrics.Percentiles p, boolean latency) {
         ObjectNode n = JobJson.mapper().createObjectNode();
         n.put("p50", p.p50());
-        if (tail) n.put("p99", p.p99());
-        else n.put("p95", p.p95());
+        if (latency) {
+            n.put("p99", p.p99());
+        } else {
+            n.put("p90", p.p90());
+            n.put("p95", p.p95());
+        }
         return n;
     }
 }

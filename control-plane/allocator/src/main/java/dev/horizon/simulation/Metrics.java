@@ -1,5 +1,6 @@
 package dev.horizon.simulation;
 
+import dev.horizon.fairshare.FairShareLedger;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,15 +12,17 @@ public final class Metrics {
     }
 
     static PolicyMetrics compute(Scenario scenario, List<Segment> segments, List<RtStep> rt, int completed,
-                                 Map<String, Long> firstStart, int preemptions, List<Double> latencies) {
+                                 Map<String, Long> firstStart, int preemptions, List<Double> latencies, FairShareLedger ledger) {
         double window = scenario.windowSeconds();
         double capacity = scenario.cluster().totalGpus() * window;
-        double busy = 0, output = 0;
+        double busy = 0, output = 0, lost = 0;
         for (Segment s : segments) {
             if (!s.started()) continue;
             busy += (double) s.gpus() * (s.endSeconds() - s.startSeconds());
             output += s.weight() * s.gpus() * s.keptSeconds() / 3600.0;
+            lost += s.gpus() * (double) (s.endSeconds() - s.startSeconds() - s.keptSeconds()) / 3600.0;
         }
+        double batchBusy = busy;
         int met = 0;
         for (RtStep r : rt) {
             busy += r.servedGpus() * scenario.stepSeconds();
@@ -43,9 +46,11 @@ public final class Metrics {
         }
         Map<String, PolicyMetrics.Percentiles> waitsByClass = new TreeMap<>();
         byClass.forEach((k, v) -> waitsByClass.put(k, PolicyMetrics.Percentiles.of(v.stream().mapToDouble(Double::doubleValue).toArray())));
+        PolicyMetrics.FairShare fairShare = ledger == null ? null : new PolicyMetrics.FairShare(ledger.owedDelivered(), ledger.unallocatedShare());
         return new PolicyMetrics(busy / capacity, output, rt.isEmpty() ? 1.0 : met / (double) rt.size(), completed,
                 firstStart.size(), arrival.size(), preemptions, PolicyMetrics.Percentiles.of(waits), waitsByClass,
-                PolicyMetrics.Percentiles.of(latencies.stream().mapToDouble(Double::doubleValue).toArray()));
+                PolicyMetrics.Percentiles.of(latencies.stream().mapToDouble(Double::doubleValue).toArray()),
+                batchBusy / capacity, lost, fairShare);
     }
 
     /** Share of the cluster busy in each step (running work plus inference at the demand it served). */

@@ -5,14 +5,22 @@ import java.util.Map;
 /** The design's metrics for one policy's run (same names in the simulator, service and dashboard). */
 public record PolicyMetrics(double utilization, double priorityWeightedOutput, double rtSloAttainment, int jobsCompleted,
                             int jobsStarted, int jobsArrived, int preemptions, Percentiles waitSeconds,
-                            Map<String, Percentiles> waitSecondsByClass, Percentiles decisionLatencyMs) {
+                            Map<String, Percentiles> waitSecondsByClass, Percentiles decisionLatencyMs,
+                            double occupancy, double lostGpuHours, FairShare fairShare) {
 
-    public record Percentiles(double p50, double p95, double p99) {
+    /** Fair-share figures (null for scenarios without budgets). */
+    public record FairShare(Map<String, Double> owedGpuHoursDelivered, double unallocatedShare) {
+        public double worstTeam() {
+            return owedGpuHoursDelivered.values().stream().mapToDouble(Double::doubleValue).min().orElse(1.0);
+        }
+    }
+
+    public record Percentiles(double p50, double p90, double p95, double p99) {
         public static Percentiles of(double[] values) {
-            if (values.length == 0) return new Percentiles(0, 0, 0);
+            if (values.length == 0) return new Percentiles(0, 0, 0, 0);
             double[] v = values.clone();
             java.util.Arrays.sort(v);
-            return new Percentiles(at(v, 0.50), at(v, 0.95), at(v, 0.99));
+            return new Percentiles(at(v, 0.50), at(v, 0.90), at(v, 0.95), at(v, 0.99));
         }
 
         private static double at(double[] sorted, double q) {

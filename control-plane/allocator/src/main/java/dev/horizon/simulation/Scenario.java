@@ -1,16 +1,23 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.fairshare.BudgetTree;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Everything one simulated run needs. Time 0 is the window's start; jobs arrive inside the window.
  * historyJobs are jobs finished before the window, which the duration estimator may learn from.
+ * budgets: the fair-share tree (null when the scenario has none; job weights are then their value).
  */
 public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
                        List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
-                       Map<String, Object> description) {
+                       Map<String, Object> description, BudgetTree budgets) {
+
+    public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
+                    List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description) {
+        this(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, description, null);
+    }
 
     public long windowSeconds() {
         return stepSeconds * windowSteps;

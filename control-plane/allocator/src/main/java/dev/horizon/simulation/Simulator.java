@@ -8,6 +8,8 @@ import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.fairshare.FairShareLedger;
+import dev.horizon.fairshare.FairShareView;
 import dev.horizon.forecast.DemandForecaster;
 import dev.horizon.forecast.DurationEstimator;
 import java.util.ArrayList;
@@ -27,6 +29,8 @@ import java.util.TreeMap;
  */
 public final class Simulator {
     private static final long MIN_ESTIMATE_SECONDS = 60;
+    /** Ai2's sliding window for fair share. */
+    public static final long FAIR_SHARE_WINDOW_SECONDS = 7 * 86_400;
     private final Scenario scenario;
     private final SchedulingPolicy policy;
 
@@ -47,6 +51,7 @@ public final class Simulator {
     private final List<RtStep> rtSteps = new ArrayList<>();
     private final List<Double> latencies = new ArrayList<>();
     private final Map<String, Boolean> completed = new HashMap<>();
+    private final FairShareLedger ledger;
     private int preemptions;
     private long forecastStep = -1;
     private Map<String, double[]> forecastCache = Map.of();
@@ -61,6 +66,7 @@ public final class Simulator {
         this.scenario = scenario;
         this.policy = policy;
         this.occupancy = new Occupancy(scenario.cluster());
+        this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
         long stepsPerDay = Math.max(1, 86_400 / scenario.stepSeconds());
         for (ServiceDemand s : scenario.services()) {
@@ -101,11 +107,14 @@ public final class Simulator {
                     lastReported = pct;
                 }
             }
+            bookFairShare(t);
             long started = System.nanoTime();
             Decision decision = policy.decide(context(t));
             latencies.add((System.nanoTime() - started) / 1e6);
             apply(decision, t);
+            bookFairShare(t);
         }
+        bookFairShare(end);
         for (Run r : new ArrayList<>(running.values())) {
             long ran = end - r.start();
             segments.add(segment(r, end, ran));
@@ -117,7 +126,20 @@ public final class Simulator {
         }
         progress.accept(1.0);
         return new SimResult(policy.name(), segments, rtSteps, Metrics.compute(scenario, segments, rtSteps, completed.size(),
-                firstStart, preemptions, latencies), Metrics.utilizationPerStep(scenario, segments, rtSteps));
+                firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rtSteps));
+    }
+
+    /** Tells the fair-share ledger what each team runs and asks for from now on. */
+    private void bookFairShare(long t) {
+        if (ledger == null) return;
+        Map<String, Double> run = new HashMap<>(), asked = new HashMap<>();
+        for (Run r : running.values()) {
+            run.merge(r.job().team(), (double) r.placement().gpus(), Double::sum);
+            asked.merge(r.job().team(), (double) r.job().gpus(), Double::sum);
+        }
+        for (SimJob j : pending.values()) asked.merge(j.team(), (double) j.gpus(), Double::sum);
+        int inference = inferenceHeld.values().stream().mapToInt(List::size).sum();
+        ledger.advance(t, run, asked, scenario.cluster().totalGpus() - inference);
     }
 
     private void stepBoundary(int k, long t) {
@@ -177,8 +199,9 @@ public final class Simulator {
             pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
                     j.contract()));
         }
+        FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
         return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
-                runningViews(t), pendingViews, services);
+                runningViews(t), pendingViews, services, fairShare);
     }
 
     private List<RunningJob> runningViews(long t) {

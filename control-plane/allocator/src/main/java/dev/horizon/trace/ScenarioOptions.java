@@ -7,7 +7,7 @@ import java.nio.file.Path;
  * GPU-hours drawn as a multiple of the window's GPU-hours left after inference demand.
  */
 public record ScenarioOptions(long seed, Integer gpus, Integer days, double load, double rtPeakShare, int traceStartDay,
-                              Path traceDir) {
+                              Path traceDir, Integer teams, Path budgets) {
     public static final long STEP_SECONDS = 900;
     public static final int HORIZON_STEPS = 96;
 
@@ -17,5 +17,10 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
         if (!(load > 0)) throw new IllegalArgumentException("--load must be above 0 (got " + load + ")");
         if (!(rtPeakShare >= 0 && rtPeakShare < 1)) throw new IllegalArgumentException("--rt-peak-share must be in [0, 1) (got " + rtPeakShare + ")");
         if (traceStartDay < 0) throw new IllegalArgumentException("--trace-start-day must be >= 0 (got " + traceStartDay + ")");
+        if (teams != null && (teams < 2 || teams > 200)) throw new IllegalArgumentException("--teams must be between 2 and 200 (got " + teams + ")");
+    }
+
+    public ScenarioOptions(long seed, Integer gpus, Integer days, double load, double rtPeakShare, int traceStartDay, Path traceDir) {
+        this(seed, gpus, days, load, rtPeakShare, traceStartDay, traceDir, null, null);
     }
 }

@@ -1,0 +1,53 @@
+package dev.horizon.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The fairshare scenario through the CLI: the contract's fields, and what Horizon holds beside Ai2's old system and static quotas. */
+class FairShareBenchTest {
+    @TempDir
+    Path out;
+
+    @Test
+    void horizonServesTheWorstTeamBetterWithDebugWaitsUnderAMinute() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = HorizonCli.run(new String[] {"bench", "--scenario", "fairshare", "--gpus", "128", "--days", "2", "--teams", "15",
+                "--seed", "3", "--out", out.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertEquals(0, code, err.toString());
+        JsonNode r = ScheduleAudit.check(out, 8, 4);
+        JsonNode p = r.path("policies");
+        for (String name : new String[] {"legacy", "quota", "horizon"}) {
+            JsonNode m = p.path(name);
+            assertEquals(15, m.path("owedGpuHoursDelivered").path("perTeam").size(), name);
+            for (String field : new String[] {"unallocatedShare", "preemptions", "lostGpuHours", "occupancy"}) {
+                assertTrue(m.has(field), name + " lacks " + field);
+            }
+        }
+        JsonNode horizon = p.path("horizon");
+        double worst = horizon.path("owedGpuHoursDelivered").path("min").asDouble();
+        assertTrue(worst > p.path("legacy").path("owedGpuHoursDelivered").path("min").asDouble(), "worst team vs Ai2's old system");
+        assertTrue(worst > p.path("quota").path("owedGpuHoursDelivered").path("min").asDouble(), "worst team vs static quotas");
+        assertTrue(horizon.path("waitSeconds").path("byClass").path("DEBUG").path("p90").asDouble() <= 60, horizon.path("waitSeconds").toString());
+        assertTrue(horizon.path("occupancy").asDouble() >= 0.95, "occupancy " + horizon.path("occupancy"));
+        assertTrue(Files.size(out.resolve("report.html")) > 0);
+    }
+
+    @Test
+    void aMalformedBudgetFileIsRejectedNamingItsLine() throws Exception {
+        Path budgets = out.resolve("budgets.yaml");
+        Files.writeString(budgets, "teams:\n  - {name: a, share: 0.5}\n  - {name: b, parent: ghost, share: 0.5}\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = HorizonCli.run(new String[] {"bench", "--scenario", "fairshare", "--budgets", budgets.toString(), "--out", out.toString()},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertEquals(2, code);
+        assertTrue(err.toString().contains("budgets.yaml line 3: budget 'b': parent 'ghost' is not defined above it"), err.toString());
+    }
+}

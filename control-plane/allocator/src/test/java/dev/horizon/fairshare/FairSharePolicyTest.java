@@ -1,0 +1,101 @@
+package dev.horizon.fairshare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The fair-share rules of the contract, checked on single planning decisions. */
+class FairSharePolicyTest {
+    static final long NOW = 100_000;
+    private final Cluster cluster = Cluster.homogeneous(16, 8, "H100-80GB", 81_559);
+    private final BudgetTree tree = new BudgetTree(List.of(new BudgetTree.Budget("a", null, 0.5), new BudgetTree.Budget("b", null, 0.5)));
+    private final Contract training = new Contract(1800, true, 120);
+
+    private RunningJob running(Occupancy o, String id, String team, int gpus, long startedAgo) {
+        Placement p = o.findBlock(gpus);
+        o.occupy(p);
+        return new RunningJob(id, team, JobClass.TRAINING, 1, gpus, NOW - startedAgo, NOW - startedAgo, NOW + 7200, training, p, false);
+    }
+
+    private PendingJob pending(String id, String team, int gpus, double priority) {
+        return new PendingJob(id, team, JobClass.TRAINING, priority, gpus, gpus, NOW - 60, 3600, training);
+    }
+
+    private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed) {
+        FairShareView view = new FairShareView(tree, owed, Map.of("a", 1.0, "b", 1.0));
+        return new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), view);
+    }
+
+    @Test
+    void fillYieldsToABudgetedRequestButNothingInsideItsMinimumRuntimeDoes() {
+        Occupancy o = new Occupancy(cluster);
+        // team a holds the whole cluster; it is owed 8, so 8 of its GPUs run as unallocated fill
+        List<RunningJob> run = List.of(running(o, "a-old", "a", 8, 7200), running(o, "a-young", "a", 8, 60));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("b-1", "b", 8, 1)), Map.of("a", 8.0, "b", 8.0)));
+        assertEquals(List.of("a-young"), d.preemptions(), "the newest of a's work is beyond its share: fill, never protected");
+        assertEquals("b-1", d.starts().get(0).jobId());
+        assertFalse(d.starts().get(0).fill(), "b's job is inside its owed share: budgeted, protected");
+    }
+
+    @Test
+    void budgetedWorkInsideItsMinimumRuntimeIsNeverPreempted() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "a-1", "a", 8, 60), running(o, "b-1", "b", 8, 60));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("b-2", "b", 8, 3)), Map.of("a", 8.0, "b", 8.0)));
+        assertTrue(d.preemptions().isEmpty());
+        assertTrue(d.starts().isEmpty());
+    }
+
+    @Test
+    void inflatingEveryPriorityInOneTeamDoesNotMoveAnotherTeamsShare() {
+        Set<String> honest = startedOf("b", 1);
+        Set<String> inflated = startedOf("b", 99);
+        Set<String> aHonest = honest.stream().filter(id -> id.startsWith("a")).collect(Collectors.toSet());
+        Set<String> aInflated = inflated.stream().filter(id -> id.startsWith("a")).collect(Collectors.toSet());
+        assertEquals(aHonest, aInflated, "team a gets the same GPUs whatever priorities team b sets");
+        assertEquals(4, aHonest.size(), "a runs its owed 8 GPUs as four 2-GPU jobs");
+    }
+
+    private Set<String> startedOf(String inflatingTeam, double priority) {
+        Occupancy o = new Occupancy(cluster);
+        List<PendingJob> waiting = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            waiting.add(pending("a-" + i, "a", 2, 1 + i % 3));
+            waiting.add(pending("b-" + i, "b", 2, inflatingTeam.equals("b") ? priority : 1 + i % 3));
+        }
+        Decision d = new HorizonPolicy().decide(ctx(o, List.of(), waiting, Map.of("a", 8.0, "b", 8.0)));
+        return d.starts().stream().filter(s -> !s.fill()).map(Decision.Start::jobId).collect(Collectors.toSet());
+    }
+
+    @Test
+    void aDrainedNodeGetsNoNewWorkAndItsWorkLeavesAfterItsMinimumRuntime() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "old", "a", 2, 7200), running(o, "young", "a", 2, 60));
+        int drainedNode = run.get(0).placement().slices().get(0).node();
+        o.drain(drainedNode);
+        List<PendingJob> waiting = List.of(pending("b-1", "b", 4, 1), pending("b-2", "b", 4, 1));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, waiting, Map.of("a", 8.0, "b", 8.0)));
+        assertEquals(List.of("old"), d.preemptions(), "past its minimum runtime, work moves off the drained node");
+        for (Decision.Start s : d.starts()) {
+            assertTrue(s.placement().slices().stream().noneMatch(sl -> sl.node() == drainedNode), s.jobId() + " landed on the drained node");
+        }
+        assertEquals(2, d.starts().size());
+    }
+}
