@@ -15,14 +15,16 @@ public final class Metrics {
                                  Map<String, Long> firstStart, int preemptions, List<Double> latencies, FairShareLedger ledger) {
         double window = scenario.windowSeconds();
         double capacity = scenario.cluster().totalGpus() * window;
-        double busy = 0, output = 0, lost = 0;
+        double busy = 0, output = 0, lost = 0, occupied = 0;
+        // utilization counts GPU-time whose work was kept, like the output and the fluid bound:
+        // a run lost to a preemption (or the checkpoint it cost) is reported as lostGpuHours
         for (Segment s : segments) {
             if (!s.started()) continue;
-            busy += (double) s.gpus() * (s.endSeconds() - s.startSeconds());
+            busy += (double) s.gpus() * s.keptSeconds();
+            occupied += (double) s.gpus() * (s.endSeconds() - s.startSeconds());
             output += s.weight() * s.gpus() * s.keptSeconds() / 3600.0;
             lost += s.gpus() * (double) (s.endSeconds() - s.startSeconds() - s.keptSeconds()) / 3600.0;
         }
-        double batchBusy = busy;
         int met = 0;
         for (RtStep r : rt) {
             busy += r.servedGpus() * scenario.stepSeconds();
@@ -50,10 +52,10 @@ public final class Metrics {
         return new PolicyMetrics(busy / capacity, output, rt.isEmpty() ? 1.0 : met / (double) rt.size(), completed,
                 firstStart.size(), arrival.size(), preemptions, PolicyMetrics.Percentiles.of(waits), waitsByClass,
                 PolicyMetrics.Percentiles.of(latencies.stream().mapToDouble(Double::doubleValue).toArray()),
-                batchBusy / capacity, lost, fairShare);
+                occupied / capacity, lost, fairShare);
     }
 
-    /** Share of the cluster busy in each step (running work plus inference at the demand it served). */
+    /** Share of the cluster busy in each step (all running work, lost or kept, plus inference at the demand it served). */
     static double[] utilizationPerStep(Scenario scenario, List<Segment> segments, List<RtStep> rt) {
         int steps = scenario.windowSteps();
         long step = scenario.stepSeconds();

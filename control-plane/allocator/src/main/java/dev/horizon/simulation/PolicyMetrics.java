@@ -2,7 +2,12 @@ package dev.horizon.simulation;
 
 import java.util.Map;
 
-/** The design's metrics for one policy's run (same names in the simulator, service and dashboard). */
+/**
+ * The design's metrics for one policy's run (same names in the simulator, service and dashboard).
+ * utilization counts GPU-time whose work was kept (plus inference at the demand it served);
+ * occupancy counts every GPU-second batch work held, as Ai2 measures it; the difference is
+ * lostGpuHours (runs lost to preemption and checkpoint time).
+ */
 public record PolicyMetrics(double utilization, double priorityWeightedOutput, double rtSloAttainment, int jobsCompleted,
                             int jobsStarted, int jobsArrived, int preemptions, Percentiles waitSeconds,
                             Map<String, Percentiles> waitSecondsByClass, Percentiles decisionLatencyMs,

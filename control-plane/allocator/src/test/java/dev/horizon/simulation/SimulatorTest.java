@@ -115,6 +115,8 @@ class SimulatorTest {
         });
         SimResult r = new Simulator(s, stopAtFirstStep).run(f -> { });
         assertEquals(800, r.segments().get(0).keptSeconds());
+        assertEquals(8 * (800 + 2200) / (8 * 8 * 900.0), r.metrics().utilization(), 1e-9, "the checkpoint's 100 s are lost, not utilized");
+        assertEquals(8 * 100 / 3600.0, r.metrics().lostGpuHours(), 1e-9);
         Segment second = r.segments().get(1);
         assertEquals(1800, second.startSeconds(), "restarted at the next event, the following step");
         assertEquals(1800 + 2200, second.endSeconds(), "3000 s of work less the 800 s kept");
