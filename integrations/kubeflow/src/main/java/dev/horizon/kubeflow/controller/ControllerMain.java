@@ -1,12 +1,20 @@
 package dev.horizon.kubeflow.controller;
 
+import dev.horizon.kubeflow.extender.ExtenderServer;
+import dev.horizon.kubeflow.extender.PodBinder;
+import dev.horizon.kubeflow.extender.SchedulerExtender;
 import dev.horizon.kubeflow.scheduler.RestSchedulerClient;
+import dev.horizon.kubeflow.scheduler.SchedulerClient;
 import dev.horizon.kubeflow.translate.TeamSource;
 import dev.horizon.kubeflow.translate.TranslationOptions;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
+import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -17,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * Runs the controller against the cluster of the current kubeconfig (or the pod's service account)
  * and the control plane at HORIZON_URL with HORIZON_TOKEN (an agent or admin token, so outcomes can
  * be reported). HORIZON_TEAM_FROM (for example "queue-label,namespace") and HORIZON_RESYNC_SECONDS
- * (default 5) are optional.
+ * (default 5) are optional. With HORIZON_EXTENDER_PORT it also serves the kube-scheduler extender for
+ * GPU pods that belong to no training job.
  */
 public final class ControllerMain {
     private static final System.Logger LOG = System.getLogger(ControllerMain.class.getName());
@@ -25,7 +34,7 @@ public final class ControllerMain {
     private ControllerMain() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws InterruptedException, IOException {
         Map<String, String> env = System.getenv();
         String token = env.get("HORIZON_TOKEN");
         if (token == null || token.isBlank()) {
@@ -39,8 +48,15 @@ public final class ControllerMain {
                 : defaults;
         long period = Long.parseLong(env.getOrDefault("HORIZON_RESYNC_SECONDS", "5"));
         KubernetesClient kube = new KubernetesClientBuilder().build();
-        KubeflowController controller = new KubeflowController(kube,
-                new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token), options, Clock.systemDefaultZone());
+        SchedulerClient scheduler = new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token);
+        KubeflowController controller = new KubeflowController(kube, scheduler, options, Clock.systemDefaultZone());
+        String extenderPort = env.get("HORIZON_EXTENDER_PORT");
+        if (extenderPort != null) {
+            PodBinder binder = (namespace, pod, uid, node) -> kube.bindings().inNamespace(namespace).resource(new BindingBuilder()
+                    .withNewMetadata().withName(pod).withNamespace(namespace).withUid(uid).endMetadata()
+                    .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
+            new ExtenderServer(new SchedulerExtender(scheduler, binder, ZoneId.systemDefault()), new InetSocketAddress(Integer.parseInt(extenderPort)));
+        }
         ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
         loop.scheduleWithFixedDelay(() -> {
             try {

@@ -1,10 +1,7 @@
-package dev.horizon.kubeflow.controller;
+package dev.horizon.kubeflow.scheduler;
 
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.kubeflow.scheduler.Explanation;
-import dev.horizon.kubeflow.scheduler.SchedulerClient;
-import dev.horizon.kubeflow.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.scheduler.SchedulerJob.State;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,10 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /** A control plane the test drives: it plans, preempts and explains when told to. */
-final class FakeScheduler implements SchedulerClient {
-    final Map<String, JobSpec> submitted = new LinkedHashMap<>();
-    final List<String> cancelled = new ArrayList<>();
-    final Map<String, Boolean> finished = new HashMap<>();
+public final class FakeScheduler implements SchedulerClient {
+    public final Map<String, JobSpec> submitted = new LinkedHashMap<>();
+    public final List<String> cancelled = new ArrayList<>();
+    public final Map<String, Boolean> finished = new HashMap<>();
     private final Map<String, SchedulerJob> jobs = new HashMap<>();
     private Explanation explanation = new Explanation("waiting for the next plan", null, Map.of());
 
@@ -50,15 +47,15 @@ final class FakeScheduler implements SchedulerClient {
         jobs.put(id, new SchedulerJob(id, succeeded ? State.SUCCEEDED : State.FAILED, null));
     }
 
-    void explain(Explanation e) {
+    public void explain(Explanation e) {
         explanation = e;
     }
 
-    void plan(String id, String migProfile, String... nodes) {
+    public void plan(String id, String migProfile, String... nodes) {
         jobs.put(id, new SchedulerJob(id, State.RUNNING, new PlannedPlacement(List.of(nodes), migProfile)));
     }
 
-    void preempt(String id) {
+    public void preempt(String id) {
         jobs.put(id, new SchedulerJob(id, State.PENDING, null));
     }
 }
