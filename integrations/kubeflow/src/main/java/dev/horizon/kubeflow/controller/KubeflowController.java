@@ -136,10 +136,18 @@ public final class KubeflowController {
             }
             return;
         }
+        // held before submitting, so a failed submission leaves no pod running; a scheduler job whose id
+        // cannot be recorded is cancelled at once rather than left to be planned twice
         job.suspend();
+        write(job);
         String id = scheduler.submit(spec);
         annotations(job).put(JOB_ID, id);
-        write(job);
+        try {
+            write(job);
+        } catch (RuntimeException e) {
+            scheduler.cancel(id);
+            throw e;
+        }
         tracked.put(key(KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow(), resource), id);
         event(resource, "Normal", "Submitted", "held suspended until Horizon plans it (scheduler job " + id + ": " + spec.replicaCount()
                 + " x " + spec.perReplica().gpuFraction() + " GPU)");
