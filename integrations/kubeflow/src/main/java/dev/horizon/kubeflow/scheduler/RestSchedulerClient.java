@@ -1,0 +1,100 @@
+package dev.horizon.kubeflow.scheduler;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSpec;
+import dev.horizon.api.integration.PlannedPlacement;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@link SchedulerClient} over the control plane's REST API ({@code /api/v1/jobs}) with a bearer
+ * token. Reporting outcomes needs an agent or admin token; the rest works with a submitter's.
+ */
+public final class RestSchedulerClient implements SchedulerClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final URI base;
+    private final String token;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+
+    public RestSchedulerClient(URI controlPlane, String token) {
+        this.base = controlPlane.resolve("/api/v1/jobs");
+        this.token = token;
+    }
+
+    @Override
+    public String submit(JobSpec job) {
+        return call("POST", "", JobJson.write(job), Set.of(201)).path("id").asText();
+    }
+
+    @Override
+    public SchedulerJob job(String id) {
+        JsonNode view = call("GET", "/" + id, null, Set.of(200));
+        SchedulerJob.State state = SchedulerJob.State.valueOf(view.path("state").asText());
+        String placement = view.path("placement").asText("");
+        String mig = view.path("spec").path("perReplica").path("migProfile").asText(null);
+        return new SchedulerJob(id, state, state == SchedulerJob.State.RUNNING && !placement.isEmpty() ? new PlannedPlacement(nodes(placement), mig) : null);
+    }
+
+    @Override
+    public Explanation explanation(String id) {
+        JsonNode e = call("GET", "/" + id + "/explanation", null, Set.of(200));
+        Map<String, Long> ahead = JSON.convertValue(e.path("rankedAheadByTeam").isObject() ? e.get("rankedAheadByTeam") : JSON.createObjectNode(),
+                JSON.getTypeFactory().constructMapType(Map.class, String.class, Long.class));
+        return new Explanation(e.path("reason").asText(null), e.path("plannedStart").isNumber() ? e.get("plannedStart").asLong() : null, ahead);
+    }
+
+    /** Cancelling a job that already ended (409) or is gone (404) is what was wanted. */
+    @Override
+    public void cancel(String id) {
+        call("DELETE", "/" + id, null, Set.of(200, 404, 409));
+    }
+
+    /** A job the control plane no longer runs (409) has nothing left to release. */
+    @Override
+    public void finish(String id, boolean succeeded) {
+        call("POST", "/" + id + "/outcome", "{\"state\":\"" + (succeeded ? "SUCCEEDED" : "FAILED") + "\"}", Set.of(200, 409));
+    }
+
+    /** The node names of a placement in the control plane's form, "node-1[0-3]+node-2[0-7]". */
+    static List<String> nodes(String placement) {
+        List<String> nodes = new ArrayList<>();
+        for (String part : placement.split("\\+")) {
+            int bracket = part.indexOf('[');
+            String node = (bracket < 0 ? part : part.substring(0, bracket)).trim();
+            if (!node.isEmpty() && !nodes.contains(node)) nodes.add(node);
+        }
+        return nodes;
+    }
+
+    private JsonNode call(String method, String path, String body, Set<Integer> accepted) {
+        URI uri = URI.create(base + path);
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Authorization", "Bearer " + token)
+                .header("Accept", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) request.header("Content-Type", "application/json");
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (!accepted.contains(response.statusCode())) {
+                throw new SchedulerException(method + " " + uri + " answered " + response.statusCode() + ": " + response.body(), null);
+            }
+            return response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new SchedulerException(method + " " + uri + " failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SchedulerException(method + " " + uri + " was interrupted", e);
+        }
+    }
+}

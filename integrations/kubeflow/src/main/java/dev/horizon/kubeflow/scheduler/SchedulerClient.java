@@ -1,0 +1,21 @@
+package dev.horizon.kubeflow.scheduler;
+
+import dev.horizon.api.JobSpec;
+
+/** What the Kubeflow controller needs from the control plane; {@link RestSchedulerClient} speaks its REST API. */
+public interface SchedulerClient {
+    /** Submits a job; returns its id. */
+    String submit(JobSpec job);
+
+    /** The job's state and, while it runs, where the plan put it. */
+    SchedulerJob job(String id);
+
+    /** Why a job waits, as the control plane explains it. */
+    Explanation explanation(String id);
+
+    /** Withdraws a job: its workload was deleted. */
+    void cancel(String id);
+
+    /** Reports that a running job's workload ended, so its GPUs go back to the plan. */
+    void finish(String id, boolean succeeded);
+}

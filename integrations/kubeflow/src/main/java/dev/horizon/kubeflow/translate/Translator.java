@@ -1,0 +1,219 @@
+package dev.horizon.kubeflow.translate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.JobClass;
+import dev.horizon.api.JobSource;
+import dev.horizon.api.JobSpec;
+import dev.horizon.kubeflow.schema.CrdSchemas;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns one Kubeflow training job into the scheduler job it asks for, after checking it against its
+ * CRD schema. GPU replicas become the job's replicas; replicas without GPUs (a parameter server, an
+ * MPI launcher) run beside them and are released with them.
+ */
+public final class Translator {
+    public static final String CLASS_LABEL = "horizon.dev/class";
+    public static final String DURATION_ANNOTATION = "horizon.dev/duration-estimate";
+    public static final String QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
+    /** Trainer marks the replicated job that trains (as opposed to dataset and model initializers) with this label. */
+    static final String ANCESTOR_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+    /** Trainer's name for the training step and for its trainer container. */
+    static final String TRAINER_NODE = "node";
+    private static final Pattern DURATION = Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?");
+
+    private final TranslationOptions options;
+    private final RuntimeResolver runtimes;
+
+    public Translator(TranslationOptions options, RuntimeResolver runtimes) {
+        this.options = options;
+        this.runtimes = runtimes;
+    }
+
+    public JobSpec translate(JsonNode manifest) {
+        KubeflowKind kind = Manifests.kindOf(manifest).orElseThrow(() -> new TranslationException("kind '" + manifest.path("kind").asText()
+                + "' (apiVersion '" + manifest.path("apiVersion").asText() + "') is not a Kubeflow training job; Horizon translates "
+                + KubeflowKind.jobs().stream().map(k -> k.apiVersion() + " " + k.kind()).toList()));
+        if (kind.isRuntime()) {
+            throw new TranslationException(Manifests.describe(manifest) + " is a runtime, a template that TrainJobs refer to, not a job;"
+                    + " Horizon plans the TrainJobs that use it");
+        }
+        validate(kind, manifest, "");
+        if (Manifests.name(manifest).isEmpty()) throw new TranslationException("metadata.name: is required");
+        Replicas replicas = kind.hasReplicaSpecs() ? replicaSpecs(kind, manifest) : trainJob(manifest);
+        JsonNode schedulingPolicy = manifest.path("spec").path("runPolicy").path("schedulingPolicy");
+        JobSpec spec = new JobSpec(Manifests.name(manifest), team(manifest, schedulingPolicy), jobClass(manifest),
+                priority(schedulingPolicy), replicas.count, replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape(), true,
+                null, durationEstimate(manifest), null,
+                new JobSource(kind.kind(), Manifests.namespace(manifest, options.defaultNamespace()), Manifests.name(manifest)));
+        List<String> problems = spec.problems();
+        if (!problems.isEmpty()) throw new TranslationException("the scheduler job would be invalid: " + String.join("; ", problems));
+        return spec;
+    }
+
+    private static void validate(KubeflowKind kind, JsonNode doc, String prefix) {
+        List<String> problems = CrdSchemas.of(kind).problems(doc);
+        if (!problems.isEmpty()) {
+            throw new TranslationException(prefix + "does not match the " + kind.apiVersion() + " " + kind.kind() + " schema: "
+                    + String.join("; ", problems));
+        }
+    }
+
+    /** GPU replicas and the fewest the job can start with; every GPU replica asks for the same shape. */
+    private record Replicas(int count, int min, GpuAsk ask) {
+    }
+
+    private Replicas replicaSpecs(KubeflowKind kind, JsonNode manifest) {
+        JsonNode specs = manifest.path("spec").path(kind.replicaSpecsField());
+        String base = "spec." + kind.replicaSpecsField();
+        int gpuReplicas = 0;
+        int otherPods = 0;
+        GpuAsk shape = GpuAsk.NONE;
+        String shapeFrom = null;
+        int elasticGpuWorkers = 0;
+        for (Iterator<Map.Entry<String, JsonNode>> it = specs.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String path = base + "[" + e.getKey() + "]";
+            int count = e.getValue().path("replicas").asInt(1);
+            GpuAsk ask = GpuAsk.ofPod(e.getValue().path("template").path("spec"), path + ".template.spec");
+            if (!ask.any() || count == 0) {
+                otherPods += count;
+                continue;
+            }
+            if (shape.any() && !shape.equals(ask)) {
+                throw new TranslationException(path + ": asks for " + ask.describe() + " per replica but " + shapeFrom + " asks for "
+                        + shape.describe() + "; Horizon plans one GPU shape per job, so give every GPU replica the same limits");
+            }
+            shape = ask;
+            shapeFrom = path;
+            gpuReplicas += count;
+            if (e.getKey().equals("Worker")) elasticGpuWorkers = count;
+        }
+        if (!shape.any()) throw new NoGpuRequestedException(Manifests.describe(manifest));
+        int min = gpuReplicas;
+        JsonNode elastic = manifest.path("spec").path("elasticPolicy");
+        if (elastic.has("minReplicas") && elasticGpuWorkers > 0) {
+            // elasticPolicy bounds the Worker replicas only; the other GPU replicas are always needed
+            min = gpuReplicas - elasticGpuWorkers + Math.min(elastic.get("minReplicas").asInt(), elasticGpuWorkers);
+        }
+        JsonNode minAvailable = manifest.path("spec").path("runPolicy").path("schedulingPolicy").path("minAvailable");
+        if (minAvailable.isInt()) {
+            // minAvailable counts every pod of the gang; the pods without GPUs are always among them
+            min = Math.min(min, minAvailable.asInt() - otherPods);
+        }
+        return new Replicas(gpuReplicas, Math.max(1, min), shape);
+    }
+
+    private Replicas trainJob(JsonNode trainJob) {
+        JsonNode ref = trainJob.path("spec").path("runtimeRef");
+        String group = ref.path("apiGroup").asText(KubeflowKind.TRAIN_JOB.group());
+        String kindName = ref.path("kind").asText(KubeflowKind.CLUSTER_TRAINING_RUNTIME.kind());
+        KubeflowKind kind = KubeflowKind.of(group + "/" + KubeflowKind.TRAIN_JOB.version(), kindName).filter(KubeflowKind::isRuntime)
+                .orElseThrow(() -> new TranslationException("spec.runtimeRef: " + group + " " + kindName + " is not a Trainer runtime; use "
+                        + KubeflowKind.TRAINING_RUNTIME.kind() + " or " + KubeflowKind.CLUSTER_TRAINING_RUNTIME.kind()));
+        String name = ref.path("name").asText();
+        String namespace = Manifests.namespace(trainJob, options.defaultNamespace());
+        JsonNode runtime = runtimes.find(kind, namespace, name).orElseThrow(() -> new TranslationException("spec.runtimeRef: "
+                + kind.kind() + " '" + name + "'" + (kind.namespaced() ? " in namespace '" + namespace + "'" : "") + " is not known; create it"
+                + " in the cluster, put it in the same file, or pass it with --runtime FILE"));
+        String runtimeName = kind.kind() + " " + name;
+        validate(kind, runtime, runtimeName + " ");
+
+        JsonNode jobs = runtime.path("spec").path("template").path("spec").path("replicatedJobs");
+        int trainer = trainerStep(jobs);
+        if (trainer < 0) {
+            throw new TranslationException(runtimeName + ": spec.template.spec.replicatedJobs has no trainer step (a replicated job named '"
+                    + TRAINER_NODE + "' or labelled " + ANCESTOR_STEP_LABEL + ": trainer)");
+        }
+        String podPath = "spec.template.spec.replicatedJobs[" + trainer + "].template.spec.template.spec";
+        JsonNode pod = jobs.get(trainer).path("template").path("spec").path("template").path("spec");
+        JsonNode perNode = trainJob.path("spec").path("trainer").path("resourcesPerNode");
+        GpuAsk ask = perNode.isObject()
+                ? withTrainerResources(pod, perNode)
+                : GpuAsk.ofPod(pod, runtimeName + " " + podPath);
+        if (!ask.any()) throw new NoGpuRequestedException(Manifests.describe(trainJob) + " (runtime " + runtimeName + ")");
+        int nodes = trainJob.path("spec").path("trainer").path("numNodes").asInt(runtime.path("spec").path("mlPolicy").path("numNodes").asInt(1));
+        return new Replicas(nodes, nodes, ask);
+    }
+
+    /** resourcesPerNode replaces the trainer container's resources; the pod's other containers keep theirs. */
+    private static GpuAsk withTrainerResources(JsonNode pod, JsonNode perNode) {
+        ObjectNode patched = pod.deepCopy();
+        boolean replaced = false;
+        for (JsonNode container : patched.withArray("containers")) {
+            if (TRAINER_NODE.equals(container.path("name").asText())) {
+                ((ObjectNode) container).set("resources", perNode);
+                replaced = true;
+            }
+        }
+        if (!replaced) patched.withArray("containers").addObject().put("name", TRAINER_NODE).set("resources", perNode);
+        return GpuAsk.ofPod(patched, "the trainer pod with spec.trainer.resourcesPerNode");
+    }
+
+    private static int trainerStep(JsonNode replicatedJobs) {
+        for (int i = 0; i < replicatedJobs.size(); i++) {
+            if ("trainer".equals(replicatedJobs.get(i).path("template").path("metadata").path("labels").path(ANCESTOR_STEP_LABEL).asText())) return i;
+        }
+        for (int i = 0; i < replicatedJobs.size(); i++) {
+            if (TRAINER_NODE.equals(replicatedJobs.get(i).path("name").asText())) return i;
+        }
+        return -1;
+    }
+
+    private String team(JsonNode manifest, JsonNode schedulingPolicy) {
+        for (TeamSource source : options.teamSources()) {
+            String team = switch (source) {
+                case QUEUE_LABEL -> Manifests.label(manifest, QUEUE_LABEL);
+                case SCHEDULING_QUEUE -> schedulingPolicy.path("queue").asText(null);
+                case NAMESPACE -> Manifests.namespace(manifest, options.defaultNamespace());
+            };
+            if (team != null && !team.isBlank()) return team;
+        }
+        throw new TranslationException("no team: the job has none of " + options.teamSources().stream().map(TeamSource::flag).toList()
+                + "; label it " + QUEUE_LABEL + ": TEAM or allow the namespace as team source");
+    }
+
+    private static JobClass jobClass(JsonNode manifest) {
+        String label = Manifests.label(manifest, CLASS_LABEL);
+        if (label == null) return JobClass.TRAINING;
+        try {
+            return JobClass.valueOf(label.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new TranslationException("metadata.labels[" + CLASS_LABEL + "]: '" + label + "' is not one of "
+                    + Arrays.stream(JobClass.values()).map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
+        }
+    }
+
+    private Integer priority(JsonNode schedulingPolicy) {
+        String priorityClass = schedulingPolicy.path("priorityClass").asText(null);
+        return priorityClass == null ? null : options.priorityClasses().get(priorityClass);
+    }
+
+    /**
+     * The annotation's estimate, or none: the control plane then uses what it learned from the team's
+     * finished jobs of the same class.
+     */
+    private static Long durationEstimate(JsonNode manifest) {
+        String text = Manifests.annotation(manifest, DURATION_ANNOTATION);
+        if (text == null) return null;
+        String t = text.trim();
+        if (t.matches("\\d+")) return Long.parseLong(t);
+        Matcher m = DURATION.matcher(t);
+        if (t.isEmpty() || !m.matches()) {
+            throw new TranslationException("metadata.annotations[" + DURATION_ANNOTATION + "]: '" + text + "' is not a duration such as"
+                    + " 3600, 90m, 4h or 1h30m");
+        }
+        return group(m, 1) * 3600 + group(m, 2) * 60 + group(m, 3);
+    }
+
+    private static long group(Matcher m, int g) {
+        return m.group(g) == null ? 0 : Long.parseLong(m.group(g));
+    }
+}

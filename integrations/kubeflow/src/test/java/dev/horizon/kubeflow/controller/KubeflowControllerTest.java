@@ -1,0 +1,242 @@
+package dev.horizon.kubeflow.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.kubeflow.scheduler.Explanation;
+import dev.horizon.kubeflow.scheduler.FakeScheduler;
+import dev.horizon.kubeflow.translate.KubeflowKind;
+import dev.horizon.kubeflow.translate.Manifests;
+import dev.horizon.kubeflow.translate.TranslationOptions;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The controller against the fabric8 mock API server in CRUD mode, with a control plane the test drives. */
+@EnableKubernetesMockClient(crud = true)
+class KubeflowControllerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Clock NOON_UTC = Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC);
+
+    KubernetesClient client;
+    private FakeScheduler scheduler;
+    private KubeflowController controller;
+
+    @BeforeEach
+    void setUp() {
+        for (KubeflowKind kind : List.of(KubeflowKind.PYTORCH_JOB, KubeflowKind.TRAIN_JOB)) installCrd(kind);
+        scheduler = new FakeScheduler();
+        controller = new KubeflowController(client, scheduler, TranslationOptions.defaults(), NOON_UTC);
+    }
+
+    /** A CRD that stores any content, with the status subresource the real ones have. */
+    private void installCrd(KubeflowKind kind) {
+        JSONSchemaProps open = new JSONSchemaProps();
+        open.setType("object");
+        open.setXKubernetesPreserveUnknownFields(true);
+        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
+                .withNewSpec().withGroup(kind.group()).withScope("Namespaced")
+                .withNewNames().withKind(kind.kind()).withPlural(kind.plural()).endNames()
+                .addNewVersion().withName(kind.version()).withServed(true).withStorage(true)
+                .withNewSchema().withOpenAPIV3Schema(open).endSchema()
+                .withNewSubresources().withNewStatus().endStatus().endSubresources().endVersion()
+                .endSpec().build()).create();
+    }
+
+    private Resource<GenericKubernetesResource> create(String yaml) {
+        GenericKubernetesResource resource = JSON.convertValue(Manifests.parse(yaml).get(0), GenericKubernetesResource.class);
+        KubeflowKind kind = KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow();
+        Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(KubeflowController.context(kind))
+                .inNamespace(resource.getMetadata().getNamespace()).resource(resource);
+        handle.create();
+        return handle;
+    }
+
+    private static final String PYTORCH_JOB = """
+            apiVersion: kubeflow.org/v1
+            kind: PyTorchJob
+            metadata: {name: llama-sft, namespace: ml}
+            spec:
+              pytorchReplicaSpecs:
+                Master:
+                  replicas: 1
+                  template: {spec: {containers: [{name: pytorch, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]}}
+                Worker:
+                  replicas: 1
+                  template:
+                    spec:
+                      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+                        {matchExpressions: [{key: gpu.type, operator: In, values: [h100]}]}]}}}
+                      containers: [{name: pytorch, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]
+            """;
+
+    private static JsonNode tree(Resource<GenericKubernetesResource> handle) {
+        return JSON.valueToTree(handle.get());
+    }
+
+    private List<String> eventsAbout(String name) {
+        return client.v1().events().inNamespace("ml").list().getItems().stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(name))
+                .map(e -> e.getReason() + ": " + e.getMessage()).toList();
+    }
+
+    @Test
+    void aPyTorchJobWaitsSuspendedRunsWherePlannedIsSuspendedOnPreemptionAndCancelledOnDelete() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB);
+
+        controller.reconcileAll();
+        JsonNode held = tree(job);
+        assertTrue(held.at("/spec/runPolicy/suspend").asBoolean(), "held suspended until planned");
+        String id = held.at("/metadata/annotations").path(KubeflowController.JOB_ID).asText();
+        assertEquals("job-1", id);
+        assertEquals(2, scheduler.submitted.get(id).replicaCount());
+        assertEquals(4, scheduler.submitted.get(id).perReplica().gpus());
+        assertEquals("ml", scheduler.submitted.get(id).team());
+
+        scheduler.explain(new Explanation("blocked", Instant.parse("2026-11-30T14:30:00Z").getEpochSecond(), Map.of("nlp", 3L)));
+        controller.reconcileAll();
+        String sentence = "pending: team nlp ranks ahead; planned start 14:30";
+        JsonNode pending = tree(job);
+        assertTrue(pending.at("/spec/runPolicy/suspend").asBoolean());
+        assertEquals(sentence, condition(pending).path("message").asText());
+        assertEquals("False", condition(pending).path("status").asText());
+        assertTrue(eventsAbout("llama-sft").contains("Pending: " + sentence), eventsAbout("llama-sft").toString());
+        controller.reconcileAll();
+        assertEquals(1, eventsAbout("llama-sft").stream().filter(e -> e.startsWith("Pending")).count(), "an unchanged explanation is not repeated");
+
+        scheduler.plan(id, null, "node-a", "node-b");
+        controller.reconcileAll();
+        JsonNode running = tree(job);
+        assertFalse(running.at("/spec/runPolicy/suspend").asBoolean(), "released once planned");
+        JsonNode masterTerms = running.at("/spec/pytorchReplicaSpecs/Master/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
+        assertEquals("[{\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"node-a\",\"node-b\"]}]}]", masterTerms.toString());
+        JsonNode workerTerms = running.at("/spec/pytorchReplicaSpecs/Worker/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
+        assertEquals("[{\"key\":\"gpu.type\",\"operator\":\"In\",\"values\":[\"h100\"]},{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"node-a\",\"node-b\"]}]",
+                workerTerms.get(0).path("matchExpressions").toString(), "the user's own node constraint is kept");
+        assertEquals("True", condition(running).path("status").asText());
+        assertTrue(eventsAbout("llama-sft").contains("Planned: planned by Horizon: released onto node-a,node-b"), eventsAbout("llama-sft").toString());
+
+        scheduler.preempt(id);
+        controller.reconcileAll();
+        JsonNode preempted = tree(job);
+        assertTrue(preempted.at("/spec/runPolicy/suspend").asBoolean(), "suspended again on preemption");
+        assertTrue(preempted.at("/metadata/annotations").path(KubeflowController.PLACEMENT).isMissingNode());
+        assertTrue(eventsAbout("llama-sft").contains("Preempted: preempted by Horizon: suspended until it is planned again"));
+
+        scheduler.plan(id, null, "node-c");
+        controller.reconcileAll();
+        JsonNode again = tree(job);
+        assertEquals("[\"node-c\"]", again.at("/spec/pytorchReplicaSpecs/Master/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values").toString(),
+                "a new plan replaces the old nodes");
+
+        job.delete();
+        controller.reconcileAll();
+        assertEquals(List.of(id), scheduler.cancelled, "deleting the job cancels its scheduler job");
+    }
+
+    @Test
+    void aJobWithoutGpusIsLeftToTheDefaultScheduler() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB.replace("nvidia.com/gpu: 4", "cpu: 4"));
+        controller.reconcileAll();
+        JsonNode untouched = tree(job);
+        assertTrue(untouched.at("/spec/runPolicy/suspend").isMissingNode());
+        assertTrue(scheduler.submitted.isEmpty());
+        assertTrue(eventsAbout("llama-sft").isEmpty());
+    }
+
+    @Test
+    void anUnplannableJobSaysWhyAndIsNotSubmitted() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB.replaceFirst("nvidia.com/gpu: 4", "nvidia.com/gpu: 2"));
+        controller.reconcileAll();
+        controller.reconcileAll();
+        JsonNode refused = tree(job);
+        assertEquals("NotPlannable", condition(refused).path("reason").asText());
+        assertTrue(condition(refused).path("message").asText().contains("Horizon plans one GPU shape per job"));
+        assertEquals(1, eventsAbout("llama-sft").size(), "said once: " + eventsAbout("llama-sft"));
+        assertTrue(scheduler.submitted.isEmpty());
+    }
+
+    @Test
+    void aFinishedJobGivesItsGpusBack() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB);
+        controller.reconcileAll();
+        scheduler.plan("job-1", null, "node-a");
+        controller.reconcileAll();
+        GenericKubernetesResource done = job.get();
+        done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Succeeded", "status", "True"))));
+        client.resource(done).updateStatus();
+        controller.reconcileAll();
+        assertEquals(Map.of("job-1", true), scheduler.finished);
+    }
+
+    @Test
+    void aTrainJobIsPinnedThroughARuntimePatch() {
+        String runtime = """
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainingRuntime
+                metadata: {name: torch-mig, namespace: ml}
+                spec:
+                  mlPolicy: {numNodes: 1, torch: {}}
+                  template:
+                    spec:
+                      replicatedJobs:
+                        - name: node
+                          template: {spec: {template: {spec: {containers: [{name: node, image: x}]}}}}
+                """;
+        installCrd(KubeflowKind.TRAINING_RUNTIME);
+        create(runtime);
+        Resource<GenericKubernetesResource> job = create("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: tune, namespace: ml}
+                spec:
+                  runtimeRef: {name: torch-mig, kind: TrainingRuntime}
+                  trainer: {numNodes: 2, resourcesPerNode: {limits: {nvidia.com/mig-3g.40gb: 1}}}
+                """);
+        controller.reconcileAll();
+        assertTrue(tree(job).at("/spec/suspend").asBoolean());
+        assertEquals("3g.40gb", scheduler.submitted.get("job-1").perReplica().migProfile());
+        assertEquals(2, scheduler.submitted.get("job-1").replicaCount());
+
+        scheduler.plan("job-1", "3g.40gb", "node-a");
+        controller.reconcileAll();
+        JsonNode running = tree(job);
+        assertFalse(running.at("/spec/suspend").asBoolean());
+        JsonNode patch = running.at("/spec/runtimePatches/0");
+        assertEquals(KubeflowJob.PATCH_MANAGER, patch.path("manager").asText());
+        assertEquals("node-a", patch.at("/trainingRuntimeSpec/template/spec/replicatedJobs/0/template/spec/template/spec/affinity/nodeAffinity"
+                + "/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values/0").asText());
+    }
+
+    @Test
+    void migLimitsFollowThePlannedProfile() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB.replace("nvidia.com/gpu: 4", "nvidia.com/mig-1g.10gb: 1"));
+        controller.reconcileAll();
+        assertEquals("1g.10gb", scheduler.submitted.get("job-1").perReplica().migProfile());
+        scheduler.plan("job-1", "1g.12gb", "node-a");
+        controller.reconcileAll();
+        JsonNode limits = tree(job).at("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits");
+        assertEquals("{\"nvidia.com/mig-1g.12gb\":1}", limits.toString());
+    }
+
+    private static JsonNode condition(JsonNode object) {
+        for (JsonNode c : object.at("/status/conditions")) {
+            if (KubeflowController.CONDITION.equals(c.path("type").asText())) return c;
+        }
+        return JSON.missingNode();
+    }
+}
