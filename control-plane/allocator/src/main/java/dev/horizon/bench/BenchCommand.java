@@ -36,7 +36,7 @@ public final class BenchCommand {
               S: training-heavy | mixed | philly | fairshare | path of a scenario file
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)""";
-    private static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
+    static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets");
     static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
 

@@ -51,6 +51,7 @@ public final class Simulator {
     private final List<RtStep> rtSteps = new ArrayList<>();
     private final List<Double> latencies = new ArrayList<>();
     private final Map<String, Boolean> completed = new HashMap<>();
+    private final Map<String, String> waitReasons = new HashMap<>();
     private final FairShareLedger ledger;
     private int preemptions;
     private long forecastStep = -1;
@@ -112,6 +113,7 @@ public final class Simulator {
             Decision decision = policy.decide(context(t));
             latencies.add((System.nanoTime() - started) / 1e6);
             apply(decision, t);
+            waitReasons.putAll(decision.waitReasons());
             bookFairShare(t);
         }
         bookFairShare(end);
@@ -125,8 +127,10 @@ public final class Simulator {
             }
         }
         progress.accept(1.0);
+        Map<String, String> stillWaiting = new LinkedHashMap<>();
+        for (String id : pending.keySet()) stillWaiting.put(id, waitReasons.getOrDefault(id, "arrived after the last decision"));
         return new SimResult(policy.name(), segments, rtSteps, Metrics.compute(scenario, segments, rtSteps, completed.size(),
-                firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rtSteps));
+                firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rtSteps), stillWaiting);
     }
 
     /** Tells the fair-share ledger what each team runs and asks for from now on. */

@@ -49,6 +49,16 @@ class CliErrorsTest {
     }
 
     @Test
+    void simulateSaysWhyEachWaitingJobWaits() {
+        Run r = run("simulate", "--scenario", "training-heavy", "--explain", "3");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("jobs still waiting at the end of the window; why:"), r.out());
+        long reasons = r.out().lines().filter(l -> l.startsWith("  job-") && (l.contains("planned to start") || l.contains("no room"))).count();
+        assertEquals(3, reasons, r.out());
+        oneClearLine(run("simulate", "--scenario", "mixed", "--policy", "slurm"), "unknown policy 'slurm'");
+    }
+
+    @Test
     void helpListsTheOptions() {
         Run r = run("bench", "--help");
         assertEquals(0, r.code());
