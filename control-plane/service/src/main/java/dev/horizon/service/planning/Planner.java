@@ -68,6 +68,8 @@ public class Planner {
     TeamStore teams;
     @Inject
     PlannerMetrics metrics;
+    @Inject
+    PlanHistory history;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -151,6 +153,7 @@ public class Planner {
         }
         int written = commit(changes);
         metrics.record(snapshot, changes);
+        history.record(snapshot, active, changes);
         last.set(snapshot);
         // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
         if (written > 0 && (snapshot.started() > 0 || snapshot.preempted() > 0)) requestPlan();
