@@ -169,7 +169,7 @@ class AgentGrpcTest {
         TelemetryReport idle = TelemetryReport.newBuilder().setNodeId("host-b").addGpus(GpuTelemetry.newBuilder().setUuid("GPU-host-b-1")
                 .setUtilizationPercent(0).setMemoryUsedMib(0)).build();
         assertEquals(2, agent.telemetry(Multi.createFrom().items(busy, idle)).await().atMost(WAIT).getReports());
-        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY")).body("gpus[0].utilization", equalTo(87.5f))
+        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY")).body("gpus[0].utilization", equalTo(0.875f))
                 .body("gpus[0].memoryUsedMiB", equalTo(40_000)).body("gpus[0].processes[0].pid", equalTo(4242))
                 .body("gpus[0].processes[0].name", equalTo("train.py")).body("gpus[1].utilization", equalTo(0.0f));
 

@@ -93,8 +93,9 @@ final class AgentMessages {
         return what + " on GPU " + e.getGpuUuid() + (e.getDetail().isBlank() ? "" : ": " + e.getDetail());
     }
 
+    /** Utilization becomes a fraction, as the service reports utilization everywhere. */
     static List<NodeStore.Reading> readings(List<dev.horizon.agent.v1.GpuTelemetry> gpus) {
-        return gpus.stream().map(g -> new NodeStore.Reading(g.getUuid(), g.hasUtilizationPercent() ? g.getUtilizationPercent() : null,
+        return gpus.stream().map(g -> new NodeStore.Reading(g.getUuid(), g.hasUtilizationPercent() ? g.getUtilizationPercent() / 100 : null,
                 g.getMemoryUsedMib(), g.getProcessesList().stream().map(p -> new Gpu.Process(p.getPid(), p.getUsedMemoryMib(), p.getName()))
                         .toList())).toList();
     }

@@ -27,7 +27,7 @@ public class NodeStore {
                            long lastSeen) {
     }
 
-    /** One GPU's telemetry: utilization is null while MIG is on (the driver does not report it). */
+    /** One GPU's telemetry: utilization from 0 to 1, null while MIG is on (the driver does not report it). */
     public record Reading(String uuid, Double utilization, long memoryUsedMiB, List<Gpu.Process> processes) {
     }
 
