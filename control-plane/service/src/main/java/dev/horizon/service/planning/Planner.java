@@ -85,8 +85,10 @@ public class Planner {
     private final AtomicBoolean requested = new AtomicBoolean();
     private final AtomicReference<PlanSnapshot> last = new AtomicReference<>();
 
-    /** What the last plan committed, for /api/v1/plan and the web view. */
-    /** estimatedSecondsLeft: per active job, its estimated remaining run (running) or whole run (waiting). */
+    /**
+     * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
+     * estimated remaining run (running) or whole run (waiting).
+     */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
                                double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft) {
     }
