@@ -89,7 +89,7 @@ public class JobResource {
             throw new ApiException(422, "unknown team", List.of("team '" + spec.team() + "' does not exist; use one of "
                     + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (POST /api/v1/teams)"));
         }
-        List<Node> cluster = nodes.all().stream().filter(n -> !Node.LOST.equals(n.health())).toList();
+        List<Node> cluster = nodes.planned();
         int totalGpus = cluster.stream().mapToInt(n -> n.gpus().size()).sum();
         double asked = spec.perReplica().gpus() != null ? spec.totalGpus() : spec.replicaCount();
         if (!cluster.isEmpty() && asked > totalGpus) {

@@ -55,9 +55,9 @@ public class DeclaredNodes {
             List<Gpu> gpus = new ArrayList<>();
             for (int g = 0; g < count; g++) {
                 String uuid = "GPU-" + UUID.nameUUIDFromBytes((name + "/" + g).getBytes(StandardCharsets.UTF_8));
-                gpus.add(new Gpu(g, uuid, model, memoryMiB, List.of(), Node.HEALTHY, null, null));
+                gpus.add(new Gpu(g, uuid, model, memoryMiB, null, List.of(), Node.HEALTHY, null, null, List.of(), null));
             }
-            out.add(new Node(name, model, memoryMiB, "nvl-" + i, "config", Node.HEALTHY, now, gpus));
+            out.add(new Node(name, model, memoryMiB, "nvl-" + i, Node.FROM_CONFIG, Node.HEALTHY, null, now, gpus));
         }
         return out;
     }

@@ -2,9 +2,19 @@ package dev.horizon.service.nodes;
 
 import java.util.List;
 
-/** A GPU host. source is "agent" when an agent registered it, "config" when horizon.nodes declared it. */
-public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health, long lastSeen,
-                   List<Gpu> gpus) {
+/**
+ * A GPU host. source is "agent" when an agent registered it, "config" when horizon.nodes declared it. health is
+ * HEALTHY, UNHEALTHY (drained: the planner gives it no new work; healthReason says why) or LOST (out of the cluster).
+ */
+public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
+                   String healthReason, long lastSeen, List<Gpu> gpus) {
     public static final String HEALTHY = "HEALTHY";
+    public static final String UNHEALTHY = "UNHEALTHY";
     public static final String LOST = "LOST";
+    public static final String FROM_AGENT = "agent";
+    public static final String FROM_CONFIG = "config";
+
+    public boolean drained() {
+        return UNHEALTHY.equals(health);
+    }
 }

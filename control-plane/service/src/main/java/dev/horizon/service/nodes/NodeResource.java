@@ -1,20 +1,37 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
 import java.util.List;
 
-/** Nodes and their GPUs with MIG layout, health and the latest telemetry. */
+/** Nodes and their GPUs with MIG layout, health and the latest telemetry; commands for their agents. */
 @Path("/api/v1/nodes")
 @Produces(MediaType.APPLICATION_JSON)
 public class NodeResource {
+    /** A node with its agent's newest commands, pending and answered. */
+    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands) {
+    }
+
     @Inject
     NodeStore nodes;
+    @Inject
+    CommandStore commands;
+    @Inject
+    CommandQueue queue;
+    @Inject
+    Caller caller;
 
     @GET
     public List<Node> list() {
@@ -23,7 +40,28 @@ public class NodeResource {
 
     @GET
     @Path("/{name}")
-    public Node get(@PathParam("name") String name) {
-        return nodes.all().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow(() -> ApiException.notFound("node", name));
+    public NodeDetail get(@PathParam("name") String name) {
+        return new NodeDetail(find(name), commands.recent(name));
+    }
+
+    /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */
+    @POST
+    @Path("/{name}/commands")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response command(@PathParam("name") String name, String body) {
+        caller.requireAdmin("sending commands to agents");
+        Node node = find(name);
+        CommandRequest request = JsonBodies.read(body, CommandRequest.class, CommandRequest.EXAMPLE);
+        List<String> problems = request.problems(node);
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid command", problems);
+        if (!Node.FROM_AGENT.equals(node.source())) {
+            throw new ApiException(409, "node " + name + " was declared in horizon.nodes and has no agent to run commands; start its agent");
+        }
+        NodeCommand command = queue.queue(name, request);
+        return Response.created(URI.create("/api/v1/nodes/" + name)).entity(command).build();
+    }
+
+    private Node find(String name) {
+        return nodes.find(name).orElseThrow(() -> ApiException.notFound("node", name));
     }
 }

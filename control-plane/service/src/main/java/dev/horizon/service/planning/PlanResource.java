@@ -21,12 +21,14 @@ import java.util.List;
 @Path("/api/v1/plan")
 @Produces(MediaType.APPLICATION_JSON)
 public class PlanResource {
+    /** estimatedEnd: when the planner expects it to finish (null for a job started after the last plan). */
     public record Block(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, String placement, boolean fill,
-                        long start) {
+                        long start, Long estimatedEnd) {
     }
 
+    /** estimatedSeconds: how long the planner expects it to run once started. */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
-                          String reason, Integer queuePosition, Long plannedStart) {
+                          String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
     }
 
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
@@ -37,6 +39,8 @@ public class PlanResource {
     Planner planner;
     @Inject
     JobStore jobs;
+    @Inject
+    PlanHistory history;
 
     @GET
     public PlanView current() {
@@ -45,14 +49,24 @@ public class PlanResource {
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
         for (JobRow j : jobs.active()) {
+            Long left = p.estimatedSecondsLeft().get(j.id());
             if (j.state() == JobState.RUNNING) {
-                running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt()));
+                running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
+                        left == null ? null : p.now() + left));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart()));
+                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
+                        left));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
                 p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending);
+    }
+
+    /** Utilization and inference demand as each recent plan left them, oldest first: the web view's chart. */
+    @GET
+    @Path("/history")
+    public List<PlanHistory.Point> history() {
+        return history.points();
     }
 }

@@ -68,6 +68,8 @@ public class Planner {
     TeamStore teams;
     @Inject
     PlannerMetrics metrics;
+    @Inject
+    PlanHistory history;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -83,9 +85,12 @@ public class Planner {
     private final AtomicBoolean requested = new AtomicBoolean();
     private final AtomicReference<PlanSnapshot> last = new AtomicReference<>();
 
-    /** What the last plan committed, for /api/v1/plan and the web view. */
+    /**
+     * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
+     * estimated remaining run (running) or whole run (waiting).
+     */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
-                               double decisionMillis, int started, int preempted) {
+                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft) {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
@@ -135,7 +140,7 @@ public class Planner {
 
     private PlanSnapshot planOnce() {
         long now = System.currentTimeMillis() / 1000;
-        List<Node> usable = nodes.all().stream().filter(n -> !Node.LOST.equals(n.health()) && !n.gpus().isEmpty()).toList();
+        List<Node> usable = nodes.planned();
         List<JobRow> active = jobs.active();
         List<Change> changes = new ArrayList<>();
         PlanSnapshot snapshot;
@@ -144,12 +149,13 @@ public class Planner {
                 if (j.state() == JobState.RUNNING) changes.add(Change.displaced(j, "its node is no longer in the cluster"));
                 else changes.add(Change.wait(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
             }
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0);
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of());
         } else {
             snapshot = plan(now, usable, active, changes);
         }
         int written = commit(changes);
         metrics.record(snapshot, changes);
+        history.record(snapshot, active, changes);
         last.set(snapshot);
         // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
         if (written > 0 && (snapshot.started() > 0 || snapshot.preempted() > 0)) requestPlan();
@@ -167,6 +173,10 @@ public class Planner {
         DurationEstimator estimator = jobs.durationEstimator();
 
         Occupancy occupancy = new Occupancy(cluster);
+        for (int i = 0; i < usable.size(); i++) {
+            if (usable.get(i).drained()) occupancy.drain(i);
+        }
+        Map<String, Long> secondsLeft = new HashMap<>();
         List<RunningJob> running = new ArrayList<>();
         List<PendingJob> pending = new ArrayList<>();
         for (JobRow j : active) {
@@ -182,9 +192,11 @@ public class Planner {
                 }
                 occupancy.occupy(p);
                 long left = DurationEstimator.remaining(estimate, now - j.startedAt(), MIN_ESTIMATE_SECONDS);
+                secondsLeft.put(j.id(), left);
                 running.add(new RunningJob(j.id(), j.team(), j.jobClass(), weight, p.gpus(), j.submittedAt() / 1000, j.startedAt(), now + left,
                         contract, p, j.fill()));
             } else {
+                secondsLeft.put(j.id(), Math.max(MIN_ESTIMATE_SECONDS, estimate));
                 pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight, j.gpus(), j.minGpus(), j.submittedAt() / 1000,
                         Math.max(MIN_ESTIMATE_SECONDS, estimate), contract));
             }
@@ -205,8 +217,12 @@ public class Planner {
 
         Map<String, JobRow> rows = new HashMap<>();
         active.forEach(j -> rows.put(j.id(), j));
+        // counted from the placements, not from free GPUs: a drained node's idle GPUs are neither free nor busy
+        int busy = running.stream().mapToInt(r -> r.placement().gpus()).sum();
         for (String id : decision.preemptions()) {
-            occupancy.release(running.stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow().placement());
+            Placement freed = running.stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow().placement();
+            occupancy.release(freed);
+            busy -= freed.gpus();
             changes.add(Change.preempted(rows.get(id), "preempted at " + java.time.Instant.ofEpochSecond(now)
                     + " for higher-value work: its contract allowed it (resumable, past its minimum runtime, or running as fill)"));
         }
@@ -214,6 +230,7 @@ public class Planner {
         Set<String> startedIds = new HashSet<>();
         for (Decision.Start s : decision.starts()) {
             occupancy.occupy(s.placement());
+            busy += s.placement().gpus();
             startedIds.add(s.jobId());
             changes.add(Change.start(rows.get(s.jobId()), s.placement().describe(cluster), s.fill(), now));
         }
@@ -231,7 +248,7 @@ public class Planner {
             changes.add(Change.wait(rows.get(j.id()), rule, reason, rank, plannedStart));
         }
         return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
-                cluster.totalGpus() - occupancy.totalFree(), millis, decision.starts().size(), decision.preemptions().size());
+                busy, millis, decision.starts().size(), decision.preemptions().size(), secondsLeft);
     }
 
     /** The same hard rules the simulator checks: a decision that breaks one is refused whole, never half applied. */

@@ -19,16 +19,9 @@ public class BearerTokenFilter {
     @ServerRequestFilter
     public Optional<Response> authenticate(ContainerRequestContext request) {
         if (!request.getUriInfo().getPath().startsWith("/api/")) return Optional.empty();
-        String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
-        if (header == null || header.isBlank()) {
-            return Optional.of(unauthorized("missing bearer token: send the header 'Authorization: Bearer <token>'"));
-        }
-        if (!header.regionMatches(true, 0, "Bearer ", 0, 7) || header.substring(7).isBlank()) {
-            return Optional.of(unauthorized("the Authorization header must be 'Bearer <token>'"));
-        }
-        Optional<Tokens.Grant> grant = tokens.lookup(header.substring(7).trim());
-        if (grant.isEmpty()) return Optional.of(unauthorized("unknown or revoked token; ask an admin for one (POST /api/v1/tokens)"));
-        caller.set(grant.get().role(), grant.get().team());
+        Tokens.Authentication auth = tokens.authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+        if (auth.grant() == null) return Optional.of(unauthorized(auth.refusal()));
+        caller.set(auth.grant().role(), auth.grant().team());
         return Optional.empty();
     }
 

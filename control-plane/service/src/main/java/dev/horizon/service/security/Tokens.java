@@ -28,6 +28,10 @@ public class Tokens {
     public record Grant(Role role, String team) {
     }
 
+    /** What an "Authorization" header value proves: a grant, or (grant null) why it proves nothing. */
+    public record Authentication(Grant grant, String refusal) {
+    }
+
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.bootstrap-admin-token")
@@ -45,7 +49,19 @@ public class Tokens {
         LOG.info("created the bootstrap admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN");
     }
 
-    public Optional<Grant> lookup(String token) {
+    /** Checks a "Bearer <token>" header value, for REST and gRPC alike. */
+    public Authentication authenticate(String header) {
+        if (header == null || header.isBlank()) {
+            return new Authentication(null, "missing bearer token: send 'Authorization: Bearer <token>' (an HTTP header, or gRPC metadata)");
+        }
+        if (!header.regionMatches(true, 0, "Bearer ", 0, 7) || header.substring(7).isBlank()) {
+            return new Authentication(null, "the Authorization value must be 'Bearer <token>'");
+        }
+        return lookup(header.substring(7).trim()).map(g -> new Authentication(g, null))
+                .orElseGet(() -> new Authentication(null, "unknown or revoked token; ask an admin for one (POST /api/v1/tokens)"));
+    }
+
+    private Optional<Grant> lookup(String token) {
         List<Grant> found = db.query("SELECT role, team FROM tokens WHERE hash = ?", ps -> ps.setString(1, sha256(token)),
                 rs -> new Grant(Role.valueOf(rs.getString(1)), rs.getString(2)));
         return found.stream().findFirst();

@@ -1,0 +1,78 @@
+package dev.horizon.service.nodes;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.horizon.service.store.Db;
+import dev.horizon.service.store.StoredJson;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Commands queued for agents and what became of them. */
+@ApplicationScoped
+public class CommandStore {
+    private static final TypeReference<CommandRequest> ACTION = new TypeReference<>() {
+    };
+    private static final String COLUMNS = "id, node, action, state, created_at, sent_at, finished_at, error";
+    /** How many of a node's commands its view shows: the newest ones. */
+    private static final int SHOWN = 50;
+
+    @Inject
+    Db db;
+
+    public NodeCommand insert(String node, CommandRequest action, long now) {
+        NodeCommand c = new NodeCommand(UUID.randomUUID().toString(), node, action, NodeCommand.QUEUED, now, null, null, null);
+        db.update("INSERT INTO node_commands (id, node, action, state, created_at) VALUES (?, ?, ?, ?, ?)", ps -> {
+            ps.setString(1, c.id());
+            ps.setString(2, node);
+            ps.setString(3, StoredJson.write(action));
+            ps.setString(4, c.state());
+            ps.setLong(5, now);
+        });
+        return c;
+    }
+
+    /** Commands without a result, oldest first; with includeSent also those already streamed once (for a reconnecting agent). */
+    public List<NodeCommand> unanswered(String node, boolean includeSent) {
+        return select(" WHERE node = ? AND state IN (?, ?) ORDER BY created_at, id", node, NodeCommand.QUEUED,
+                includeSent ? NodeCommand.SENT : NodeCommand.QUEUED);
+    }
+
+    /** The node's newest commands, newest first. */
+    public List<NodeCommand> recent(String node) {
+        return select(" WHERE node = ? ORDER BY created_at DESC, id FETCH FIRST " + SHOWN + " ROWS ONLY", node);
+    }
+
+    public Optional<NodeCommand> find(String node, String id) {
+        return select(" WHERE node = ? AND id = ?", node, id).stream().findFirst();
+    }
+
+    public void markSent(String id, long now) {
+        db.update("UPDATE node_commands SET state = ?, sent_at = ? WHERE id = ? AND state = ?", ps -> {
+            ps.setString(1, NodeCommand.SENT);
+            ps.setLong(2, now);
+            ps.setString(3, id);
+            ps.setString(4, NodeCommand.QUEUED);
+        });
+    }
+
+    /** Records the agent's answer; an answer repeated after a lost acknowledgement leaves the first one in place. */
+    public void finish(String id, boolean success, String error, long now) {
+        db.update("UPDATE node_commands SET state = ?, finished_at = ?, error = ? WHERE id = ? AND state IN (?, ?)", ps -> {
+            ps.setString(1, success ? NodeCommand.SUCCEEDED : NodeCommand.FAILED);
+            ps.setLong(2, now);
+            ps.setString(3, success ? null : error);
+            ps.setString(4, id);
+            ps.setString(5, NodeCommand.QUEUED);
+            ps.setString(6, NodeCommand.SENT);
+        });
+    }
+
+    private List<NodeCommand> select(String where, String... params) {
+        return db.query("SELECT " + COLUMNS + " FROM node_commands" + where, ps -> {
+            for (int i = 0; i < params.length; i++) ps.setString(i + 1, params[i]);
+        }, rs -> new NodeCommand(rs.getString(1), rs.getString(2), StoredJson.read(rs.getString(3), ACTION), rs.getString(4), rs.getLong(5),
+                rs.getObject(6) == null ? null : rs.getLong(6), rs.getObject(7) == null ? null : rs.getLong(7), rs.getString(8)));
+    }
+}

@@ -1,0 +1,16 @@
+package dev.horizon.service.nodes;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * A command queued for a node's agent. state: QUEUED (not yet streamed), SENT (streamed, no result yet), SUCCEEDED or
+ * FAILED (with the agent's error text).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record NodeCommand(String id, String node, CommandRequest action, String state, long createdAt, Long sentAt, Long finishedAt,
+                          String error) {
+    public static final String QUEUED = "QUEUED";
+    public static final String SENT = "SENT";
+    public static final String SUCCEEDED = "SUCCEEDED";
+    public static final String FAILED = "FAILED";
+}

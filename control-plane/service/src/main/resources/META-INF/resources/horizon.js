@@ -1,0 +1,234 @@
+// Horizon's web view: the plan as a Gantt chart, utilization and inference demand over time, and the waiting jobs
+// with the planner's explanation. Plain JS against the REST API; no build step.
+'use strict';
+
+const TOKEN_KEY = 'horizon.token';
+const REFRESH_MS = 10000;
+const SVG = 'http://www.w3.org/2000/svg';
+const ROW = 16;
+const LABEL_WIDTH = 110;
+const PAST_SECONDS = 2 * 3600;
+// Classes keep one colour each everywhere; teams get a stable hue from their name.
+const CLASS_COLOURS = {
+  TRAINING: '#264653', BATCH_INFERENCE: '#2a9d8f', QUANTIZATION: '#e9c46a',
+  REALTIME_INFERENCE: '#e76f51', DEBUG: '#8d99ae', INTERACTIVE: '#9b5de5',
+};
+
+// A token may come in the URL (#token=... or ?token=..., for links and headless browsers that cannot type);
+// it is moved to sessionStorage and taken out of the address bar so it is not bookmarked or shared.
+function takeTokenFromUrl() {
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  const query = new URLSearchParams(location.search);
+  const token = fromHash || query.get('token');
+  if (!token) return;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  query.delete('token');
+  history.replaceState(null, '', location.pathname + (query.toString() ? '?' + query : ''));
+}
+
+async function api(path) {
+  const response = await fetch(path, { headers: { Authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY) } });
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 401) throw Object.assign(new Error(body.error || 'the token was refused'), { unauthorized: true });
+  if (!response.ok) throw new Error(path + ': ' + (body.error || response.status));
+  return body;
+}
+
+function el(tag, attrs, text) {
+  const node = tag === 'svg' || ['rect', 'line', 'text', 'g', 'polyline', 'circle', 'title'].includes(tag)
+    ? document.createElementNS(SVG, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function teamColour(team) {
+  let hash = 0;
+  for (const c of team) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  return 'hsl(' + (hash % 360) + ', 55%, 62%)';
+}
+
+function clock(seconds) {
+  return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+function fromNow(seconds, now) {
+  const minutes = Math.round((seconds - now) / 60);
+  if (minutes <= 0) return 'now';
+  return minutes < 120 ? 'in ' + minutes + ' min' : 'in ' + (minutes / 60).toFixed(1) + ' h';
+}
+
+// "node-0[0-3]+node-1[0-7]" -> [{node: 'node-0', first: 0, last: 3}, ...]
+function slices(placement) {
+  return (placement || '').split('+').map(part => /^(.+)\[(\d+)-(\d+)\]$/.exec(part)).filter(Boolean)
+    .map(m => ({ node: m[1], first: +m[2], last: +m[3] }));
+}
+
+// the width of the box an SVG sits in, inside its padding, so that charts fill the page without scrolling
+function widthFor(svg) {
+  const box = svg.parentElement;
+  const style = getComputedStyle(box);
+  return Math.max(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), 600);
+}
+
+function bar(svg, job, x, y, width, height, kind) {
+  const g = el('g', { class: 'bar ' + kind + (job.fill ? ' fill' : ''), 'data-job': job.jobId });
+  g.append(el('title', {}, job.name + ' (' + job.team + ', ' + job['class'] + ')'));
+  g.append(el('rect', { x, y, width: Math.max(width, 2), height, fill: teamColour(job.team), class: 'bar ' + kind }));
+  g.append(el('rect', { x, y, width: Math.max(width, 2), height: 3, fill: CLASS_COLOURS[job['class']] || '#000' }));
+  if (width > 40) g.append(el('text', { x: x + 4, y: y + height - 4 }, job.name));
+  svg.append(g);
+}
+
+function drawGantt(plan, nodes) {
+  const svg = document.getElementById('gantt');
+  svg.replaceChildren();
+  const now = plan.plannedAt;
+  const start = now - PAST_SECONDS;
+  const end = now + plan.stepSeconds * plan.horizonSteps;
+  const width = widthFor(svg);
+  const x = t => LABEL_WIDTH + (Math.min(Math.max(t, start), end) - start) / (end - start) * (width - LABEL_WIDTH - 10);
+  const gpuCount = new Map(nodes.map(n => [n.name, n.gpus.length]));
+  const rowOf = new Map();
+  let rows = 0;
+  for (const name of plan.nodes) {
+    rowOf.set(name, rows);
+    for (let i = 0; i < (gpuCount.get(name) || 0); i++) {
+      svg.append(el('text', { x: 4, y: 20 + (rows + i) * ROW + ROW - 4 }, name + '[' + i + ']'));
+    }
+    rows += gpuCount.get(name) || 0;
+  }
+  const planned = plan.pending.filter(p => p.plannedStart);
+  const height = 20 + (rows + planned.length + (planned.length ? 1 : 0)) * ROW + 4;
+  svg.setAttribute('width', width);
+  svg.setAttribute('height', height);
+  for (let t = Math.ceil(start / 3600) * 3600; t <= end; t += 3 * 3600) {
+    svg.append(el('line', { x1: x(t), x2: x(t), y1: 14, y2: height, class: 'axis' }));
+    svg.append(el('text', { x: x(t) - 14, y: 11 }, clock(t)));
+  }
+  for (const job of plan.running) {
+    const jobEnd = job.estimatedEnd || now + plan.stepSeconds;
+    for (const s of slices(job.placement)) {
+      if (!rowOf.has(s.node)) continue;
+      const y = 20 + (rowOf.get(s.node) + s.first) * ROW;
+      bar(svg, job, x(job.start), y + 1, x(jobEnd) - x(job.start), (s.last - s.first + 1) * ROW - 2, 'running');
+    }
+  }
+  if (planned.length) {
+    svg.append(el('text', { x: 4, y: 20 + rows * ROW + ROW - 4 }, 'waiting, at the planned start:'));
+  }
+  planned.forEach((job, i) => {
+    const y = 20 + (rows + 1 + i) * ROW;
+    svg.append(el('text', { x: 4, y: y + ROW - 4 }, job.gpus + ' GPU' + (job.gpus > 1 ? 's' : '')));
+    bar(svg, job, x(job.plannedStart), y + 1, x(job.plannedStart + job.estimatedSeconds) - x(job.plannedStart), ROW - 2, 'planned');
+  });
+  svg.append(el('line', { x1: x(now), x2: x(now), y1: 14, y2: height, class: 'now' }));
+
+  const teams = [...new Set([...plan.running, ...plan.pending].map(j => j.team))].sort();
+  document.getElementById('legend').replaceChildren(...teams.map(team => {
+    const item = el('span', { class: 'team' });
+    item.append(el('i', { style: 'background:' + teamColour(team) }), 'team ' + team);
+    return item;
+  }), ...Object.entries(CLASS_COLOURS).map(([cls, colour]) => {
+    const item = el('span', { class: 'class' });
+    item.append(el('i', { style: 'background:' + colour + ';height:4px' }), cls.toLowerCase().replace('_', ' '));
+    return item;
+  }));
+}
+
+function drawHistory(points) {
+  const svg = document.getElementById('history');
+  svg.replaceChildren();
+  const width = widthFor(svg);
+  const height = 180;
+  svg.setAttribute('width', width);
+  svg.setAttribute('height', height);
+  if (points.length === 0) {
+    svg.append(el('text', { x: 10, y: 20 }, 'no plans yet'));
+    return;
+  }
+  const t0 = points[0].at;
+  const t1 = Math.max(points[points.length - 1].at, t0 + 60);
+  const top = Math.max(1, ...points.map(p => Math.max(p.totalGpus, p.inferenceDemandGpus)));
+  const x = t => 40 + (t - t0) / (t1 - t0) * (width - 230);
+  const y = v => height - 20 - v / top * (height - 40);
+  svg.append(el('line', { x1: 40, x2: width - 190, y1: y(0), y2: y(0), class: 'axis' }));
+  svg.append(el('text', { x: 4, y: y(top) + 4 }, String(top)));
+  svg.append(el('text', { x: 4, y: y(0) + 4 }, '0'));
+  svg.append(el('text', { x: 40, y: height - 4 }, clock(t0)));
+  svg.append(el('text', { x: width - 230, y: height - 4 }, clock(t1)));
+  const series = [
+    ['totalGpus', '#8d99ae', 'GPUs in the cluster'],
+    ['busyGpus', '#264653', 'GPUs busy (utilization)'],
+    ['inferenceDemandGpus', '#e76f51', 'inference demand (GPUs)'],
+    ['inferenceServedGpus', '#f4a261', 'inference served (GPUs)'],
+  ];
+  series.forEach(([key, colour, label], i) => {
+    const line = points.map(p => x(p.at) + ',' + y(p[key])).join(' ');
+    svg.append(el('polyline', { points: line, fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series ' + key }));
+    // dots too, so that a single plan (a line of one point) still shows
+    for (const p of points) svg.append(el('circle', { cx: x(p.at), cy: y(p[key]), r: 2.5, fill: colour }));
+    svg.append(el('rect', { x: width - 180, y: 14 + i * 18, width: 10, height: 10, fill: colour }));
+    svg.append(el('text', { x: width - 166, y: 23 + i * 18 }, label));
+  });
+}
+
+function fillPending(plan) {
+  const rows = plan.pending.map(job => {
+    const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
+    const cells = [job.queuePosition ?? '', job.name, job.team, job['class'], job.gpus,
+      job.plannedStart ? fromNow(job.plannedStart, plan.plannedAt) : 'not within the horizon', job.reason || ''];
+    for (const c of cells) tr.append(el('td', {}, String(c)));
+    return tr;
+  });
+  if (rows.length === 0) {
+    const tr = el('tr');
+    tr.append(el('td', { colspan: 7 }, 'nothing waits'));
+    rows.push(tr);
+  }
+  document.querySelector('#pending tbody').replaceChildren(...rows);
+}
+
+async function refresh() {
+  try {
+    const [plan, history, nodes] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes')]);
+    document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
+      + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
+      + ' waiting; planned at ' + clock(plan.plannedAt);
+    // shown before drawing: the charts take their width from the laid-out page
+    show('view');
+    drawGantt(plan, nodes);
+    drawHistory(history);
+    fillPending(plan);
+    document.getElementById('error').textContent = '';
+  } catch (e) {
+    if (e.unauthorized) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      document.getElementById('login-error').textContent = e.message;
+      show('login');
+    } else {
+      document.getElementById('error').textContent = e.message;
+    }
+  }
+}
+
+function show(id) {
+  document.getElementById('view').hidden = id !== 'view';
+  document.getElementById('login').hidden = id !== 'login';
+  document.getElementById('forget').hidden = id !== 'view';
+}
+
+document.getElementById('login').addEventListener('submit', event => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value.trim());
+  refresh();
+});
+document.getElementById('forget').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  show('login');
+});
+
+takeTokenFromUrl();
+if (sessionStorage.getItem(TOKEN_KEY)) refresh();
+else show('login');
+setInterval(() => { if (sessionStorage.getItem(TOKEN_KEY)) refresh(); }, REFRESH_MS);

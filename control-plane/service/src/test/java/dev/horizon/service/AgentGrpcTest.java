@@ -1,0 +1,267 @@
+package dev.horizon.service;
+
+import static dev.horizon.service.Api.ADMIN;
+import static dev.horizon.service.Api.as;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.agent.v1.AgentHello;
+import dev.horizon.agent.v1.Command;
+import dev.horizon.agent.v1.CommandResult;
+import dev.horizon.agent.v1.GpuInventory;
+import dev.horizon.agent.v1.GpuProcess;
+import dev.horizon.agent.v1.GpuTelemetry;
+import dev.horizon.agent.v1.Health;
+import dev.horizon.agent.v1.HealthEvent;
+import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.MigDevice;
+import dev.horizon.agent.v1.MigMode;
+import dev.horizon.agent.v1.MutinyAgentServiceGrpc;
+import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
+import dev.horizon.agent.v1.RegisterReply;
+import dev.horizon.agent.v1.SetSharing;
+import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.service.planning.Planner;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.helpers.test.AssertSubscriber;
+import jakarta.inject.Inject;
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/** The agent protocol over a real gRPC connection to the HTTP port, as an agent would use it. */
+@QuarkusTest
+@TestProfile(AgentProfile.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AgentGrpcTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @TestHTTPResource("/")
+    URL base;
+    @Inject
+    Planner planner;
+
+    private ManagedChannel channel;
+
+    @BeforeEach
+    void connect() {
+        channel = ManagedChannelBuilder.forAddress(base.getHost(), base.getPort()).usePlaintext().build();
+    }
+
+    @AfterEach
+    void disconnect() {
+        channel.shutdownNow();
+    }
+
+    private MutinyAgentServiceStub agent(String bearer) {
+        Metadata metadata = new Metadata();
+        if (bearer != null) metadata.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
+        return MutinyAgentServiceGrpc.newMutinyStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata));
+    }
+
+    private MutinyAgentServiceStub agent() {
+        return agent("Bearer " + Api.token("agent", null));
+    }
+
+    private static GpuInventory h100(String uuid, int index) {
+        return GpuInventory.newBuilder().setIndex(index).setUuid(uuid).setModel("H100-80GB").setProductName("NVIDIA H100 80GB HBM3")
+                .setMemoryMib(81559).setMigMode(MigMode.MIG_DISABLED).setHealth(Health.HEALTHY).build();
+    }
+
+    private static Inventory host(String name, int gpus) {
+        Inventory.Builder inv = Inventory.newBuilder().setNodeName(name);
+        for (int i = 0; i < gpus; i++) inv.addGpus(h100("GPU-" + name + "-" + i, i));
+        return inv.build();
+    }
+
+    private static String state(String job) {
+        return as(ADMIN).get("/api/v1/jobs/" + job).then().extract().path("state");
+    }
+
+    @Test
+    @Order(1)
+    void declaredNodesStandInUntilAnAgentRegistersItsGpus() {
+        planner.planNow();
+        as(ADMIN).get("/api/v1/plan").then().body("nodes", equalTo(List.of("node-0", "node-1")));
+
+        Inventory inventory = Inventory.newBuilder().setNodeName("host-a").addGpus(h100("GPU-host-a-0", 0))
+                .addGpus(h100("GPU-host-a-1", 1).toBuilder().setMigMode(MigMode.MIG_ENABLED)
+                        .addMigDevices(MigDevice.newBuilder().setUuid("MIG-a1-0").setProfile("3g.40gb").setPlacementStart(0).setPlacementSize(4))
+                        .addMigDevices(MigDevice.newBuilder().setUuid("MIG-a1-1").setProfile("3g.40gb").setPlacementStart(4).setPlacementSize(4)))
+                .build();
+        RegisterReply reply = agent().register(inventory).await().atMost(WAIT);
+        assertEquals("host-a", reply.getNodeId());
+        assertEquals(900, reply.getStepSeconds(), "the planner's step period from horizon.planner.step-seconds");
+
+        as(ADMIN).get("/api/v1/nodes").then().body("name", hasItem("host-a"));
+        as(ADMIN).get("/api/v1/nodes/host-a").then().statusCode(200).body("source", equalTo("agent")).body("health", equalTo("HEALTHY"))
+                .body("gpus.uuid", equalTo(List.of("GPU-host-a-0", "GPU-host-a-1"))).body("gpus[0].model", equalTo("H100-80GB"))
+                .body("gpus[1].migMode", equalTo("ENABLED")).body("gpus[1].migDevices.profile", equalTo(List.of("3g.40gb", "3g.40gb")))
+                .body("gpus[1].migDevices[1].uuid", equalTo("MIG-a1-1")).body("gpus[1].migDevices[1].placementStart", equalTo(4));
+
+        planner.planNow();
+        as(ADMIN).get("/api/v1/plan").then().body("nodes", equalTo(List.of("host-a"))).body("totalGpus", equalTo(2));
+        Api.team("infra", 0.2);
+        String job = Api.submit(ADMIN, Api.job("on-agent-node", "infra", "DEBUG", 1));
+        planner.planNow();
+        as(ADMIN).get("/api/v1/jobs/" + job).then().body("state", equalTo("RUNNING")).body("placement", containsString("host-a["));
+    }
+
+    @Test
+    void callsWithoutAnAgentTokenAreRefused() {
+        Inventory inventory = host("host-x", 1);
+        StatusRuntimeException missing = assertThrows(StatusRuntimeException.class, () -> agent(null).register(inventory).await().atMost(WAIT));
+        assertEquals(Status.Code.UNAUTHENTICATED, missing.getStatus().getCode());
+        assertTrue(missing.getStatus().getDescription().contains("missing bearer token"), missing.getStatus().getDescription());
+
+        StatusRuntimeException wrong = assertThrows(StatusRuntimeException.class,
+                () -> agent("Bearer not-a-token").register(inventory).await().atMost(WAIT));
+        assertEquals(Status.Code.UNAUTHENTICATED, wrong.getStatus().getCode());
+        assertTrue(wrong.getStatus().getDescription().contains("unknown or revoked token"), wrong.getStatus().getDescription());
+
+        StatusRuntimeException admin = assertThrows(StatusRuntimeException.class,
+                () -> agent("Bearer " + ADMIN).register(inventory).await().atMost(WAIT));
+        assertEquals(Status.Code.PERMISSION_DENIED, admin.getStatus().getCode());
+        as(ADMIN).get("/api/v1/nodes/host-x").then().statusCode(404);
+    }
+
+    @Test
+    void aBadInventoryOrAnUnregisteredNodeIsRefusedWithTheReason() {
+        MutinyAgentServiceStub agent = agent();
+        StatusRuntimeException empty = assertThrows(StatusRuntimeException.class,
+                () -> agent.register(Inventory.newBuilder().setNodeName("host-empty").build()).await().atMost(WAIT));
+        assertEquals(Status.Code.INVALID_ARGUMENT, empty.getStatus().getCode());
+        assertTrue(empty.getStatus().getDescription().contains("gpus: a node has 1 to 64 GPUs"), empty.getStatus().getDescription());
+
+        StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class,
+                () -> agent.commands(AgentHello.newBuilder().setNodeId("host-never").build()).collect().asList().await().atMost(WAIT));
+        assertEquals(Status.Code.NOT_FOUND, unknown.getStatus().getCode());
+        assertTrue(unknown.getStatus().getDescription().contains("call Register"), unknown.getStatus().getDescription());
+    }
+
+    @Test
+    void telemetryIsRecordedAndALostGpuDrainsItsNodeUntilItRegistersHealthy() {
+        MutinyAgentServiceStub agent = agent();
+        agent.register(host("host-b", 4)).await().atMost(WAIT);
+        TelemetryReport busy = TelemetryReport.newBuilder().setNodeId("host-b").addGpus(GpuTelemetry.newBuilder().setUuid("GPU-host-b-0")
+                .setUtilizationPercent(87.5).setMemoryUsedMib(40_000)
+                .addProcesses(GpuProcess.newBuilder().setPid(4242).setUsedMemoryMib(40_000).setName("train.py"))).build();
+        TelemetryReport idle = TelemetryReport.newBuilder().setNodeId("host-b").addGpus(GpuTelemetry.newBuilder().setUuid("GPU-host-b-1")
+                .setUtilizationPercent(0).setMemoryUsedMib(0)).build();
+        assertEquals(2, agent.telemetry(Multi.createFrom().items(busy, idle)).await().atMost(WAIT).getReports());
+        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY")).body("gpus[0].utilization", equalTo(0.875f))
+                .body("gpus[0].memoryUsedMiB", equalTo(40_000)).body("gpus[0].processes[0].pid", equalTo(4242))
+                .body("gpus[0].processes[0].name", equalTo("train.py")).body("gpus[1].utilization", equalTo(0.0f));
+
+        TelemetryReport harmlessXid = TelemetryReport.newBuilder().setNodeId("host-b").addEvents(HealthEvent.newBuilder()
+                .setGpuUuid("GPU-host-b-0").setKind(HealthEvent.Kind.XID).setXid(13).setDetail("graphics engine exception")).build();
+        agent.telemetry(Multi.createFrom().item(harmlessXid)).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY"))
+                .body("gpus[0].lastEvent", equalTo("Xid 13 on GPU GPU-host-b-0: graphics engine exception"));
+
+        TelemetryReport lost = TelemetryReport.newBuilder().setNodeId("host-b").addEvents(HealthEvent.newBuilder()
+                .setGpuUuid("GPU-host-b-3").setKind(HealthEvent.Kind.GPU_LOST).setDetail("NVML_ERROR_GPU_IS_LOST")).build();
+        agent.telemetry(Multi.createFrom().item(lost)).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("UNHEALTHY"))
+                .body("healthReason", equalTo("gpu lost on GPU GPU-host-b-3: NVML_ERROR_GPU_IS_LOST")).body("gpus[3].health", equalTo("LOST"));
+
+        // only host-b has 4 GPUs, and it is drained: the job waits
+        Api.team("vision", 0.2);
+        String wide = Api.submit(ADMIN, Api.job("needs-host-b", "vision", "TRAINING", 4));
+        planner.planNow();
+        assertEquals("PENDING", state(wide), "the planner gives a drained node no new work");
+
+        agent.register(host("host-b", 4)).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY"));
+        planner.planNow();
+        as(ADMIN).get("/api/v1/jobs/" + wide).then().body("state", equalTo("RUNNING")).body("placement", equalTo("host-b[0-3]"));
+        as(ADMIN).delete("/api/v1/jobs/" + wide).then().statusCode(200);
+    }
+
+    @Test
+    void queuedCommandsAreStreamedToTheAgentAndItsResultsShowOnTheNode() {
+        MutinyAgentServiceStub agent = agent();
+        agent.register(host("host-c", 1)).await().atMost(WAIT);
+        String mig = "{\"applyMigLayout\":{\"gpuUuid\":\"GPU-host-c-0\",\"slots\":[{\"profile\":\"3g.40gb\",\"start\":0},"
+                + "{\"profile\":\"3g.40gb\",\"start\":4}]}}";
+        String queued = as(ADMIN).body(mig).post("/api/v1/nodes/host-c/commands").then().statusCode(201).body("state", equalTo("QUEUED"))
+                .extract().path("id");
+
+        AgentHello hello = AgentHello.newBuilder().setNodeId("host-c").build();
+        AssertSubscriber<Command> stream = agent.commands(hello).subscribe().withSubscriber(AssertSubscriber.create(10));
+        Command first = stream.awaitItems(1, WAIT).getItems().get(0);
+        assertEquals(queued, first.getId(), "a command queued while the agent was away is streamed when it connects");
+        assertEquals(List.of("3g.40gb", "3g.40gb"), first.getApplyMigLayout().getSlotsList().stream().map(s -> s.getProfile()).toList());
+        assertEquals(4, first.getApplyMigLayout().getSlots(1).getStart());
+
+        String sharing = as(ADMIN).body("{\"setSharing\":{\"gpuUuid\":\"GPU-host-c-0\",\"mode\":\"TIME_SLICING\",\"replicas\":4}}")
+                .post("/api/v1/nodes/host-c/commands").then().statusCode(201).extract().path("id");
+        Command second = stream.awaitItems(2, WAIT).getItems().get(1);
+        assertEquals(sharing, second.getId(), "a command queued while the agent is connected is streamed at once");
+        assertEquals(SetSharing.Mode.TIME_SLICING, second.getSetSharing().getMode());
+        assertEquals(4, second.getSetSharing().getReplicas());
+        as(ADMIN).get("/api/v1/nodes/host-c").then().body("commands.state", equalTo(List.of("SENT", "SENT")));
+
+        // an agent that reconnects before answering gets its unanswered commands again
+        stream.cancel();
+        AssertSubscriber<Command> again = agent.commands(hello).subscribe().withSubscriber(AssertSubscriber.create(10));
+        assertEquals(List.of(queued, sharing), again.awaitItems(2, WAIT).getItems().stream().map(Command::getId).toList());
+
+        assertEquals("SUCCEEDED", agent.reportResult(CommandResult.newBuilder().setNodeId("host-c").setCommandId(queued).setSuccess(true).build())
+                .await().atMost(WAIT).getState());
+        String error = "NVML_ERROR_NO_PERMISSION: setting the compute mode needs root";
+        assertEquals("FAILED", agent.reportResult(CommandResult.newBuilder().setNodeId("host-c").setCommandId(sharing).setError(error).build())
+                .await().atMost(WAIT).getState());
+        as(ADMIN).get("/api/v1/nodes/host-c").then().body("commands", hasSize(2)).body("commands.find { it.id == '" + queued + "' }.state",
+                equalTo("SUCCEEDED")).body("commands.find { it.id == '" + sharing + "' }.state", equalTo("FAILED"))
+                .body("commands.find { it.id == '" + sharing + "' }.error", equalTo(error))
+                .body("commands.find { it.id == '" + queued + "' }.action.applyMigLayout.slots[1].profile", equalTo("3g.40gb"));
+
+        StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> agent.reportResult(CommandResult.newBuilder()
+                .setNodeId("host-c").setCommandId("no-such-command").setSuccess(true).build()).await().atMost(WAIT));
+        assertEquals(Status.Code.NOT_FOUND, unknown.getStatus().getCode());
+        again.cancel();
+    }
+
+    @Test
+    void commandsThatCannotRunAreRefusedNamingTheField() {
+        agent().register(host("host-d", 1)).await().atMost(WAIT);
+        as(ADMIN).body("{\"applyMigLayout\":{\"gpuUuid\":\"GPU-host-d-0\",\"slots\":[{\"profile\":\"9g.99gb\",\"start\":0}]}}")
+                .post("/api/v1/nodes/host-d/commands").then().statusCode(400)
+                .body("problems[0]", containsString("applyMigLayout.slots[0].profile: unknown MIG profile '9g.99gb' for H100-80GB"));
+        as(ADMIN).body("{\"applyMigLayout\":{\"gpuUuid\":\"GPU-host-d-0\",\"slots\":[{\"profile\":\"4g.40gb\",\"start\":0},"
+                + "{\"profile\":\"3g.40gb\",\"start\":0}]}}").post("/api/v1/nodes/host-d/commands").then().statusCode(400)
+                .body("problems[0]", containsString("applyMigLayout.slots: 3g.40gb at slot 0 overlaps 4g.40gb at slot 0"));
+        as(ADMIN).body("{\"applyMigLayout\":{\"gpuUuid\":\"GPU-elsewhere\",\"slots\":[]}}").post("/api/v1/nodes/host-d/commands").then()
+                .statusCode(400).body("problems[0]", containsString("applyMigLayout.gpuUuid: node host-d has no GPU 'GPU-elsewhere'"));
+        as(ADMIN).body("{\"setSharing\":{\"gpuUuid\":\"GPU-host-d-0\",\"mode\":\"MPS\",\"replicas\":1}}").post("/api/v1/nodes/host-d/commands")
+                .then().statusCode(400).body("problems[0]", containsString("setSharing.replicas"));
+        as(ADMIN).body("{\"drain\":{\"reason\":\"x\"},\"setSharing\":{}}").post("/api/v1/nodes/host-d/commands").then().statusCode(400)
+                .body("problems[0]", containsString("exactly one of applyMigLayout, setSharing or drain"));
+        as(ADMIN).body("{\"drain\":{\"reason\":\"maintenance\"}}").post("/api/v1/nodes/node-0/commands").then().statusCode(409)
+                .body("error", containsString("declared in horizon.nodes"));
+        String agentToken = Api.token("agent", null);
+        as(agentToken).body("{\"drain\":{\"reason\":\"maintenance\"}}").post("/api/v1/nodes/host-d/commands").then().statusCode(403);
+        as(ADMIN).get("/api/v1/nodes/host-d").then().body("commands", hasSize(0));
+    }
+}
