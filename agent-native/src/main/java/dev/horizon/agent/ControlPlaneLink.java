@@ -23,6 +23,7 @@ import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -56,6 +57,8 @@ public class ControlPlaneLink {
     private volatile ClientCallStreamObserver<AgentHello> commandStream;
     /** Why the link broke, set by the streams' callbacks; null while it is up. */
     private volatile String broken = "not connected yet";
+    /** Which connection the streams' callbacks belong to: callbacks of an older one (cancelled by us) are ignored. */
+    private final AtomicInteger generation = new AtomicInteger();
     private long nextAttemptNanos;
     private long backoffMillis;
 
@@ -81,12 +84,13 @@ public class ControlPlaneLink {
             }
             flush();
         } catch (RuntimeException e) {
-            lost(describe(e));
+            lost(generation.get(), describe(e));
         }
     }
 
     private void connect(Inventory inventory) {
         register(inventory);
+        int current = generation.incrementAndGet();
         broken = null;
         asyncStub().commands(AgentHello.newBuilder().setNodeId(nodeId).build(), new ClientResponseObserver<AgentHello, Command>() {
             @Override
@@ -101,12 +105,12 @@ public class ControlPlaneLink {
 
             @Override
             public void onError(Throwable t) {
-                lost("command stream: " + describe(t));
+                lost(current, "command stream: " + describe(t));
             }
 
             @Override
             public void onCompleted() {
-                lost("the control plane closed the command stream");
+                lost(current, "the control plane closed the command stream");
             }
         });
         telemetry = asyncStub().telemetry(new StreamObserver<TelemetryAck>() {
@@ -117,12 +121,12 @@ public class ControlPlaneLink {
 
             @Override
             public void onError(Throwable t) {
-                lost("telemetry stream: " + describe(t));
+                lost(current, "telemetry stream: " + describe(t));
             }
 
             @Override
             public void onCompleted() {
-                lost("the control plane closed the telemetry stream");
+                lost(current, "the control plane closed the telemetry stream");
             }
         });
         backoffMillis = 0;
@@ -155,8 +159,8 @@ public class ControlPlaneLink {
         }
     }
 
-    private synchronized void lost(String why) {
-        if (broken != null && nextAttemptNanos > System.nanoTime()) return;
+    private synchronized void lost(int connection, String why) {
+        if (!generation.compareAndSet(connection, connection + 1)) return;
         broken = why;
         long initial = config.reconnectInitial().toMillis();
         backoffMillis = backoffMillis == 0 ? initial : Math.min(backoffMillis * 2, config.reconnectMax().toMillis());
