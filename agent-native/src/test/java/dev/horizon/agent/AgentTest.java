@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The agent on the simulated driver (2 x H100-80GB, set by surefire) against a fake control plane: it registers and
  * streams telemetry, applies MIG layouts (seen through NVML) and refuses bad ones with the reason, writes the sharing
- * config, kills a process over its memory share, reports a lost GPU, and reconnects with its buffered reports.
+ * config, kills a process over its memory share, reports a lost GPU and Xids, reconnects with its buffered reports, and drains.
  */
 @QuarkusTest
 @WithTestResource(FakeControlPlaneResource.class)
@@ -175,6 +175,20 @@ class AgentTest {
         } finally {
             sim.command("fault clear");
         }
+    }
+
+    @Test
+    @Order(7)
+    void reportsXidsAndDrainsOnceTheGpusAreEmpty() throws Exception {
+        String gpu = uuid(0);
+        SimulatedDriver.require().command("fault gpu=0 xid=79");
+        CONTROL_PLANE.awaitReport(r -> r.getEventsList().stream()
+                .anyMatch(e -> e.getKind() == HealthEvent.Kind.XID && e.getXid() == 79 && e.getGpuUuid().equals(gpu)), WAIT);
+
+        CommandResult drained = CONTROL_PLANE.send(Command.newBuilder().setId("drain-1")
+                .setDrain(dev.horizon.agent.v1.Drain.newBuilder().setReason("maintenance")).build(), WAIT);
+        assertTrue(drained.getSuccess(), drained.getError());
+        given().get("/q/metrics").then().body(containsString("horizon_agent_draining 1.0"));
     }
 
     private static Set<String> layoutOnGpu0() {
