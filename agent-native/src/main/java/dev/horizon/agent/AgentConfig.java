@@ -1,0 +1,46 @@
+package dev.horizon.agent;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** horizon.agent.*: who this node is, how it talks to the control plane and what it enforces. */
+@ConfigMapping(prefix = "horizon.agent")
+public interface AgentConfig {
+    /** The node's name in the cluster; the host name when unset. */
+    Optional<String> nodeName();
+
+    /** Hosts sharing an NVLink domain; unset: the node is its own. */
+    Optional<String> nvlinkDomain();
+
+    /** An agent token (POST /api/v1/tokens {"role":"agent"}), sent as "authorization: Bearer ...". */
+    Optional<String> token();
+
+    @WithDefault("5s")
+    Duration telemetryInterval();
+
+    /** Reports kept while the control plane is unreachable; the oldest go first. */
+    @WithDefault("120")
+    int telemetryBuffer();
+
+    /** First wait before reconnecting; it doubles after each failure up to reconnect-max. */
+    @WithDefault("1s")
+    Duration reconnectInitial();
+
+    @WithDefault("60s")
+    Duration reconnectMax();
+
+    /** The NVIDIA device plugin's sharing config this node's plugin reads (time-slicing and MPS replicas). */
+    @WithDefault("/var/lib/horizon-agent/device-plugin-sharing.yaml")
+    Path sharingConfig();
+
+    /** REPORT logs and counts a process over its memory share; KILL also terminates it. */
+    @WithDefault("REPORT")
+    MemoryGuard.Action memoryGuardAction();
+
+    /** How long a drain waits for the GPUs' processes to exit before it reports failure. */
+    @WithDefault("10m")
+    Duration drainTimeout();
+}

@@ -1,0 +1,210 @@
+package dev.horizon.agent;
+
+import dev.horizon.agent.v1.AgentHello;
+import dev.horizon.agent.v1.AgentServiceGrpc;
+import dev.horizon.agent.v1.Command;
+import dev.horizon.agent.v1.CommandResult;
+import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.RegisterReply;
+import dev.horizon.agent.v1.TelemetryAck;
+import dev.horizon.agent.v1.TelemetryReport;
+import io.grpc.Channel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import io.quarkus.grpc.GrpcClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * The agent's side of horizon/agent/v1/agent.proto: register, keep the command stream open, stream telemetry.
+ * Called from the agent's loop on every tick; while the control plane is unreachable the reports are buffered
+ * (the newest {@code telemetry-buffer} of them) and connecting is retried with a doubling backoff.
+ */
+@ApplicationScoped
+public class ControlPlaneLink {
+    private static final Logger LOG = Logger.getLogger(ControlPlaneLink.class);
+    private static final long CALL_DEADLINE_SECONDS = 10;
+
+    /** The channel quarkus.grpc.clients.control-plane.* configures; the streams need the plain async stub on it. */
+    @GrpcClient("control-plane")
+    Channel channel;
+    @ConfigProperty(name = "quarkus.grpc.clients.control-plane.host")
+    String host;
+    @ConfigProperty(name = "quarkus.grpc.clients.control-plane.port")
+    int port;
+    @Inject
+    AgentConfig config;
+    @Inject
+    CommandHandler commands;
+
+    /** Commands run one at a time, off the gRPC threads: a drain may wait for minutes. */
+    private final ExecutorService commandRunner = Executors.newSingleThreadExecutor(r -> new Thread(r, "horizon-agent-commands"));
+    private final Deque<TelemetryReport> unsent = new ArrayDeque<>();
+    private volatile String nodeId;
+    private volatile StreamObserver<TelemetryReport> telemetry;
+    private volatile ClientCallStreamObserver<AgentHello> commandStream;
+    /** Why the link broke, set by the streams' callbacks; null while it is up. */
+    private volatile String broken = "not connected yet";
+    /** Which connection the streams' callbacks belong to: callbacks of an older one (cancelled by us) are ignored. */
+    private final AtomicInteger generation = new AtomicInteger();
+    private long nextAttemptNanos;
+    private long backoffMillis;
+
+    public boolean connected() {
+        return broken == null;
+    }
+
+    /** Why the agent is not connected, null when it is. */
+    public String problem() {
+        return broken;
+    }
+
+    /** One tick: connect if due, re-register after an inventory change, send this report and any buffered ones. */
+    void tick(Inventory inventory, TelemetryReport report) {
+        unsent.addLast(report);
+        while (unsent.size() > Math.max(1, config.telemetryBuffer())) unsent.removeFirst();
+        try {
+            if (!connected()) {
+                if (System.nanoTime() < nextAttemptNanos) return;
+                connect(inventory);
+            } else if (commands.takeInventoryChange()) {
+                register(inventory);
+            }
+            flush();
+        } catch (RuntimeException e) {
+            lost(generation.get(), describe(e));
+        }
+    }
+
+    private void connect(Inventory inventory) {
+        register(inventory);
+        int current = generation.incrementAndGet();
+        broken = null;
+        asyncStub().commands(AgentHello.newBuilder().setNodeId(nodeId).build(), new ClientResponseObserver<AgentHello, Command>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<AgentHello> call) {
+                commandStream = call;
+            }
+
+            @Override
+            public void onNext(Command command) {
+                commandRunner.execute(() -> report(command));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                lost(current, "command stream: " + describe(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                lost(current, "the control plane closed the command stream");
+            }
+        });
+        telemetry = asyncStub().telemetry(new StreamObserver<TelemetryAck>() {
+            @Override
+            public void onNext(TelemetryAck ack) {
+                LOG.debugf("control plane acknowledged %d reports", ack.getReports());
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                lost(current, "telemetry stream: " + describe(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                lost(current, "the control plane closed the telemetry stream");
+            }
+        });
+        backoffMillis = 0;
+        LOG.infof("connected to the control plane at %s:%d as node %s", host, port, nodeId);
+    }
+
+    private void register(Inventory inventory) {
+        RegisterReply reply = blockingStub().register(inventory);
+        nodeId = reply.getNodeId();
+        LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
+    }
+
+    /** Sends the buffered reports oldest first. A report handed to a stream that breaks just after is lost with it. */
+    private void flush() {
+        StreamObserver<TelemetryReport> stream = telemetry;
+        while (connected() && !unsent.isEmpty()) {
+            stream.onNext(unsent.removeFirst().toBuilder().setNodeId(nodeId).build());
+        }
+    }
+
+    private void report(Command command) {
+        CommandResult result = commands.handle(nodeId, command);
+        try {
+            blockingStub().reportResult(result);
+        } catch (RuntimeException e) {
+            // The control plane sends unanswered commands again on the next command stream, and every
+            // command is safe to repeat, so the result is not kept here.
+            LOG.warnf("could not report command %s's result (%s); the control plane will send it again", command.getId(),
+                    describe(e));
+        }
+    }
+
+    private synchronized void lost(int connection, String why) {
+        if (!generation.compareAndSet(connection, connection + 1)) return;
+        broken = why;
+        long initial = config.reconnectInitial().toMillis();
+        backoffMillis = backoffMillis == 0 ? initial : Math.min(backoffMillis * 2, config.reconnectMax().toMillis());
+        nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
+        // Both streams go, so the next connection does not receive every command twice.
+        StreamObserver<TelemetryReport> stream = telemetry;
+        ClientCallStreamObserver<AgentHello> commandCall = commandStream;
+        telemetry = null;
+        commandStream = null;
+        if (stream != null) stream.onError(Status.CANCELLED.withDescription("reconnecting").asRuntimeException());
+        if (commandCall != null) commandCall.cancel("reconnecting", null);
+        LOG.warnf("control plane at %s:%d unreachable (%s); retrying in %d ms, %d telemetry reports buffered", host, port, why,
+                backoffMillis, unsent.size());
+    }
+
+    void stop() {
+        commandRunner.shutdownNow();
+        StreamObserver<TelemetryReport> stream = telemetry;
+        ClientCallStreamObserver<AgentHello> commandCall = commandStream;
+        if (stream != null) stream.onCompleted();
+        if (commandCall != null) commandCall.cancel("the agent is stopping", null);
+    }
+
+    /** One line: the gRPC code, its description and the cause's message, without the stack trace Status.toString() carries. */
+    private static String describe(Throwable t) {
+        Status status = Status.fromThrowable(t);
+        StringBuilder text = new StringBuilder(status.getCode().name());
+        if (status.getDescription() != null) text.append(": ").append(status.getDescription());
+        if (status.getCause() != null) text.append(" (").append(status.getCause().getMessage()).append(')');
+        return text.toString();
+    }
+
+    private AgentServiceGrpc.AgentServiceBlockingStub blockingStub() {
+        return AgentServiceGrpc.newBlockingStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization()))
+                .withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private AgentServiceGrpc.AgentServiceStub asyncStub() {
+        return AgentServiceGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization()));
+    }
+
+    private Metadata authorization() {
+        Metadata headers = new Metadata();
+        config.token().ifPresent(t -> headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + t));
+        return headers;
+    }
+}
