@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.schema;
+package dev.horizon.api.crd;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -13,7 +13,7 @@ import java.util.stream.StreamSupport;
  * strict field validation do: types (with x-kubernetes-int-or-string), required fields, enums,
  * bounds, patterns, and unknown fields wherever the schema does not preserve them. Null values count
  * as absent because the API server prunes them. CEL rules (x-kubernetes-validations) are left to the
- * API server: they need the old object and a CEL runtime.
+ * API server: they need the old object and a CEL runtime. Shared by the adapters that check CRD manifests.
  */
 public final class StructuralSchema {
     private final JsonNode root;
