@@ -41,6 +41,10 @@ public final class SchemaExtraction {
             if (key.equals("properties")) {
                 ObjectNode props = out.putObject("properties");
                 value.fields().forEachRemaining(p -> props.set(p.getKey(), podSpec ? podSpecField(p.getKey(), p.getValue()) : trim(p.getValue())));
+            } else if (key.equals("required")) {
+                // the API server fills defaults before it validates, so a required field with a default may be left out
+                out.set(key, JsonNodeFactory.instance.arrayNode().addAll(StreamSupport.stream(value.spliterator(), false)
+                        .filter(name -> !schema.path("properties").path(name.asText()).has("default")).toList()));
             } else if (key.equals("items") || key.equals("additionalProperties") && value.isObject()) {
                 out.set(key, trim(value));
             } else if (key.equals("anyOf") || key.equals("allOf") || key.equals("oneOf")) {
