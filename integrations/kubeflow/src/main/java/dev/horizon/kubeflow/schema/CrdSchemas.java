@@ -2,6 +2,7 @@ package dev.horizon.kubeflow.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.api.crd.StructuralSchema;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.schema;
+package dev.horizon.api.crd;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -13,8 +13,9 @@ import java.util.stream.StreamSupport;
  * defaults and CEL rules, with every pod spec kept field by field only where Horizon reads
  * (containers' names, images and resources) and its other fields left open. The API server checks
  * the rest when the job is created; a full pod spec would make each shipped schema about 250 KB.
+ * Every adapter that ships CRD schemas cuts them this way, and its drift test checks them with this class.
  */
-final class SchemaExtraction {
+public final class SchemaExtraction {
     private static final Set<String> DROPPED = Set.of("description", "default", "x-kubernetes-validations", "x-kubernetes-list-map-keys",
             "x-kubernetes-list-type", "x-kubernetes-map-type");
     private static final Set<String> CONTAINER_FIELDS_KEPT = Set.of("name", "image", "resources");
@@ -22,14 +23,14 @@ final class SchemaExtraction {
     private SchemaExtraction() {
     }
 
-    static JsonNode openApiSchema(JsonNode crd, String version) {
+    public static JsonNode openApiSchema(JsonNode crd, String version) {
         for (JsonNode v : crd.path("spec").path("versions")) {
             if (version.equals(v.path("name").asText())) return v.path("schema").path("openAPIV3Schema");
         }
         throw new IllegalArgumentException("the CRD has no version " + version);
     }
 
-    static JsonNode trim(JsonNode schema) {
+    public static JsonNode trim(JsonNode schema) {
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         boolean podSpec = isPodSpec(schema);
         for (Iterator<Map.Entry<String, JsonNode>> it = schema.fields(); it.hasNext(); ) {
@@ -40,6 +41,10 @@ final class SchemaExtraction {
             if (key.equals("properties")) {
                 ObjectNode props = out.putObject("properties");
                 value.fields().forEachRemaining(p -> props.set(p.getKey(), podSpec ? podSpecField(p.getKey(), p.getValue()) : trim(p.getValue())));
+            } else if (key.equals("required")) {
+                // the API server fills defaults before it validates, so a required field with a default may be left out
+                out.set(key, JsonNodeFactory.instance.arrayNode().addAll(StreamSupport.stream(value.spliterator(), false)
+                        .filter(name -> !schema.path("properties").path(name.asText()).has("default")).toList()));
             } else if (key.equals("items") || key.equals("additionalProperties") && value.isObject()) {
                 out.set(key, trim(value));
             } else if (key.equals("anyOf") || key.equals("allOf") || key.equals("oneOf")) {

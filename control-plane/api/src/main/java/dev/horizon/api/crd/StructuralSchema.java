@@ -1,6 +1,10 @@
-package dev.horizon.kubeflow.schema;
+package dev.horizon.api.crd;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -13,13 +17,23 @@ import java.util.stream.StreamSupport;
  * strict field validation do: types (with x-kubernetes-int-or-string), required fields, enums,
  * bounds, patterns, and unknown fields wherever the schema does not preserve them. Null values count
  * as absent because the API server prunes them. CEL rules (x-kubernetes-validations) are left to the
- * API server: they need the old object and a CEL runtime.
+ * API server: they need the old object and a CEL runtime. Shared by the adapters that check CRD manifests.
  */
 public final class StructuralSchema {
     private final JsonNode root;
 
     public StructuralSchema(JsonNode openApiV3Schema) {
         this.root = openApiV3Schema;
+    }
+
+    /** A schema an adapter ships as a JSON resource beside {@code owner}; a missing one means the build is broken. */
+    public static StructuralSchema fromResource(Class<?> owner, String resource) {
+        try (InputStream in = owner.getResourceAsStream(resource)) {
+            if (in == null) throw new IllegalStateException("no schema is shipped at " + resource + "; the build is broken");
+            return new StructuralSchema(new ObjectMapper().readTree(in));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the shipped schema " + resource, e);
+        }
     }
 
     /** Every problem, each starting with the field's path ("spec.pytorchReplicaSpecs[Worker].replicas"); empty when valid. */

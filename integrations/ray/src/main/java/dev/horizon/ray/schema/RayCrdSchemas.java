@@ -1,0 +1,21 @@
+package dev.horizon.ray.schema;
+
+import dev.horizon.api.crd.StructuralSchema;
+import dev.horizon.ray.translate.RayKind;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The schemas shipped inside the module: each kind's ray.io/v1 openAPIV3Schema from the KubeRay CRDs (Apache-2.0),
+ * with pod specs left open where Horizon does not read, so translation validates without a cluster.
+ */
+public final class RayCrdSchemas {
+    private static final Map<RayKind, StructuralSchema> LOADED = new EnumMap<>(RayKind.class);
+
+    private RayCrdSchemas() {
+    }
+
+    public static synchronized StructuralSchema of(RayKind kind) {
+        return LOADED.computeIfAbsent(kind, k -> StructuralSchema.fromResource(RayCrdSchemas.class, k.schemaResource()));
+    }
+}
