@@ -72,6 +72,8 @@ public class Planner {
     @Inject
     PlannerMetrics metrics;
     @Inject
+    OwedDelivered owed;
+    @Inject
     PlanHistory history;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
@@ -160,6 +162,7 @@ public class Planner {
         }
         int written = commit(changes);
         metrics.record(snapshot, changes);
+        owed.refresh(now, snapshot.totalGpus());
         history.record(snapshot, active, changes);
         last.set(snapshot);
         // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
