@@ -1,8 +1,11 @@
 package dev.horizon.service;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
@@ -34,6 +37,21 @@ class HealthAndMetricsTest {
                 .body(containsString("horizon_queue_depth{"))
                 .body(containsString("horizon_decision_latency_seconds_count"))
                 .body(containsString("horizon_preemptions_total"));
+    }
+
+    @Test
+    void owedGpuHoursDeliveredIsAGaugePerTeamAndATeamField() throws InterruptedException {
+        PlannerTest.cancelEverything();
+        Api.team("owed", 0.3);
+        Api.submit(Api.ADMIN, Api.job("o", "owed", "QUANTIZATION", 1));
+        planner.planNow();
+        // let the job run (and be owed) for whole seconds, which is how the store counts time
+        Thread.sleep(2100);
+        planner.planNow();
+        Api.as(Api.ADMIN).get("/api/v1/teams/owed").then().statusCode(200)
+                .body("owedGpuHoursDelivered", allOf(greaterThan(0f), lessThanOrEqualTo(1f)));
+        given().get("/q/metrics").then().statusCode(200).body(containsString("horizon_owed_gpu_hours_delivered{team=\"owed\"}"));
+        PlannerTest.cancelEverything();
     }
 
     @Test

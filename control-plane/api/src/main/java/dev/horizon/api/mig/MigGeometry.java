@@ -54,6 +54,11 @@ public final class MigGeometry {
         return MODELS.containsKey(model);
     }
 
+    /** The models that support MIG, for errors that list the valid choices. */
+    public static List<String> models() {
+        return List.copyOf(MODELS.keySet());
+    }
+
     public String model() {
         return model;
     }

@@ -89,6 +89,12 @@ public class JobStore {
                 ps -> ps.setLong(1, fromSeconds), JobStore::row);
     }
 
+    /** Jobs that asked for or held GPUs at some point since {@code fromSeconds}: every active job and those that finished after it. */
+    public List<JobRow> ranOrAskedSince(long fromSeconds) {
+        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') OR ended_at >= ?",
+                ps -> ps.setLong(1, fromSeconds), JobStore::row);
+    }
+
     /** An estimator that learned from the most recent successful runs, per (team, class). */
     public DurationEstimator durationEstimator() {
         DurationEstimator estimator = new DurationEstimator();

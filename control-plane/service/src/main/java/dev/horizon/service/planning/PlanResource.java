@@ -13,6 +13,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The current plan: committed placements (GPUs x time from start to estimated end) and, per pending
@@ -32,7 +33,8 @@ public class PlanResource {
     }
 
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
-                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending) {
+                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending,
+                           Map<String, Integer> inferenceReservedGpus) {
     }
 
     @Inject
@@ -60,7 +62,8 @@ public class PlanResource {
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
-                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending);
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending,
+                p.inferenceReservedGpus());
     }
 
     /** Utilization and inference demand as each recent plan left them, oldest first: the web view's chart. */

@@ -18,6 +18,7 @@ import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.store.Db;
@@ -67,7 +68,11 @@ public class Planner {
     @Inject
     TeamStore teams;
     @Inject
+    InferenceStore inference;
+    @Inject
     PlannerMetrics metrics;
+    @Inject
+    OwedDelivered owed;
     @Inject
     PlanHistory history;
     @ConfigProperty(name = "horizon.planner.step-seconds")
@@ -87,10 +92,12 @@ public class Planner {
 
     /**
      * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
-     * estimated remaining run (running) or whole run (waiting).
+     * estimated remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs
+     * the plan keeps for it now (its forecast with headroom, or what it holds if more).
      */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
-                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft) {
+                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft,
+                               Map<String, Integer> inferenceReservedGpus) {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
@@ -149,12 +156,13 @@ public class Planner {
                 if (j.state() == JobState.RUNNING) changes.add(Change.displaced(j, "its node is no longer in the cluster"));
                 else changes.add(Change.wait(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
             }
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of());
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of());
         } else {
             snapshot = plan(now, usable, active, changes);
         }
         int written = commit(changes);
         metrics.record(snapshot, changes);
+        owed.refresh(now, snapshot.totalGpus());
         history.record(snapshot, active, changes);
         last.set(snapshot);
         // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
@@ -209,7 +217,10 @@ public class Planner {
             plan.set(p);
             return p;
         });
-        PlanningContext ctx = new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy.copy(), running, pending, Map.of());
+        Map<String, PlanningContext.ServiceView> services = serviceViews();
+        Map<String, Integer> reserved = new HashMap<>();
+        services.forEach((name, v) -> reserved.put(name, Math.max(v.heldGpus(), HorizonPolicy.reservationPath(v, horizonSteps)[0])));
+        PlanningContext ctx = new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy.copy(), running, pending, services);
         long started = System.nanoTime();
         Decision decision = policy.decide(ctx);
         double millis = (System.nanoTime() - started) / 1e6;
@@ -248,7 +259,21 @@ public class Planner {
             changes.add(Change.wait(rows.get(j.id()), rule, reason, rank, plannedStart));
         }
         return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
-                busy, millis, decision.starts().size(), decision.preemptions().size(), secondsLeft);
+                busy, millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
+    }
+
+    /**
+     * Each inference service with its forecast over the horizon. Its held GPUs are what its agents last reported
+     * serving (0 until they do); they are also its standing reservation, since nothing else reserves for it.
+     */
+    private Map<String, PlanningContext.ServiceView> serviceViews() {
+        Map<String, PlanningContext.ServiceView> views = new HashMap<>();
+        for (InferenceStore.Row row : inference.all()) {
+            InferenceStore.Demand d = inference.demand(row.service().name());
+            views.put(row.service().name(), new PlanningContext.ServiceView(row.service(), row.heldGpus(), row.heldGpus(),
+                    d.forecaster().forecast(horizonSteps), (int) Math.ceil(d.peak())));
+        }
+        return views;
     }
 
     /** The same hard rules the simulator checks: a decision that breaks one is refused whole, never half applied. */

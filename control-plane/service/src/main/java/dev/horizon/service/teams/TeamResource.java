@@ -1,5 +1,8 @@
 package dev.horizon.service.teams;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.service.planning.OwedDelivered;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -28,10 +31,17 @@ public class TeamResource {
     public record Budget(Double share) {
     }
 
+    /** owedGpuHoursDelivered: GPU-hours run over GPU-hours owed over the last 7 days, capped at 1; absent when owed nothing. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record TeamView(@JsonUnwrapped Team team, Double owedGpuHoursDelivered) {
+    }
+
     @Inject
     Caller caller;
     @Inject
     TeamStore teams;
+    @Inject
+    OwedDelivered owed;
 
     @GET
     public List<Team> list() {
@@ -40,8 +50,9 @@ public class TeamResource {
 
     @GET
     @Path("/{name}")
-    public Team get(@PathParam("name") String name) {
-        return teams.find(name).orElseThrow(() -> ApiException.notFound("team", name));
+    public TeamView get(@PathParam("name") String name) {
+        Team team = teams.find(name).orElseThrow(() -> ApiException.notFound("team", name));
+        return new TeamView(team, owed.of(name).orElse(null));
     }
 
     @POST
@@ -64,7 +75,7 @@ public class TeamResource {
 
     @PUT
     @Path("/{name}/budget")
-    public Team setBudget(@PathParam("name") String name, String body) {
+    public TeamView setBudget(@PathParam("name") String name, String body) {
         caller.requireAdmin("changing budgets");
         Budget budget = JsonBodies.read(body, Budget.class, "{\"share\":0.3}");
         List<String> problems = new ArrayList<>();

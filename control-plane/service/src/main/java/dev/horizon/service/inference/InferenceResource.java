@@ -1,0 +1,138 @@
+package dev.horizon.service.inference;
+
+import dev.horizon.allocator.InferenceService;
+import dev.horizon.service.planning.Planner;
+import dev.horizon.service.security.Caller;
+import dev.horizon.service.teams.TeamStore;
+import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.JsonBodies;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Real-time inference services: teams declare them, agents report their demand, and the planner reserves GPUs by its forecast. */
+@Path("/api/v1/inference-services")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class InferenceResource {
+    private static final String EXAMPLE = "{\"name\":\"chat\",\"team\":\"nlp\",\"weightPerGpuHour\":20,\"swapCapGpus\":2}";
+    private static final String DEMAND_EXAMPLE = "{\"gpus\":[3.5,4,4.2],\"heldGpus\":4}";
+    private static final String NAME_PATTERN = "[a-z0-9][a-z0-9-]{0,62}";
+    private static final double MAX_WEIGHT = 1e6;
+    /** Bounds on GPU counts: more than any cluster Horizon plans, so a bigger number is a typo. */
+    private static final int MAX_GPUS = 100_000;
+    /** Four weeks of 15-minute steps: enough to backfill the forecaster's whole look-back in one call. */
+    private static final int MAX_STEPS_PER_REPORT = 2688;
+
+    public record Demand(List<Double> gpus, Integer heldGpus) {
+    }
+
+    /** lastDemand: the newest observed step (null before any); forecast[k]: GPUs needed k + 1 steps after it. */
+    public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, int heldGpus, int observedSteps,
+                              Double lastDemand, double[] forecast) {
+    }
+
+    @Inject
+    Caller caller;
+    @Inject
+    InferenceStore services;
+    @Inject
+    TeamStore teams;
+    @Inject
+    Planner planner;
+    @ConfigProperty(name = "horizon.planner.horizon-steps")
+    int horizonSteps;
+
+    @GET
+    public List<ServiceView> list() {
+        return services.all().stream().map(this::view).toList();
+    }
+
+    @GET
+    @Path("/{name}")
+    public ServiceView get(@PathParam("name") String name) {
+        return view(find(name));
+    }
+
+    @POST
+    public Response create(String body) {
+        InferenceService s = JsonBodies.read(body, InferenceService.class, EXAMPLE);
+        List<String> problems = new ArrayList<>();
+        if (s.name() == null || !s.name().matches(NAME_PATTERN)) {
+            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + s.name() + ")");
+        }
+        if (s.team() == null) problems.add("team is required: the team whose budget the service's GPUs count against");
+        if (!(s.weightPerGpuHour() > 0 && s.weightPerGpuHour() <= MAX_WEIGHT)) {
+            problems.add("weightPerGpuHour must be above 0 and at most " + MAX_WEIGHT + ", the value of one served GPU-hour (got " + s.weightPerGpuHour() + ")");
+        }
+        if (s.swapCapGpus() < 1 || s.swapCapGpus() > MAX_GPUS) {
+            problems.add("swapCapGpus must be 1 to " + MAX_GPUS + ", the GPUs it may gain or lose in one step (got " + s.swapCapGpus() + ")");
+        }
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid inference service", problems);
+        caller.requireTeam(s.team(), "declaring inference services");
+        if (teams.find(s.team()).isEmpty()) {
+            throw new ApiException(422, "invalid inference service", List.of("team: no team '" + s.team() + "'; create it with POST /api/v1/teams"));
+        }
+        if (services.find(s.name()).isPresent()) throw new ApiException(409, "inference service '" + s.name() + "' already exists");
+        services.insert(s);
+        planner.requestPlan();
+        return Response.created(URI.create("/api/v1/inference-services/" + s.name())).entity(view(find(s.name()))).build();
+    }
+
+    @DELETE
+    @Path("/{name}")
+    public Response delete(@PathParam("name") String name) {
+        InferenceStore.Row row = find(name);
+        caller.requireTeam(row.service().team(), "removing inference services");
+        services.delete(name);
+        planner.requestPlan();
+        return Response.noContent().build();
+    }
+
+    /** Observed demand for the steps after the last reported one, oldest first; heldGpus: the replicas serving now. */
+    @POST
+    @Path("/{name}/demand")
+    public ServiceView report(@PathParam("name") String name, String body) {
+        caller.requireAgentOrAdmin("reporting inference demand");
+        find(name);
+        Demand d = JsonBodies.read(body, Demand.class, DEMAND_EXAMPLE);
+        List<String> problems = new ArrayList<>();
+        if (d.gpus() == null || d.gpus().isEmpty() || d.gpus().size() > MAX_STEPS_PER_REPORT) {
+            problems.add("gpus: 1 to " + MAX_STEPS_PER_REPORT + " observed demands, one per step, oldest first; for example " + DEMAND_EXAMPLE);
+        } else {
+            for (int i = 0; i < d.gpus().size(); i++) {
+                Double g = d.gpus().get(i);
+                if (g == null || !(g >= 0 && g <= MAX_GPUS)) problems.add("gpus[" + i + "]: GPUs demanded, 0 to " + MAX_GPUS + " (got " + g + ")");
+            }
+        }
+        if (d.heldGpus() != null && (d.heldGpus() < 0 || d.heldGpus() > MAX_GPUS)) {
+            problems.add("heldGpus: GPUs serving the service now, 0 to " + MAX_GPUS + " (got " + d.heldGpus() + ")");
+        }
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid demand report", problems);
+        services.report(name, d.gpus(), d.heldGpus());
+        planner.requestPlan();
+        return get(name);
+    }
+
+    private InferenceStore.Row find(String name) {
+        return services.find(name).orElseThrow(() -> ApiException.notFound("inference service", name));
+    }
+
+    private ServiceView view(InferenceStore.Row row) {
+        InferenceService s = row.service();
+        InferenceStore.Demand d = services.demand(s.name());
+        return new ServiceView(s.name(), s.team(), s.weightPerGpuHour(), s.swapCapGpus(), row.heldGpus(), d.observedSteps(), d.last(),
+                d.forecaster().forecast(horizonSteps));
+    }
+}

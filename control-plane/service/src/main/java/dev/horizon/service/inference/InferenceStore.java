@@ -1,0 +1,104 @@
+package dev.horizon.service.inference;
+
+import dev.horizon.allocator.InferenceService;
+import dev.horizon.forecast.DemandForecaster;
+import dev.horizon.service.store.Db;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Inference services and their observed demand. Forecasters are rebuilt from the stored steps on every read
+ * rather than cached, so a restart (or a second reader) forecasts exactly as before with nothing to warm up.
+ */
+@ApplicationScoped
+public class InferenceStore {
+    /** Four weeks: the forecaster looks back a week, and a week before that once it has two (the same weekday). */
+    private static final int HISTORY_DAYS = 28;
+
+    @Inject
+    Db db;
+    @ConfigProperty(name = "horizon.planner.step-seconds")
+    long stepSeconds;
+
+    /** A service as stored: heldGpus is what its agents last reported serving. */
+    public record Row(InferenceService service, int heldGpus) {
+    }
+
+    /** What the stored steps say: how many, the last one, the highest one and the forecaster fed with them. */
+    public record Demand(int observedSteps, Double last, double peak, DemandForecaster forecaster) {
+    }
+
+    public List<Row> all() {
+        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus FROM inference_services ORDER BY name", ps -> { },
+                rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5)));
+    }
+
+    public Optional<Row> find(String name) {
+        return all().stream().filter(r -> r.service().name().equals(name)).findFirst();
+    }
+
+    public void insert(InferenceService s) {
+        db.update("INSERT INTO inference_services (name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, created_at) VALUES (?, ?, ?, ?, 0, ?)",
+                ps -> {
+                    ps.setString(1, s.name());
+                    ps.setString(2, s.team());
+                    ps.setDouble(3, s.weightPerGpuHour());
+                    ps.setInt(4, s.swapCapGpus());
+                    ps.setLong(5, System.currentTimeMillis());
+                });
+    }
+
+    public void delete(String name) {
+        db.inTransaction(c -> {
+            Db.update(c, "DELETE FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name));
+            return Db.update(c, "DELETE FROM inference_services WHERE name = ?", ps -> ps.setString(1, name));
+        });
+    }
+
+    /** Appends the steps after the last stored one, and the held GPUs when reported, in one transaction. */
+    public void report(String name, List<Double> gpus, Integer heldGpus) {
+        long now = System.currentTimeMillis();
+        db.inTransaction(c -> {
+            int next = Db.query(c, "SELECT COALESCE(MAX(step), -1) FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name),
+                    rs -> rs.getInt(1)).get(0) + 1;
+            for (int i = 0; i < gpus.size(); i++) {
+                int step = next + i;
+                double g = gpus.get(i);
+                Db.update(c, "INSERT INTO inference_demand (service, step, gpus, reported_at) VALUES (?, ?, ?, ?)", ps -> {
+                    ps.setString(1, name);
+                    ps.setInt(2, step);
+                    ps.setDouble(3, g);
+                    ps.setLong(4, now);
+                });
+            }
+            if (heldGpus != null) {
+                Db.update(c, "UPDATE inference_services SET held_gpus = ? WHERE name = ?", ps -> {
+                    ps.setInt(1, heldGpus);
+                    ps.setString(2, name);
+                });
+            }
+            return null;
+        });
+    }
+
+    public Demand demand(String name) {
+        int stepsPerDay = stepsPerDay();
+        List<Double> steps = db.query("SELECT gpus FROM (SELECT step, gpus FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?) recent"
+                + " ORDER BY step", ps -> {
+                    ps.setString(1, name);
+                    ps.setInt(2, HISTORY_DAYS * stepsPerDay);
+                }, rs -> rs.getDouble(1));
+        DemandForecaster forecaster = new DemandForecaster(stepsPerDay, 7);
+        steps.forEach(forecaster::observe);
+        int observed = db.query("SELECT COUNT(*) FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name), rs -> rs.getInt(1)).get(0);
+        return new Demand(observed, steps.isEmpty() ? null : steps.get(steps.size() - 1), forecaster.peak(), forecaster);
+    }
+
+    /** Demand is reported per planner step (15 minutes by default), so a day has this many. */
+    public int stepsPerDay() {
+        return (int) Math.max(1, 86_400 / stepSeconds);
+    }
+}
