@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.JobClass;
-import dev.horizon.kubeflow.scheduler.Explanation;
+import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.kubeflow.scheduler.FakeScheduler;
 import java.io.IOException;
 import java.net.InetSocketAddress;

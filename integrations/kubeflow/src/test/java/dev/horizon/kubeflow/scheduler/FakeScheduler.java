@@ -2,7 +2,10 @@ package dev.horizon.kubeflow.scheduler;
 
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.kubeflow.scheduler.SchedulerJob.State;
+import dev.horizon.api.scheduler.Explanation;
+import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.api.scheduler.SchedulerJob;
+import dev.horizon.api.scheduler.SchedulerJob.State;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
