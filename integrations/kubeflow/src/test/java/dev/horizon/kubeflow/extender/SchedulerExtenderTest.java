@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.scheduler.Explanation;
-import dev.horizon.kubeflow.scheduler.FakeScheduler;
+import dev.horizon.api.scheduler.FakeScheduler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
