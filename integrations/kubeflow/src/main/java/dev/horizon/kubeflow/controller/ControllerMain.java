@@ -1,10 +1,10 @@
 package dev.horizon.kubeflow.controller;
 
+import dev.horizon.api.scheduler.AdapterProcess;
+import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.kubeflow.extender.ExtenderServer;
 import dev.horizon.kubeflow.extender.PodBinder;
 import dev.horizon.kubeflow.extender.SchedulerExtender;
-import dev.horizon.kubeflow.scheduler.RestSchedulerClient;
-import dev.horizon.kubeflow.scheduler.SchedulerClient;
 import dev.horizon.kubeflow.translate.TeamSource;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
@@ -12,14 +12,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.time.Clock;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the controller against the cluster of the current kubeconfig (or the pod's service account)
@@ -29,26 +25,18 @@ import java.util.concurrent.TimeUnit;
  * GPU pods that belong to no training job.
  */
 public final class ControllerMain {
-    private static final System.Logger LOG = System.getLogger(ControllerMain.class.getName());
-
     private ControllerMain() {
     }
 
     public static void main(String[] args) throws InterruptedException, IOException {
         Map<String, String> env = System.getenv();
-        String token = env.get("HORIZON_TOKEN");
-        if (token == null || token.isBlank()) {
-            System.err.println("horizon-kubeflow: set HORIZON_TOKEN to an agent or admin token of the control plane");
-            System.exit(2);
-        }
+        SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-kubeflow");
         TranslationOptions defaults = TranslationOptions.defaults();
         TranslationOptions options = env.containsKey("HORIZON_TEAM_FROM")
                 ? new TranslationOptions(Arrays.stream(env.get("HORIZON_TEAM_FROM").split(",")).map(String::trim).map(TeamSource::ofFlag).toList(),
                         defaults.defaultNamespace(), defaults.priorityClasses())
                 : defaults;
-        long period = Long.parseLong(env.getOrDefault("HORIZON_RESYNC_SECONDS", "5"));
         KubernetesClient kube = new KubernetesClientBuilder().build();
-        SchedulerClient scheduler = new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token);
         KubeflowController controller = new KubeflowController(kube, scheduler, options, Clock.systemDefaultZone());
         String extenderPort = env.get("HORIZON_EXTENDER_PORT");
         if (extenderPort != null) {
@@ -57,15 +45,6 @@ public final class ControllerMain {
                     .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
             new ExtenderServer(new SchedulerExtender(scheduler, binder, ZoneId.systemDefault()), new InetSocketAddress(Integer.parseInt(extenderPort)));
         }
-        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
-        loop.scheduleWithFixedDelay(() -> {
-            try {
-                controller.reconcileAll();
-            } catch (RuntimeException e) {
-                // a failed pass (API server or control plane unreachable) must not end the schedule
-                LOG.log(System.Logger.Level.WARNING, "reconcile pass failed; retrying in " + period + " s: " + e.getMessage());
-            }
-        }, 0, period, TimeUnit.SECONDS);
-        loop.awaitTermination(Long.MAX_VALUE, TimeUnit.DAYS);
+        AdapterProcess.reconcileForever(env, controller::reconcileAll);
     }
 }

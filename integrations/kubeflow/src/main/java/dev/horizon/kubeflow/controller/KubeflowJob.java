@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.JobIntegration;
 import dev.horizon.api.integration.JobWithOutcome;
+import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
@@ -23,7 +24,6 @@ import java.util.Set;
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has.
  */
 public final class KubeflowJob implements JobIntegration, JobWithOutcome {
-    public static final String HOSTNAME = "kubernetes.io/hostname";
     /** The runtimePatches entry Horizon owns on a TrainJob. */
     static final String PATCH_MANAGER = "horizon.dev/scheduler";
     private static final Set<String> SUCCEEDED = Set.of("Succeeded", "Complete");
@@ -86,41 +86,21 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         return Optional.empty();
     }
 
-    /** Sets (or replaces) one status condition, as Kubernetes conventions shape them. */
     void setCondition(String type, boolean status, String reason, String message, String now) {
-        ArrayNode conditions = child(object, "status").withArray("conditions");
-        for (int i = conditions.size() - 1; i >= 0; i--) {
-            if (type.equals(conditions.get(i).path("type").asText())) conditions.remove(i);
-        }
-        conditions.addObject().put("type", type).put("status", status ? "True" : "False").put("reason", reason).put("message", message)
-                .put("lastTransitionTime", now).put("lastUpdateTime", now);
+        KubeObjects.setCondition(object, type, status, reason, message, now);
     }
 
     Optional<JsonNode> condition(String type) {
-        for (JsonNode c : object.path("status").path("conditions")) {
-            if (type.equals(c.path("type").asText())) return Optional.of(c);
-        }
-        return Optional.empty();
+        return KubeObjects.condition(object, type);
     }
 
     private ObjectNode suspendHolder() {
-        ObjectNode spec = child(object, "spec");
-        return kind.hasReplicaSpecs() ? child(spec, "runPolicy") : spec;
+        ObjectNode spec = KubeObjects.child(object, "spec");
+        return kind.hasReplicaSpecs() ? KubeObjects.child(spec, "runPolicy") : spec;
     }
 
     private static void pin(ObjectNode podSpec, PlannedPlacement placement) {
-        ObjectNode required = child(child(child(podSpec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
-        ArrayNode terms = required.withArray("nodeSelectorTerms");
-        if (terms.isEmpty()) terms.addObject();
-        for (JsonNode term : terms) {
-            ArrayNode expressions = ((ObjectNode) term).withArray("matchExpressions");
-            for (int i = expressions.size() - 1; i >= 0; i--) {
-                // the hostname constraint is Horizon's: a previous placement's is replaced, not narrowed
-                if (HOSTNAME.equals(expressions.get(i).path("key").asText())) expressions.remove(i);
-            }
-            ObjectNode hostname = expressions.addObject().put("key", HOSTNAME).put("operator", "In");
-            placement.nodes().forEach(hostname.putArray("values")::add);
-        }
+        KubeObjects.pin(podSpec, placement.nodes());
         if (placement.migProfile() != null) renameMigResources(podSpec, placement.migProfile());
     }
 
@@ -140,7 +120,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     }
 
     private void patchTrainerStep(PlannedPlacement placement) {
-        ArrayNode patches = child(object, "spec").withArray("runtimePatches");
+        ArrayNode patches = KubeObjects.child(object, "spec").withArray("runtimePatches");
         for (int i = patches.size() - 1; i >= 0; i--) {
             if (PATCH_MANAGER.equals(patches.get(i).path("manager").asText())) patches.remove(i);
         }
@@ -148,11 +128,6 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
                 .putArray("replicatedJobs").addObject().put("name", "node");
         ObjectNode pod = step.putObject("template").putObject("spec").putObject("template").putObject("spec");
         pin(pod, new PlannedPlacement(placement.nodes(), null));
-    }
-
-    private static ObjectNode child(ObjectNode parent, String name) {
-        JsonNode existing = parent.get(name);
-        return existing instanceof ObjectNode o ? o : parent.putObject(name);
     }
 
     private static List<String> iterable(Iterator<String> names) {

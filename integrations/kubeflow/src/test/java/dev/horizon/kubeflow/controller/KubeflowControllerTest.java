@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.horizon.kubeflow.scheduler.Explanation;
-import dev.horizon.kubeflow.scheduler.FakeScheduler;
+import dev.horizon.api.scheduler.Explanation;
+import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Manifests;
 import dev.horizon.kubeflow.translate.TranslationOptions;

@@ -59,7 +59,7 @@ public sealed interface FractionalGpuPolicy {
     }
 
     /** "time-slicing:81920" or "mig:H100-80GB", as the command line and configuration give it. */
-    static FractionalGpuPolicy parse(String text) {
+    public static FractionalGpuPolicy parse(String text) {
         String[] parts = text.split(":", 2);
         if (parts.length == 2 && parts[0].equals("time-slicing") && parts[1].matches("\\d+")) return new TimeSlicing(Integer.parseInt(parts[1]));
         if (parts.length == 2 && parts[0].equals("mig") && MigGeometry.supportsMig(parts[1])) return new Mig(parts[1]);

@@ -1,15 +1,15 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.kubeflow.scheduler.SchedulerJob.State;
+import dev.horizon.api.scheduler.SchedulerJob.State;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A control plane the test drives: it plans, preempts and explains when told to. */
+/** A control plane the test drives: it plans, preempts, ends and explains when told to. Adapters' tests use it from the test-jar. */
 public final class FakeScheduler implements SchedulerClient {
     public final Map<String, JobSpec> submitted = new LinkedHashMap<>();
     public final List<String> cancelled = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 import dev.horizon.api.integration.PlannedPlacement;
 

@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 /** The control plane could not be reached or refused a call; the message says which call and why. */
 public class SchedulerException extends RuntimeException {

@@ -1,8 +1,8 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 import dev.horizon.api.JobSpec;
 
-/** What the Kubeflow controller needs from the control plane; {@link RestSchedulerClient} speaks its REST API. */
+/** What an adapter (Kubeflow, Ray) needs from the control plane; {@link RestSchedulerClient} speaks its REST API. */
 public interface SchedulerClient {
     /** Submits a job; returns its id. */
     String submit(JobSpec job);

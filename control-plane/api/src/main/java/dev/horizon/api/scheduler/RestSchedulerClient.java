@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

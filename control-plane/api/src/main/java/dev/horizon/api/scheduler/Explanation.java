@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.scheduler;
+package dev.horizon.api.scheduler;
 
 import java.time.Instant;
 import java.time.ZoneId;

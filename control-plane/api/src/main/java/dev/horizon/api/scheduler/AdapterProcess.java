@@ -1,0 +1,43 @@
+package dev.horizon.api.scheduler;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** What every adapter process (Kubeflow, Ray) does the same way: reach the control plane and reconcile on a period. */
+public final class AdapterProcess {
+    private static final System.Logger LOG = System.getLogger(AdapterProcess.class.getName());
+
+    private AdapterProcess() {
+    }
+
+    /**
+     * The control plane at HORIZON_URL (default http://localhost:8080) with HORIZON_TOKEN; without a token the process
+     * says so and exits 2, since every call would be refused.
+     */
+    public static SchedulerClient controlPlane(Map<String, String> env, String program) {
+        String token = env.get("HORIZON_TOKEN");
+        if (token == null || token.isBlank()) {
+            System.err.println(program + ": set HORIZON_TOKEN to an agent or admin token of the control plane");
+            System.exit(2);
+        }
+        return new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token);
+    }
+
+    /** Runs {@code pass} every HORIZON_RESYNC_SECONDS (default 5) until the process is stopped. */
+    public static void reconcileForever(Map<String, String> env, Runnable pass) throws InterruptedException {
+        long period = Long.parseLong(env.getOrDefault("HORIZON_RESYNC_SECONDS", "5"));
+        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+        loop.scheduleWithFixedDelay(() -> {
+            try {
+                pass.run();
+            } catch (RuntimeException e) {
+                // a failed pass (API server or control plane unreachable) must not end the schedule
+                LOG.log(System.Logger.Level.WARNING, "reconcile pass failed; retrying in " + period + " s: " + e.getMessage());
+            }
+        }, 0, period, TimeUnit.SECONDS);
+        loop.awaitTermination(Long.MAX_VALUE, TimeUnit.DAYS);
+    }
+}
