@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -32,11 +33,13 @@ final class Horizon {
     private Horizon() {
     }
 
-    /** A control plane on port with its H2 store in dataDir, admin token admin, no declared nodes: agents bring them. */
-    static Process controlPlane(Path dataDir, int port, String admin) {
-        return start(dataDir.resolve("control-plane-" + System.nanoTime() + ".log"), Map.of(), JAVA, "-Dquarkus.http.port=" + port,
-                "-Dquarkus.http.host=127.0.0.1", "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(), "-Dhorizon.bootstrap-admin-token=" + admin,
-                "-Dhorizon.planner.debounce-millis=50", "-jar", CONTROL_PLANE_JAR.toString());
+    /** A control plane on port with its H2 store in dataDir and admin token admin; without options no nodes are declared: agents bring them. */
+    static Process controlPlane(Path dataDir, int port, String admin, String... options) {
+        List<String> command = new ArrayList<>(List.of(JAVA, "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(), "-Dhorizon.bootstrap-admin-token=" + admin, "-Dhorizon.planner.debounce-millis=50"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("-jar", CONTROL_PLANE_JAR.toString()));
+        return start(dataDir.resolve("control-plane-" + System.nanoTime() + ".log"), Map.of(), command.toArray(String[]::new));
     }
 
     /** An agent on the simulated driver (8 H100s in stateFile) registering node with the control plane on controlPlanePort. */
