@@ -25,13 +25,18 @@ public final class JobJson {
     public static JobSpec parse(String json) {
         JobSpec spec;
         try {
-            spec = MAPPER.readValue(json, JobSpec.class);
+            // Trailing tokens fail: two jobs pasted into one body must not quietly submit the first.
+            spec = MAPPER.readerFor(JobSpec.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(json);
         } catch (UnrecognizedPropertyException e) {
             throw new InvalidJobException(List.of(path(e) + ": unknown field; known fields are " + e.getKnownPropertyIds()));
         } catch (InvalidFormatException e) {
             throw new InvalidJobException(List.of(path(e) + ": '" + e.getValue() + "' is not a valid " + e.getTargetType().getSimpleName()
                     + (e.getTargetType().isEnum() ? " (one of " + List.of(e.getTargetType().getEnumConstants()) + ")" : "")));
         } catch (JsonMappingException e) {
+            if (e.getOriginalMessage().startsWith("Trailing token")) {
+                throw new InvalidJobException(List.of("the body holds more than one JSON value (line " + e.getLocation().getLineNr() + ", column "
+                        + e.getLocation().getColumnNr() + "); send one job as one JSON object"));
+            }
             throw new InvalidJobException(List.of(path(e) + ": " + e.getOriginalMessage()));
         } catch (JsonProcessingException e) {
             throw new InvalidJobException(List.of("the job is not valid JSON (line " + e.getLocation().getLineNr() + ", column "

@@ -71,6 +71,14 @@ class JobJsonTest {
     }
 
     @Test
+    void aSecondJobAfterTheFirstIsRefusedNotDropped() {
+        String job = "{\"name\":\"a\",\"team\":\"t\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}}";
+        JobJson.parse(job);
+        InvalidJobException two = assertThrows(InvalidJobException.class, () -> JobJson.parse(job + job));
+        assertTrue(two.getMessage().startsWith("the body holds more than one JSON value"), two.getMessage());
+    }
+
+    @Test
     void shareNeedsMemoryAndOneShapeOnly() {
         InvalidJobException e = assertThrows(InvalidJobException.class, () ->
                 JobJson.parse("{\"name\":\"a\",\"team\":\"t\",\"class\":\"DEBUG\",\"perReplica\":{\"gpuMilli\":300}}"));

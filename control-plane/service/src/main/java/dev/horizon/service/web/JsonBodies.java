@@ -18,10 +18,14 @@ public final class JsonBodies {
     public static <T> T read(String body, Class<T> type, String example) {
         if (body == null || body.isBlank()) throw new ApiException(400, "the body is empty", List.of("send JSON such as " + example));
         try {
-            return MAPPER.readValue(body, type);
+            // Trailing tokens fail: a second object pasted after the first must not be dropped unread.
+            return MAPPER.readerFor(type).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(body);
         } catch (UnrecognizedPropertyException e) {
             throw new ApiException(400, "invalid body", List.of(path(e) + ": unknown field; known fields are " + e.getKnownPropertyIds()));
         } catch (JsonMappingException e) {
+            if (e.getOriginalMessage().startsWith("Trailing token")) {
+                throw new ApiException(400, "the body holds more than one JSON value", List.of("send one JSON object such as " + example));
+            }
             throw new ApiException(400, "invalid body", List.of(path(e) + ": " + e.getOriginalMessage() + "; for example " + example));
         } catch (JsonProcessingException e) {
             throw new ApiException(400, "the body is not valid JSON", List.of(e.getOriginalMessage() + "; for example " + example));

@@ -1,0 +1,147 @@
+package dev.horizon.tests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The packaged control plane and agent started as separate processes, the way an operator runs them, and a
+ * REST client for the control plane. Each process logs to a file in the test's directory, which a failed wait
+ * prints.
+ */
+final class Horizon {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Path ROOT = Path.of(System.getProperty("horizon.root", "..")).toAbsolutePath().normalize();
+    private static final Path CONTROL_PLANE_JAR = ROOT.resolve("control-plane/service/target/quarkus-app/quarkus-run.jar");
+    private static final Path AGENT_JAR = ROOT.resolve("agent-native/target/quarkus-app/quarkus-run.jar");
+    private static final Path SIM_NVML = ROOT.resolve("nvml-bindings/target/sim-nvml");
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+    private Horizon() {
+    }
+
+    /** A control plane on port with its H2 store in dataDir and admin token admin; without options no nodes are declared: agents bring them. */
+    static Process controlPlane(Path dataDir, int port, String admin, String... options) {
+        List<String> command = new ArrayList<>(List.of(JAVA, "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(), "-Dhorizon.bootstrap-admin-token=" + admin, "-Dhorizon.planner.debounce-millis=50"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("-jar", CONTROL_PLANE_JAR.toString()));
+        return start(dataDir.resolve("control-plane-" + System.nanoTime() + ".log"), Map.of(), command.toArray(String[]::new));
+    }
+
+    /** An agent on the simulated driver (8 H100s in stateFile) registering node with the control plane on controlPlanePort. */
+    static Process agent(Path dir, String node, int port, int controlPlanePort, String token) {
+        return start(dir.resolve("agent-" + node + "-" + System.nanoTime() + ".log"),
+                Map.of("HORIZON_SIM_GPUS", "8xH100-80GB", "HORIZON_SIM_STATE", dir.resolve(node + ".gpus.state").toString(), "HORIZON_SIM_NODE",
+                        node, "HORIZON_AGENT_TOKEN", token),
+                JAVA, "--enable-native-access=ALL-UNNAMED", "-Djna.library.path=" + SIM_NVML, "-Dquarkus.http.port=" + port,
+                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.grpc.clients.control-plane.host=127.0.0.1",
+                "-Dquarkus.grpc.clients.control-plane.port=" + controlPlanePort, "-Dhorizon.agent.node-name=" + node,
+                "-Dhorizon.agent.telemetry-interval=500ms", "-Dhorizon.agent.reconnect-initial=200ms", "-Dhorizon.agent.reconnect-max=1s",
+                "-Dhorizon.agent.sharing-config=" + dir.resolve(node + "-sharing.yaml"), "-jar", AGENT_JAR.toString());
+    }
+
+    private static Process start(Path log, Map<String, String> env, String... command) {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** SIGKILL: no shutdown hook, no flush; returns the exit status (137). */
+    static int kill9(Process p) throws Exception {
+        new ProcessBuilder("kill", "-9", String.valueOf(p.pid())).inheritIO().start().waitFor();
+        return p.waitFor();
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Waits up to seconds for probe to hold, else fails with what and the logs of the processes in logDir. */
+    static <T> T await(String what, int seconds, Path logDir, ThrowingSupplier<T> read, Predicate<T> probe) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+        Object last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                T now = read.get();
+                last = now;
+                if (probe.test(now)) return now;
+            } catch (IOException | AssertionError e) {
+                // not listening yet or restarting, or not there yet (a 404 before the agent registers)
+                last = e;
+            }
+            Thread.sleep(200);
+        }
+        StringBuilder logs = new StringBuilder();
+        try (var files = Files.list(logDir)) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+                List<String> lines = Files.readAllLines(p);
+                logs.append("\n--- ").append(p.getFileName()).append(" (last 40 lines)\n")
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+            }
+        }
+        throw new AssertionError(what + " did not happen within " + seconds + " s; last seen: " + last + logs);
+    }
+
+    @FunctionalInterface
+    interface ThrowingSupplier<T> {
+        T get() throws Exception;
+    }
+
+    /** REST calls to one control plane with one token. */
+    static final class Rest {
+        private final int port;
+        private final String token;
+        private HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+        Rest(int port, String token) {
+            this.port = port;
+            this.token = token;
+        }
+
+        /** Drops pooled connections, which died with a killed process. */
+        void reconnect() {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        }
+
+        HttpResponse<String> call(String method, String path, String body) throws IOException, InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+            if (token != null) b.header("Authorization", "Bearer " + token);
+            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        /** The call's JSON answer, failing unless it has the expected status. */
+        JsonNode json(String method, String path, String body, int expected) throws IOException, InterruptedException {
+            HttpResponse<String> r = call(method, path, body);
+            if (r.statusCode() != expected) {
+                throw new AssertionError(method + " " + path + " answered " + r.statusCode() + ", expected " + expected + ": " + r.body());
+            }
+            return JSON.readTree(r.body());
+        }
+
+        boolean ready() throws IOException, InterruptedException {
+            return call("GET", "/q/health/ready", null).statusCode() == 200;
+        }
+    }
+}
