@@ -11,7 +11,6 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
-import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
