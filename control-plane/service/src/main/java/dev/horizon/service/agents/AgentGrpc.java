@@ -67,7 +67,10 @@ public class AgentGrpc implements AgentService {
 
     private void record(TelemetryReport report) {
         String node = registered(report.getNodeId());
-        nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), System.currentTimeMillis());
+        if (nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), System.currentTimeMillis())) {
+            LOG.infof("node %s is reporting again", node);
+            planner.requestPlan();
+        }
         for (HealthEvent e : report.getEventsList()) {
             String event = AgentMessages.describe(e);
             if (nodes.healthEvent(node, e.getGpuUuid(), AgentMessages.healthAfter(e), event)) {

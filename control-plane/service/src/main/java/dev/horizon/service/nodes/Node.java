@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * A GPU host. source is "agent" when an agent registered it, "config" when horizon.nodes declared it. health is
- * HEALTHY, UNHEALTHY (drained: the planner gives it no new work; healthReason says why) or LOST (out of the cluster).
+ * HEALTHY, UNHEALTHY (drained: the planner gives it no new work; healthReason says why) or LOST (out of the cluster: its
+ * agent has been silent for horizon.agents.heartbeat-timeout-seconds; healthReason says since when).
  */
 public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
                    String healthReason, long lastSeen, List<Gpu> gpus) {

@@ -6,6 +6,7 @@ import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Types;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -118,9 +119,12 @@ public class NodeStore {
         return true;
     }
 
-    /** Records the latest utilization, memory and processes of a node's GPUs; readings for GPUs it does not have are ignored. */
-    public void telemetry(String node, List<Reading> readings, long now) {
-        db.inTransaction(c -> {
+    /**
+     * Records the latest utilization, memory and processes of a node's GPUs; readings for GPUs it does not have are ignored.
+     * Returns true when the node was LOST and is back: it takes the health its GPUs last reported.
+     */
+    public boolean telemetry(String node, List<Reading> readings, long now) {
+        return db.inTransaction(c -> {
             for (Reading r : readings) {
                 Db.update(c, "UPDATE gpus SET utilization = ?, memory_used_mib = ?, processes = ? WHERE node = ? AND uuid = ?", ps -> {
                     if (r.utilization() == null) ps.setNull(1, Types.DOUBLE);
@@ -135,8 +139,42 @@ public class NodeStore {
                 ps.setLong(1, now);
                 ps.setString(2, node);
             });
-            return null;
+            // only the heartbeat check sets a node LOST; a GPU that went bad meanwhile keeps the node drained, with its event as the reason
+            Db.Binder nodeTwice = ps -> {
+                ps.setString(1, node);
+                ps.setString(2, node);
+            };
+            int healthy = Db.update(c, "UPDATE nodes SET health = 'HEALTHY', health_reason = NULL WHERE name = ? AND health = 'LOST'"
+                    + " AND NOT EXISTS (SELECT 1 FROM gpus WHERE node = ? AND health <> 'HEALTHY')", nodeTwice);
+            int drained = Db.update(c, "UPDATE nodes SET health = 'UNHEALTHY', health_reason = (SELECT COALESCE(MIN(last_event),"
+                    + " 'GPU ' || MIN(uuid) || ' is ' || MIN(health)) FROM gpus WHERE node = ? AND health <> 'HEALTHY')"
+                    + " WHERE name = ? AND health = 'LOST'", nodeTwice);
+            return healthy + drained > 0;
         });
+    }
+
+    /**
+     * Marks LOST every agent node not heard from (registration or telemetry) since {@code silentSince}, saying since when;
+     * returns their names. A node heard from while this runs keeps its health: the update is guarded by the last_seen it read.
+     */
+    public List<String> markSilentLost(long silentSince) {
+        List<Map.Entry<String, Long>> silent = db.query("SELECT name, last_seen FROM nodes WHERE source = ? AND health <> ? AND last_seen < ?", ps -> {
+            ps.setString(1, Node.FROM_AGENT);
+            ps.setString(2, Node.LOST);
+            ps.setLong(3, silentSince);
+        }, rs -> Map.entry(rs.getString(1), rs.getLong(2)));
+        List<String> lost = new ArrayList<>();
+        for (Map.Entry<String, Long> n : silent) {
+            int changed = db.update("UPDATE nodes SET health = ?, health_reason = ? WHERE name = ? AND last_seen = ? AND health <> ?", ps -> {
+                ps.setString(1, Node.LOST);
+                ps.setString(2, "nothing heard from its agent since " + Instant.ofEpochMilli(n.getValue()));
+                ps.setString(3, n.getKey());
+                ps.setLong(4, n.getValue());
+                ps.setString(5, Node.LOST);
+            });
+            if (changed == 1) lost.add(n.getKey());
+        }
+        return lost;
     }
 
     /**

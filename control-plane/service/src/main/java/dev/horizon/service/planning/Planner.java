@@ -165,8 +165,9 @@ public class Planner {
         owed.refresh(now, snapshot.totalGpus());
         history.record(snapshot, active, changes);
         last.set(snapshot);
-        // a start or preemption changes what the next plan sees (freed GPUs, fair share), so plan again
-        if (written > 0 && (snapshot.started() > 0 || snapshot.preempted() > 0)) requestPlan();
+        // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
+        // that this plan took off a lost node but did not place), so plan again
+        if (written > 0 && (snapshot.started() > 0 || changes.stream().anyMatch(Change::preempts))) requestPlan();
         return snapshot;
     }
 

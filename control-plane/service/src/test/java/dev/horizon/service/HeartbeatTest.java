@@ -1,0 +1,135 @@
+package dev.horizon.service;
+
+import static dev.horizon.service.Api.ADMIN;
+import static dev.horizon.service.Api.as;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.horizon.agent.v1.GpuInventory;
+import dev.horizon.agent.v1.GpuTelemetry;
+import dev.horizon.agent.v1.Health;
+import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.MigMode;
+import dev.horizon.agent.v1.MutinyAgentServiceGrpc;
+import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
+import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.service.planning.Planner;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.smallrye.mutiny.Multi;
+import jakarta.inject.Inject;
+import java.net.URL;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** An agent that goes silent (as after a SIGKILL) loses its node, and the node's jobs are placed again elsewhere. */
+@QuarkusTest
+@TestProfile(HeartbeatProfile.class)
+class HeartbeatTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @TestHTTPResource("/")
+    URL base;
+    @Inject
+    Planner planner;
+
+    private ManagedChannel channel;
+    private ScheduledExecutorService beats;
+
+    @BeforeEach
+    void connect() {
+        channel = ManagedChannelBuilder.forAddress(base.getHost(), base.getPort()).usePlaintext().build();
+        beats = Executors.newSingleThreadScheduledExecutor();
+    }
+
+    @AfterEach
+    void disconnect() {
+        beats.shutdownNow();
+        channel.shutdownNow();
+    }
+
+    private MutinyAgentServiceStub agent() {
+        Metadata metadata = new Metadata();
+        metadata.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + Api.token("agent", null));
+        return MutinyAgentServiceGrpc.newMutinyStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata));
+    }
+
+    private static Inventory host(String name) {
+        Inventory.Builder inv = Inventory.newBuilder().setNodeName(name);
+        for (int i = 0; i < 2; i++) {
+            inv.addGpus(GpuInventory.newBuilder().setIndex(i).setUuid("GPU-" + name + "-" + i).setModel("H100-80GB").setMemoryMib(81559)
+                    .setMigMode(MigMode.MIG_DISABLED).setHealth(Health.HEALTHY));
+        }
+        return inv.build();
+    }
+
+    private static TelemetryReport idle(String name) {
+        return TelemetryReport.newBuilder().setNodeId(name).addGpus(GpuTelemetry.newBuilder().setUuid("GPU-" + name + "-0")).build();
+    }
+
+    private static String node(String name, String field) {
+        return as(ADMIN).get("/api/v1/nodes/" + name).then().extract().path(field);
+    }
+
+    private static String job(String id, String field) {
+        return as(ADMIN).get("/api/v1/jobs/" + id).then().extract().path(field);
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("not within " + WAIT + ": " + what);
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
+    void aSilentAgentsNodeIsLostAndItsJobsArePlacedElsewhereUntilItReportsAgain() throws InterruptedException {
+        MutinyAgentServiceStub agent = agent();
+        Set<String> reporting = ConcurrentHashMap.newKeySet();
+        beats.scheduleAtFixedRate(() -> reporting.forEach(n -> agent.telemetry(Multi.createFrom().item(idle(n))).await().atMost(WAIT)), 0, 300,
+                TimeUnit.MILLISECONDS);
+
+        agent.register(host("host-a")).await().atMost(WAIT);
+        reporting.add("host-a");
+        Api.team("research", 0.5);
+        String id = Api.submit(ADMIN, Api.job("moves-on", "research", "TRAINING", 2));
+        planner.planNow();
+        assertEquals("host-a[0-1]", job(id, "placement"), "host-a is the only node when the job is placed");
+
+        agent.register(host("host-b")).await().atMost(WAIT);
+        reporting.add("host-b");
+        // longer than the timeout: both agents report, so neither node is lost
+        Thread.sleep(3000);
+        assertEquals("HEALTHY", node("host-a", "health"));
+        assertEquals("host-a[0-1]", job(id, "placement"));
+
+        reporting.remove("host-a");
+        await("host-a is LOST", () -> "LOST".equals(node("host-a", "health")));
+        as(ADMIN).get("/api/v1/nodes").then().body("find { it.name == 'host-a' }.health", equalTo("LOST"))
+                .body("find { it.name == 'host-a' }.healthReason", startsWith("nothing heard from its agent since "))
+                .body("find { it.name == 'host-b' }.health", equalTo("HEALTHY"));
+        await("the job runs on host-b", () -> "host-b[0-1]".equals(job(id, "placement")));
+        as(ADMIN).get("/api/v1/jobs/" + id).then().body("state", equalTo("RUNNING")).body("preemptions", equalTo(1));
+        as(ADMIN).get("/api/v1/jobs/" + id + "/explanation").then()
+                .body("lastPreemption", startsWith("node lost: "));
+
+        reporting.add("host-a");
+        await("host-a reports again and is HEALTHY", () -> "HEALTHY".equals(node("host-a", "health")));
+        as(ADMIN).get("/api/v1/nodes/host-a").then().body("healthReason", equalTo(null));
+    }
+}
