@@ -42,7 +42,7 @@ public final class TranslateCommand {
         System.exit(run(args, System.out, System.err));
     }
 
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length >= 2 && Arrays.asList(args).subList(2, args.length).stream().anyMatch(a -> a.equals("-h") || a.equals("--help"))) {
             out.println(USAGE);
             return 0;

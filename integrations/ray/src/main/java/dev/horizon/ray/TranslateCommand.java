@@ -40,7 +40,7 @@ public final class TranslateCommand {
         System.exit(run(args, System.out, System.err));
     }
 
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         List<String> options = Arrays.asList(args).subList(Math.min(2, args.length), args.length);
         if (options.contains("-h") || options.contains("--help")) {
             out.println(USAGE);

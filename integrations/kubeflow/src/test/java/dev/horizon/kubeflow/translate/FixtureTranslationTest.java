@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.cli.CommandRunner;
+import dev.horizon.api.cli.CommandRunner.Result;
 import dev.horizon.kubeflow.Fixtures;
-import dev.horizon.kubeflow.TranslateCommandRunner;
-import dev.horizon.kubeflow.TranslateCommandRunner.Result;
+import dev.horizon.kubeflow.TranslateCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,7 +91,7 @@ class FixtureTranslationTest {
         String name = fixtures.relativize(file).toString();
         String expected = EXPECTED.get(name);
         assertTrue(expected != null, name + " is a fixture this test does not know; add what it should give");
-        Result result = TranslateCommandRunner.run("translate", "kubeflow", file.toString());
+        Result result = CommandRunner.run(TranslateCommand::run, "translate", "kubeflow", file.toString());
         var shape = SHAPE.matcher(expected);
         if (shape.matches()) {
             assertEquals(0, result.exit(), name + ": " + result.err());
@@ -112,7 +113,7 @@ class FixtureTranslationTest {
         Path fixtures = Fixtures.root();
         Path torch = render(fixtures.resolve("kubeflow-trainer/runtimes/torch-distributed.yaml"), dir);
         for (String example : List.of("01-multi-node.yaml", "02-runtime-patches.yaml", "03-kueue-integration.yaml")) {
-            Result result = TranslateCommandRunner.run("translate", "kubeflow", fixtures.resolve("kubeflow-trainer/examples").resolve(example).toString(),
+            Result result = CommandRunner.run(TranslateCommand::run, "translate", "kubeflow", fixtures.resolve("kubeflow-trainer/examples").resolve(example).toString(),
                     "--runtime", torch.toString());
             assertEquals(2, result.exit(), example);
             assertTrue(result.err().contains("(runtime ClusterTrainingRuntime torch-distributed) asks for no GPU"), example + ": " + result.err());
@@ -131,13 +132,13 @@ class FixtureTranslationTest {
                 spec:
                   runtimeRef: {name: torchtune-llama3.2-1b}
                 """);
-        JobSpec runtimeDefault = JobJson.parse(TranslateCommandRunner.run("translate", "kubeflow", job.toString(), "--runtime", runtime.toString()).out());
+        JobSpec runtimeDefault = JobJson.parse(CommandRunner.run(TranslateCommand::run, "translate", "kubeflow", job.toString(), "--runtime", runtime.toString()).out());
         assertEquals(1, runtimeDefault.replicaCount(), "the runtime's mlPolicy.numNodes");
         assertEquals(2, runtimeDefault.perReplica().gpus(), "the runtime's node container limit");
         assertEquals("nlp-research", runtimeDefault.team(), "Kueue's queue label names the team");
 
         Files.writeString(job, Files.readString(job) + "  trainer: {numNodes: 4, resourcesPerNode: {limits: {nvidia.com/gpu: 8}}}\n");
-        JobSpec overridden = JobJson.parse(TranslateCommandRunner.run("translate", "kubeflow", job.toString(), "--runtime", runtime.toString()).out());
+        JobSpec overridden = JobJson.parse(CommandRunner.run(TranslateCommand::run, "translate", "kubeflow", job.toString(), "--runtime", runtime.toString()).out());
         assertEquals(4, overridden.replicaCount());
         assertEquals(8, overridden.perReplica().gpus(), "resourcesPerNode replaces the trainer container's resources");
     }

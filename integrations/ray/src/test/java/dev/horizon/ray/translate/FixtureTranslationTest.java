@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.JobJson;
+import dev.horizon.api.cli.CommandRunner;
+import dev.horizon.api.cli.CommandRunner.Result;
 import dev.horizon.ray.KubeRayFixtures;
-import dev.horizon.ray.TranslateCommandRunner;
-import dev.horizon.ray.TranslateCommandRunner.Result;
+import dev.horizon.ray.TranslateCommand;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -132,7 +133,7 @@ class FixtureTranslationTest {
                 wrong.add(file + ": not in the table; add what it should translate to");
                 continue;
             }
-            Result r = TranslateCommandRunner.run("translate", "ray", sample.toString());
+            Result r = CommandRunner.run(TranslateCommand::run, "translate", "ray", sample.toString());
             String got = r.exit() == 0 ? summary(r.out()) : r.err().strip();
             boolean refusal = !expected.matches("(\\S+ \\d+ x \\S+(; )?)+");
             boolean ok = refusal ? r.exit() == 2 && got.contains(expected) && got.lines().count() == 1 : r.exit() == 0 && got.equals(expected);
