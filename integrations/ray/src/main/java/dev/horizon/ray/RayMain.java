@@ -6,10 +6,16 @@ import dev.horizon.ray.controller.RayController;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.jobs.RayJobsServer;
 import dev.horizon.ray.translate.KubeRayTranslator;
+import dev.horizon.ray.demand.RayDemandTranslator;
+import dev.horizon.ray.gcs.GcsClient;
+import dev.horizon.ray.gcs.GcsDemandPoller;
+import dev.horizon.ray.gcs.RayClusterWorkers;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -20,10 +26,16 @@ import java.util.concurrent.CountDownLatch;
  * agent or admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
  * HORIZON_FRACTIONAL_GPUS (default as for ./horizon translate ray), HORIZON_RAY_JOBS_TEAM (the team that pays for
  * submissions without horizon.dev/team metadata; default "default"), HORIZON_RAY_CONTROLLER=off to serve only the
- * endpoint where no Kubernetes cluster is at hand.
+ * endpoint where no Kubernetes cluster is at hand. With HORIZON_RAY_GCS=HOST:PORT (the Ray head's GCS) and
+ * HORIZON_RAY_CLUSTER=NAMESPACE/NAME (its RayCluster) it also plans that cluster's pending actor and placement-group
+ * demand, read from the GCS every HORIZON_RAY_GCS_POLL_SECONDS (default 5), and scales the cluster's worker groups
+ * onto the planned nodes.
  */
 public final class RayMain {
     private static final System.Logger LOG = System.getLogger(RayMain.class.getName());
+    private static final Duration GCS_CALL_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the poller waits at most between tries while the GCS is unreachable (the head restarting, say). */
+    private static final Duration GCS_MAX_BACKOFF = Duration.ofSeconds(60);
 
     private RayMain() {
     }
@@ -32,6 +44,8 @@ public final class RayMain {
         Map<String, String> env = System.getenv();
         SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-ray");
         FractionalGpuPolicy fractions = FractionalGpuPolicy.parse(env.getOrDefault("HORIZON_FRACTIONAL_GPUS", TranslateCommand.DEFAULT_FRACTIONAL_POLICY));
+        KubernetesClient kube = new KubernetesClientBuilder().build();
+        if (env.get("HORIZON_RAY_GCS") != null) startGcsDemand(env, scheduler, fractions, kube);
         String jobsPort = env.get("HORIZON_RAY_JOBS_PORT");
         if (jobsPort != null) {
             RayJobsServer jobs = new RayJobsServer(scheduler, env.getOrDefault("HORIZON_RAY_JOBS_TEAM", "default"), fractions, ZoneId.systemDefault(),
@@ -42,8 +56,40 @@ public final class RayMain {
             new CountDownLatch(1).await(); // the endpoint's threads serve until the process is stopped
             return;
         }
-        RayController controller = new RayController(new KubernetesClientBuilder().build(), scheduler,
+        RayController controller = new RayController(kube, scheduler,
                 new KubeRayTranslator("default", fractions), Clock.systemDefaultZone());
         AdapterProcess.reconcileForever(env, controller::reconcileAll);
+    }
+
+    /** The GCS demand poller on its own thread, beside the controller and the endpoint. */
+    private static void startGcsDemand(Map<String, String> env, SchedulerClient scheduler, FractionalGpuPolicy fractions, KubernetesClient kube) {
+        GcsDemandPoller poller;
+        Duration period;
+        try {
+            String cluster = env.get("HORIZON_RAY_CLUSTER");
+            if (cluster == null) throw new IllegalArgumentException("HORIZON_RAY_CLUSTER: is required with HORIZON_RAY_GCS; name the RayCluster"
+                    + " whose GCS that is, as NAMESPACE/NAME");
+            String seconds = env.getOrDefault("HORIZON_RAY_GCS_POLL_SECONDS", "5");
+            if (!seconds.matches("[1-9]\\d{0,5}")) {
+                throw new IllegalArgumentException("HORIZON_RAY_GCS_POLL_SECONDS: '" + seconds + "' is not a whole number of seconds from 1, such as 5");
+            }
+            period = Duration.ofSeconds(Long.parseLong(seconds));
+            poller = new GcsDemandPoller(new GcsClient(GcsClient.address(env.get("HORIZON_RAY_GCS"), "HORIZON_RAY_GCS"), GCS_CALL_TIMEOUT),
+                    scheduler, new RayDemandTranslator(fractions, RayDemandTranslator.DEFAULT_ACCELERATOR_MODELS),
+                    RayClusterWorkers.of(kube, cluster, "HORIZON_RAY_CLUSTER"));
+        } catch (IllegalArgumentException e) {
+            System.err.println("horizon-ray: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Thread thread = new Thread(() -> {
+            try {
+                poller.pollForever(period, GCS_MAX_BACKOFF);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "ray-gcs-demand");
+        thread.start();
+        LOG.log(System.Logger.Level.INFO, "planning the pending demand of the Ray GCS at " + env.get("HORIZON_RAY_GCS") + " every " + period.toSeconds() + " s");
     }
 }

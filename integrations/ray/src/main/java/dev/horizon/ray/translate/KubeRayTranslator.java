@@ -152,7 +152,8 @@ public final class KubeRayTranslator {
         return node;
     }
 
-    private static String team(JsonNode manifest, String namespace) {
+    /** The team that pays: the first queue label of {@link #QUEUE_LABELS}, else the namespace. */
+    public static String team(JsonNode manifest, String namespace) {
         for (String label : QUEUE_LABELS) {
             String queue = manifest.path("metadata").path("labels").path(label).asText("");
             if (!queue.isBlank()) return queue;
@@ -160,7 +161,8 @@ public final class KubeRayTranslator {
         return namespace;
     }
 
-    private static JobClass jobClass(JsonNode manifest, RayKind kind) {
+    /** The {@link #CLASS_LABEL} label's class, else the kind's default. */
+    public static JobClass jobClass(JsonNode manifest, RayKind kind) {
         String label = manifest.path("metadata").path("labels").path(CLASS_LABEL).asText(null);
         if (label == null) return kind.defaultClass();
         try {

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * gives; a group that advertises GPUs without a limit gets them planned all the same, since Ray places GPU work
  * there, and one that advertises more than its limit is refused because Ray would use GPUs the pod does not hold.
  */
-record RayPodAsk(double gpus) {
+public record RayPodAsk(double gpus) {
     static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** KAI Scheduler's annotation for a pod's share of one GPU. */
     static final String GPU_FRACTION_ANNOTATION = "gpu-fraction";
@@ -29,7 +29,7 @@ record RayPodAsk(double gpus) {
     }
 
     /** The ask of the group at {@code path} (headGroupSpec, workerGroupSpecs[i]). */
-    static RayPodAsk ofGroup(JsonNode group, String path) {
+    public static RayPodAsk ofGroup(JsonNode group, String path) {
         JsonNode pod = group.path("template").path("spec");
         int limit = 0;
         for (String list : new String[] {"containers", "initContainers"}) {
