@@ -31,14 +31,19 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Holds every RayJob and RayCluster that asks for GPUs suspended ({@code spec.suspend}) until Horizon has planned all
+ * Holds every RayJob, RayCluster and RayService that asks for GPUs suspended ({@code spec.suspend}) until Horizon has planned all
  * of its GPU groups, then pins each group's pod template to the nodes planned for it and unsuspends it; suspends it
  * again when Horizon preempts any group (KubeRay tears the whole cluster down, so a partial cluster never runs);
  * cancels its scheduler jobs when it is deleted and reports a RayJob's outcome when it ends. Each pass
  * ({@link #reconcileAll}) compares the cluster with the control plane, so a missed event is caught on the next pass.
  *
  * <p>The explanation goes to an event, to the {@link #EXPLANATION} annotation (RayJob's status schema has no conditions,
- * so the API server would prune one) and, on a RayCluster, to the {@link #CONDITION} status condition.
+ * so the API server would prune one) and, on a RayCluster or RayService, to the {@link #CONDITION} status condition.
+ *
+ * <p>A RayService holds with its top-level {@code spec.suspend}, which newer KubeRay RayService CRDs have
+ * (ray-project/kuberay pull request 4841; KubeRay deletes the RayService's clusters while it is suspended). Where the
+ * installed CRD has no such field the API server drops it on write; the RayService is then left to KubeRay unheld,
+ * and its explanation says why.
  */
 public final class RayController {
     /** Scheduler job id by job name ("NAME-head", "NAME-GROUP"), as JSON; survives controller restarts. */
@@ -48,7 +53,7 @@ public final class RayController {
     public static final String EXPLANATION = "horizon.dev/explanation";
     public static final String CONDITION = "HorizonScheduled";
     static final String COMPONENT = "horizon-ray";
-    private static final List<RayKind> HELD = List.of(RayKind.RAY_JOB, RayKind.RAY_CLUSTER);
+    private static final List<RayKind> HELD = List.of(RayKind.RAY_JOB, RayKind.RAY_CLUSTER, RayKind.RAY_SERVICE);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final System.Logger LOG = System.getLogger(RayController.class.getName());
 
@@ -71,7 +76,7 @@ public final class RayController {
                 .withPlural(kind.plural()).withNamespaced(true).build();
     }
 
-    /** One pass over every RayJob and RayCluster in the cluster. */
+    /** One pass over every RayJob, RayCluster and RayService in the cluster. */
     public void reconcileAll() {
         Set<String> seen = new HashSet<>();
         for (RayKind kind : HELD) {
@@ -138,7 +143,11 @@ public final class RayController {
         // held before submitting, so a failed submission leaves no pod running; scheduler jobs whose ids cannot be
         // recorded are cancelled at once rather than left to be planned twice
         workload.setSuspended(true);
-        write(workload);
+        if (!write(workload).isSuspended()) {
+            explain(workload, false, "NotHeld", "this cluster's " + workload.kind().kind() + " CRD has no spec.suspend (an older KubeRay),"
+                    + " so Horizon cannot hold it until planned; it runs as KubeRay starts it, unplanned", "Warning");
+            return;
+        }
         Map<String, String> ids = new LinkedHashMap<>();
         try {
             for (JobSpec spec : specs) ids.put(spec.name(), scheduler.submit(spec));
@@ -191,7 +200,7 @@ public final class RayController {
         if (message.equals(workload.annotations().path(EXPLANATION).asText(null))) return;
         workload.annotations().put(EXPLANATION, message);
         write(workload);
-        if (workload.kind() == RayKind.RAY_CLUSTER) {
+        if (workload.kind() != RayKind.RAY_JOB) {
             KubeObjects.setCondition(workload.object(), CONDITION, planned, reason, message, now());
             GenericKubernetesResource updated = kube.resource(JSON.convertValue(workload.object(), GenericKubernetesResource.class)).updateStatus();
             workload.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
@@ -209,9 +218,11 @@ public final class RayController {
         }
     }
 
-    private void write(RayWorkload workload) {
+    /** Writes the workload and returns it as the API server stored it (which drops fields its schema lacks). */
+    private RayWorkload write(RayWorkload workload) {
         GenericKubernetesResource updated = kube.resource(JSON.convertValue(workload.object(), GenericKubernetesResource.class)).update();
         workload.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
+        return new RayWorkload(workload.kind(), JSON.valueToTree(updated));
     }
 
     private void event(RayWorkload about, String type, String reason, String message) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A RayJob or RayCluster object (as JSON) the controller holds and releases. Both hold with {@code spec.suspend}.
+ * A RayJob, RayCluster or RayService object (as JSON) the controller holds and releases. All hold with {@code spec.suspend}.
  * Unlike a Kubeflow job it is not one {@code JobIntegration}: the translator makes one scheduler job per GPU group
  * (head, each worker group), each planned onto its own nodes, so placement is injected group by group.
  */
