@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's must-show over real processes: the packaged control plane and one packaged agent on the simulated driver
@@ -19,27 +15,17 @@ import org.junit.jupiter.api.io.TempDir;
  * is what NVML shows afterwards (read by `horizon smi --json`, a process of its own), and a process over its memory
  * share is reported to the control plane, in the node's view, the job's explanation and the metrics.
  */
-class AgentOverProcessesIT {
+class AgentOverProcessesIT extends OverProcesses {
     private static final String ADMIN = "agent-it-admin";
     private static final String NODE = "agent-it-node";
     /** A quarter of an H100-80GB's 81559 MiB: the share of one of four time-slicing replicas. */
     private static final long QUARTER_MIB = 81559 / 4;
 
-    @TempDir
-    Path dir;
-    private final List<Process> processes = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (Process p : processes) p.destroyForcibly().waitFor();
-    }
-
     @Test
     void registersReportsAppliesAMigLayoutAndReportsAProcessOverItsMemoryShare() throws Exception {
-        Horizon.ControlPlane controlPlane = Horizon.readyControlPlane(dir, ADMIN);
-        processes.add(controlPlane.process());
+        Horizon.ControlPlane controlPlane = controlPlane(ADMIN);
         Horizon.Rest admin = controlPlane.admin();
-        processes.add(Horizon.agent(dir, NODE, Horizon.freePort(), controlPlane.port(), controlPlane.agentToken()));
+        agent(controlPlane, NODE);
 
         // registers: 8 H100s, as NVML names them
         JsonNode node = await("the agent's node registering with 8 GPUs", 90, dir, () -> admin.json("GET", "/api/v1/nodes/" + NODE, null, 200),
