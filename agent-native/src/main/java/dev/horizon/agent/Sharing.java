@@ -72,22 +72,34 @@ public class Sharing {
         Map<String, Share> saved = load();
         LOG.infof("GPU sharing enforced by %s (horizon.agent.sharing-backend=%s); %d shares to apply again", backend, config.sharingBackend(),
                 saved.size());
-        if (saved.isEmpty()) return;
-        Map<String, Share> next = new TreeMap<>();
+        Map<String, Share> present = new TreeMap<>();
         saved.forEach((uuid, share) -> {
             try {
                 nvml.session().gpuByUuid(uuid);
-                next.put(uuid, share);
+                present.put(uuid, share);
             } catch (RuntimeException e) {
                 LOG.warnf("GPU %s was shared (%s) but is not usable now (%s); its share is dropped", uuid, share.describe(), e.getMessage());
             }
         });
-        try {
-            enforce(next, next.keySet());
-            shares.putAll(next);
-        } catch (CommandFailure e) {
-            LOG.errorf("could not apply the saved GPU sharing again: %s", e.getMessage());
+        if (present.isEmpty()) return;
+        if (backend == Backend.DEVICE_PLUGIN) {
+            try {
+                write(present);
+                shares.putAll(present);
+            } catch (CommandFailure e) {
+                LOG.errorf("could not write the saved GPU sharing again: %s; no GPU is shared until the control plane asks again", e.getMessage());
+            }
+            return;
         }
+        // one GPU whose daemon does not start must not leave the others unshared (and unguarded)
+        present.forEach((uuid, share) -> {
+            try {
+                mps.apply(uuid, share);
+                shares.put(uuid, share);
+            } catch (CommandFailure e) {
+                LOG.errorf("could not start GPU %s's MPS daemon again: %s; it is unshared until the control plane asks again", uuid, e.getMessage());
+            }
+        });
     }
 
     /** Checks the request against the GPU, enforces it, then records it. */
