@@ -36,6 +36,8 @@ public class Agent {
     GpuMetrics metrics;
     @Inject
     ControlPlaneLink link;
+    @Inject
+    Sharing sharing;
 
     private volatile boolean running;
     private Thread loop;
@@ -44,6 +46,7 @@ public class Agent {
 
     void start(@Observes StartupEvent event) {
         nvml.open();
+        if (nvml.isOpen()) sharing.restore();
         nodeName = config.nodeName().orElseGet(Agent::hostName);
         running = true;
         loop = new Thread(this::loop, "horizon-agent-loop");
@@ -54,8 +57,8 @@ public class Agent {
             xidWatcher.setDaemon(true);
             xidWatcher.start();
         }
-        LOG.infof("agent for node %s: telemetry every %s, sharing config %s, memory guard %s", nodeName, config.telemetryInterval(),
-                config.sharingConfig(), config.memoryGuardAction());
+        LOG.infof("agent for node %s: telemetry every %s, sharing by %s, memory guard %s", nodeName, config.telemetryInterval(),
+                config.sharingBackend(), config.memoryGuardAction());
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -89,7 +92,8 @@ public class Agent {
             List<GpuSnapshot> gpus = host.snapshot();
             memoryGuard.check(gpus);
             metrics.update(gpus);
-            link.tick(host.inventory(nodeName, config.nvlinkDomain().orElse(""), gpus), host.telemetry(gpus, System.currentTimeMillis()));
+            link.tick(host.inventory(nodeName, config.nvlinkDomain().orElse(""), gpus), host.telemetry(gpus, System.currentTimeMillis())
+                    .toBuilder().addAllViolations(memoryGuard.takeUnreported()).build());
         } catch (RuntimeException e) {
             // One bad tick (NVML hiccup, a bug) must not end the loop that enforces the node's limits.
             LOG.errorf(e, "agent tick failed: %s", e.getMessage());

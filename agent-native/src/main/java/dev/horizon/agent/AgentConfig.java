@@ -32,9 +32,24 @@ public interface AgentConfig {
     @WithDefault("60s")
     Duration reconnectMax();
 
-    /** The NVIDIA device plugin's sharing config this node's plugin reads (time-slicing and MPS replicas). */
+    /** The NVIDIA device plugin's sharing config this node's plugin reads (time-slicing and MPS replicas), on Kubernetes. */
     @WithDefault("/var/lib/horizon-agent/device-plugin-sharing.yaml")
     Path sharingConfig();
+
+    /**
+     * How GPU sharing is enforced: DEVICE_PLUGIN (Kubernetes: the device plugin's sharing config), MPS (bare metal: an
+     * MPS control daemon per shared GPU with per-client limits), or AUTO: DEVICE_PLUGIN where KUBERNETES_SERVICE_HOST is set.
+     */
+    @WithDefault("AUTO")
+    Sharing.Backend sharingBackend();
+
+    /** The MPS control command, a name on PATH or a path (bare metal). */
+    @WithDefault("nvidia-cuda-mps-control")
+    String mpsControl();
+
+    /** What the agent keeps across restarts: the sharing it applied (re-applied at start) and the MPS daemons' pipe and log directories. */
+    @WithDefault("/var/lib/horizon-agent")
+    Path stateDir();
 
     /** REPORT logs and counts a process over its memory share; KILL also terminates it. */
     @WithDefault("REPORT")

@@ -31,9 +31,6 @@ public class CommandHandler {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
-    /** Set after a change the control plane must see in the inventory (a MIG layout). */
-    private final AtomicBoolean inventoryChanged = new AtomicBoolean();
-
     public CommandResult handle(String nodeId, Command command) {
         CommandResult.Builder result = CommandResult.newBuilder().setNodeId(nodeId).setCommandId(command.getId());
         String action = command.getActionCase().name().toLowerCase();
@@ -41,7 +38,6 @@ public class CommandHandler {
             switch (command.getActionCase()) {
                 case APPLY_MIG_LAYOUT -> {
                     List<MigDevice> devices = migLayouts.apply(command.getApplyMigLayout());
-                    inventoryChanged.set(true);
                     LOG.infof("command %s: GPU %s MIG layout applied: %s", command.getId(), command.getApplyMigLayout().getGpuUuid(),
                             devices.isEmpty() ? "MIG off" : devices.stream().map(d -> d.profile() + "@" + d.placement().start() + " " + d.uuid())
                                     .collect(Collectors.joining(", ")));
@@ -91,10 +87,5 @@ public class CommandHandler {
 
     public boolean draining() {
         return draining.get();
-    }
-
-    /** True once per change: the caller re-registers. */
-    boolean takeInventoryChange() {
-        return inventoryChanged.getAndSet(false);
     }
 }

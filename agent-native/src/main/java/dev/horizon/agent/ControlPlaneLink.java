@@ -53,6 +53,12 @@ public class ControlPlaneLink {
     private final ExecutorService commandRunner = Executors.newSingleThreadExecutor(r -> new Thread(r, "horizon-agent-commands"));
     private final Deque<TelemetryReport> unsent = new ArrayDeque<>();
     private volatile String nodeId;
+    /**
+     * The inventory the control plane last accepted. Any difference (a MIG layout applied, a GPU lost) registers again;
+     * comparing rather than flagging changes means a snapshot read while a layout was half applied is followed by the
+     * finished one.
+     */
+    private Inventory registered;
     private volatile StreamObserver<TelemetryReport> telemetry;
     private volatile ClientCallStreamObserver<AgentHello> commandStream;
     /** Why the link broke, set by the streams' callbacks; null while it is up. */
@@ -71,7 +77,7 @@ public class ControlPlaneLink {
         return broken;
     }
 
-    /** One tick: connect if due, re-register after an inventory change, send this report and any buffered ones. */
+    /** One tick: connect if due, re-register when the inventory changed, send this report and any buffered ones. */
     void tick(Inventory inventory, TelemetryReport report) {
         unsent.addLast(report);
         while (unsent.size() > Math.max(1, config.telemetryBuffer())) unsent.removeFirst();
@@ -79,7 +85,7 @@ public class ControlPlaneLink {
             if (!connected()) {
                 if (System.nanoTime() < nextAttemptNanos) return;
                 connect(inventory);
-            } else if (commands.takeInventoryChange()) {
+            } else if (!inventory.equals(registered)) {
                 register(inventory);
             }
             flush();
@@ -136,6 +142,7 @@ public class ControlPlaneLink {
     private void register(Inventory inventory) {
         RegisterReply reply = blockingStub().register(inventory);
         nodeId = reply.getNodeId();
+        registered = inventory;
         LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
     }
 

@@ -37,6 +37,11 @@ public class HostReader {
 
     /** UUIDs by index as last read, so that a GPU that is lost can still be named. */
     private final Map<Integer, String> uuids = new ConcurrentHashMap<>();
+    /**
+     * Each GPU as last read, so that a lost GPU keeps its model and memory in the inventory: the control plane refuses
+     * an inventory without them, and an agent re-registering after a reconnect must still be let in.
+     */
+    private final Map<Integer, Gpu> lastRead = new ConcurrentHashMap<>();
     private final Map<Integer, Health> lastHealth = new ConcurrentHashMap<>();
     private final Queue<HealthEvent> events = new ConcurrentLinkedQueue<>();
 
@@ -56,6 +61,7 @@ public class HostReader {
         try {
             Gpu gpu = session.gpu(index);
             uuids.put(index, gpu.uuid());
+            lastRead.put(index, gpu);
             List<MigDevice> mig = gpu.migEnabled() ? session.migDevices(index) : List.of();
             List<GpuProcess> processes = session.processes(index);
             boolean eccTrouble = gpu.ecc() != null && gpu.ecc().needsAttention();
@@ -95,10 +101,13 @@ public class HostReader {
         Inventory.Builder inv = Inventory.newBuilder().setNodeName(nodeName).setNvlinkDomain(nvlinkDomain);
         for (GpuSnapshot s : gpus) {
             GpuInventory.Builder g = GpuInventory.newBuilder().setIndex(s.index()).setUuid(s.uuid()).setHealth(s.health());
+            Gpu known = s.readable() ? s.gpu() : lastRead.get(s.index());
+            if (known != null) {
+                long totalMiB = known.memory().totalMiB();
+                g.setModel(GpuModels.horizonName(known.name(), totalMiB)).setProductName(known.name()).setMemoryMib(totalMiB);
+            }
             if (s.readable()) {
-                long totalMiB = s.gpu().memory().totalMiB();
-                g.setModel(GpuModels.horizonName(s.gpu().name(), totalMiB)).setProductName(s.gpu().name()).setMemoryMib(totalMiB)
-                        .setMigMode(migMode(s));
+                g.setMigMode(migMode(s));
                 s.migDevices().forEach(d -> g.addMigDevices(dev.horizon.agent.v1.MigDevice.newBuilder().setUuid(d.uuid())
                         .setProfile(d.profile()).setPlacementStart(d.placement().start()).setPlacementSize(d.placement().size())));
             }

@@ -14,6 +14,7 @@ import dev.horizon.agent.v1.GpuInventory;
 import dev.horizon.agent.v1.HealthEvent;
 import dev.horizon.agent.v1.Inventory;
 import dev.horizon.agent.v1.MigSlot;
+import dev.horizon.agent.v1.MemoryViolation;
 import dev.horizon.agent.v1.SetSharing;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.sim.SimulatedDriver;
@@ -130,6 +131,8 @@ class AgentTest {
             sim.command("process gpu=1 pid=" + polite.pid() + " mem=20000 name=polite.py");
             await(() -> memoryGuard.violations().stream().anyMatch(v -> v.pid() == greedy.pid()), "the greedy process reported");
             await(() -> !greedy.isAlive(), "the greedy process killed");
+            CONTROL_PLANE.awaitReport(r -> r.getViolationsList().stream().anyMatch(v -> v.getPid() == greedy.pid() && v.getGpuUuid().equals(gpu)
+                    && v.getAction() == MemoryViolation.Action.KILLED && v.getUsedMib() == 30000 && v.getAllowedMib() == 81559 / 4), WAIT);
             assertTrue(polite.isAlive());
             assertTrue(memoryGuard.violations().stream().noneMatch(v -> v.pid() == polite.pid()));
         } finally {
@@ -170,6 +173,7 @@ class AgentTest {
             CONTROL_PLANE.start();
             await(() -> CONTROL_PLANE.registrations.size() > registrations, "registration again");
             assertEquals(dev.horizon.agent.v1.Health.LOST, lastRegistration().getGpus(1).getHealth());
+            assertEquals("H100-80GB", lastRegistration().getGpus(1).getModel(), "a lost GPU keeps its last-read model, which the control plane requires");
             CONTROL_PLANE.awaitReport(r -> r.getObservedAtMs() > stopped && r.getObservedAtMs() < restarted, WAIT);
             await(() -> given().get("/q/health/ready").statusCode() == 200, "readiness up again");
         } finally {

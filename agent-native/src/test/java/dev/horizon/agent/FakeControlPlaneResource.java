@@ -1,6 +1,9 @@
 package dev.horizon.agent;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.util.Map;
 
 /** Starts the fake control plane before the agent and points the agent's gRPC client at it. */
@@ -12,8 +15,15 @@ public class FakeControlPlaneResource implements QuarkusTestResourceLifecycleMan
         CONTROL_PLANE.start();
         // In tests quarkus-grpc dials test-port (9001 unless set), not port.
         String port = String.valueOf(CONTROL_PLANE.port());
+        // a fresh state directory: sharing saved by an earlier run must not be applied again in this one
+        String stateDir;
+        try {
+            stateDir = Files.createTempDirectory("horizon-agent-test-state").toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return Map.of("quarkus.grpc.clients.control-plane.host", "localhost", "quarkus.grpc.clients.control-plane.port", port,
-                "quarkus.grpc.clients.control-plane.test-port", port);
+                "quarkus.grpc.clients.control-plane.test-port", port, "horizon.agent.state-dir", stateDir);
     }
 
     @Override

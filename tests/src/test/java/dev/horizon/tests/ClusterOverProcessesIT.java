@@ -39,13 +39,11 @@ class ClusterOverProcessesIT {
 
     @Test
     void submitPlanApplyMigThenSurviveKillingTheAgentAndTheControlPlane() throws Exception {
-        int port = Horizon.freePort();
-        controlPlane = Horizon.controlPlane(dir, port, ADMIN);
-        Horizon.Rest admin = new Horizon.Rest(port, ADMIN);
-        await("the control plane's readiness", 90, dir, admin::ready, Boolean::booleanValue);
-
-        String agentToken = admin.json("POST", "/api/v1/tokens", "{\"role\":\"agent\",\"label\":\"e2e\"}", 201).get("token").asText();
-        agent = Horizon.agent(dir, NODE, Horizon.freePort(), port, agentToken);
+        Horizon.ControlPlane started = Horizon.readyControlPlane(dir, ADMIN);
+        controlPlane = started.process();
+        int port = started.port();
+        Horizon.Rest admin = started.admin();
+        agent = Horizon.agent(dir, NODE, Horizon.freePort(), port, started.agentToken());
         JsonNode node = await("the agent's node registering with 8 GPUs", 90, dir, () -> admin.json("GET", "/api/v1/nodes/" + NODE, null, 200),
                 n -> n.path("gpus").size() == 8 && "agent".equals(n.path("source").asText()));
         assertEquals("HEALTHY", node.get("health").asText());

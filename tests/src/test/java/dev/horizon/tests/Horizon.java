@@ -42,21 +42,82 @@ final class Horizon {
         return start(dataDir.resolve("control-plane-" + System.nanoTime() + ".log"), Map.of(), command.toArray(String[]::new));
     }
 
-    /** An agent on the simulated driver (8 H100s in stateFile) registering node with the control plane on controlPlanePort. */
-    static Process agent(Path dir, String node, int port, int controlPlanePort, String token) {
-        return start(dir.resolve("agent-" + node + "-" + System.nanoTime() + ".log"),
-                Map.of("HORIZON_SIM_GPUS", "8xH100-80GB", "HORIZON_SIM_STATE", dir.resolve(node + ".gpus.state").toString(), "HORIZON_SIM_NODE",
-                        node, "HORIZON_AGENT_TOKEN", token),
-                JAVA, "--enable-native-access=ALL-UNNAMED", "-Djna.library.path=" + SIM_NVML, "-Dquarkus.http.port=" + port,
-                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.grpc.clients.control-plane.host=127.0.0.1",
-                "-Dquarkus.grpc.clients.control-plane.port=" + controlPlanePort, "-Dhorizon.agent.node-name=" + node,
-                "-Dhorizon.agent.telemetry-interval=500ms", "-Dhorizon.agent.reconnect-initial=200ms", "-Dhorizon.agent.reconnect-max=1s",
-                "-Dhorizon.agent.sharing-config=" + dir.resolve(node + "-sharing.yaml"), "-jar", AGENT_JAR.toString());
+    /** A ready control plane: its process, port, an admin REST client and a fresh agent token. */
+    record ControlPlane(Process process, int port, Rest admin, String agentToken) {
     }
 
+    /** Starts a control plane (see {@link #controlPlane}) on a free port, waits until it is ready and makes an agent token. */
+    static ControlPlane readyControlPlane(Path dataDir, String admin, String... options) throws Exception {
+        int port = freePort();
+        Process process = controlPlane(dataDir, port, admin, options);
+        Rest rest = new Rest(port, admin);
+        await("the control plane's readiness", 90, dataDir, rest::ready, Boolean::booleanValue);
+        String token = rest.json("POST", "/api/v1/tokens", "{\"role\":\"agent\",\"label\":\"tests\"}", 201).get("token").asText();
+        return new ControlPlane(process, port, rest, token);
+    }
+
+    /**
+     * An agent on the simulated driver (8 H100s in the node's state file) registering node with the control plane on
+     * controlPlanePort, sharing GPUs through the device plugin's config; options are more JVM options (-D...), which win.
+     */
+    static Process agent(Path dir, String node, int port, int controlPlanePort, String token, String... options) {
+        return agent(dir, node, port, controlPlanePort, token, Map.of(), options);
+    }
+
+    /** The same with more environment variables (PATH, ...). */
+    static Process agent(Path dir, String node, int port, int controlPlanePort, String token, Map<String, String> env, String... options) {
+        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-Djna.library.path=" + SIM_NVML,
+                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.grpc.clients.control-plane.host=127.0.0.1",
+                "-Dquarkus.grpc.clients.control-plane.port=" + controlPlanePort, "-Dhorizon.agent.node-name=" + node,
+                "-Dhorizon.agent.telemetry-interval=500ms", "-Dhorizon.agent.reconnect-initial=200ms", "-Dhorizon.agent.reconnect-max=1s",
+                "-Dhorizon.agent.sharing-config=" + dir.resolve(node + "-sharing.yaml"), "-Dhorizon.agent.state-dir=" + dir.resolve(node + "-state"),
+                "-Dhorizon.agent.sharing-backend=DEVICE_PLUGIN"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("-jar", AGENT_JAR.toString()));
+        Map<String, String> environment = simulated(dir, node, env);
+        environment.put("HORIZON_AGENT_TOKEN", token);
+        // a simulated host is bare metal wherever the tests run (sharing-backend=AUTO must not find Kubernetes)
+        environment.put("KUBERNETES_SERVICE_HOST", null);
+        return start(dir.resolve("agent-" + node + "-" + System.nanoTime() + ".log"), environment, command.toArray(String[]::new));
+    }
+
+    /** The environment that puts a process on node's simulated GPUs, the ones its agent sees. */
+    private static Map<String, String> simulated(Path dir, String node, Map<String, String> more) {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("HORIZON_SIM_GPUS", "8xH100-80GB", "HORIZON_SIM_STATE",
+                dir.resolve(node + ".gpus.state").toString(), "HORIZON_SIM_NODE", node));
+        env.putAll(more);
+        return env;
+    }
+
+    /**
+     * Tells node's simulated driver one command (nvml-bindings/README.md: "process gpu=0 pid=1 mem=2048", "fault gpu=1 lost"),
+     * appended to its state file under the driver's own lock, as the agent's NVML calls see it at once.
+     */
+    static void sim(Path dir, String node, String command) throws Exception {
+        Path state = dir.resolve(node + ".gpus.state");
+        Process p = new ProcessBuilder("flock", state + ".lock", "sh", "-c", "printf '%s\\n' \"$0\" >> \"$1\"", command, state.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) throw new AssertionError("sim command '" + command + "' failed: " + out);
+    }
+
+    /** `./horizon smi --json` on node's simulated GPUs: what NVML says, read by a process of its own. */
+    static JsonNode smi(Path dir, String node) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("horizon-smi.sh").toString(), "--json").redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(simulated(dir, node, Map.of()));
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (p.waitFor() != 0) throw new AssertionError("horizon smi --json failed: " + new String(out));
+        return JSON.readTree(out);
+    }
+
+    /** env: variables to set, or with a null value to remove. */
     private static Process start(Path log, Map<String, String> env, String... command) {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().putAll(env);
+        env.forEach((name, value) -> {
+            if (value == null) pb.environment().remove(name);
+            else pb.environment().put(name, value);
+        });
         try {
             return pb.start();
         } catch (IOException e) {

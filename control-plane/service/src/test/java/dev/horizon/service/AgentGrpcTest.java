@@ -2,6 +2,7 @@ package dev.horizon.service;
 
 import static dev.horizon.service.Api.ADMIN;
 import static dev.horizon.service.Api.as;
+import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
@@ -19,6 +20,7 @@ import dev.horizon.agent.v1.GpuTelemetry;
 import dev.horizon.agent.v1.Health;
 import dev.horizon.agent.v1.HealthEvent;
 import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.MemoryViolation;
 import dev.horizon.agent.v1.MigDevice;
 import dev.horizon.agent.v1.MigMode;
 import dev.horizon.agent.v1.MutinyAgentServiceGrpc;
@@ -196,6 +198,28 @@ class AgentGrpcTest {
         planner.planNow();
         as(ADMIN).get("/api/v1/jobs/" + wide).then().body("state", equalTo("RUNNING")).body("placement", equalTo("host-b[0-3]"));
         as(ADMIN).delete("/api/v1/jobs/" + wide).then().statusCode(200);
+    }
+
+    @Test
+    void memoryViolationsAreRecordedShownOnTheNodeAndCounted() {
+        MutinyAgentServiceStub agent = agent();
+        agent.register(host("host-v", 2)).await().atMost(WAIT);
+        MemoryViolation hog = MemoryViolation.newBuilder().setPid(777).setGpuUuid("GPU-host-v-1").setUsedMib(30_000).setAllowedMib(20_389)
+                .setAction(MemoryViolation.Action.KILLED).setProcessName("hog.py").setShare("TIME_SLICING x4").setObservedAtMs(1_234_567).build();
+        agent.telemetry(Multi.createFrom().item(TelemetryReport.newBuilder().setNodeId("host-v").addViolations(hog).build())).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/host-v").then().body("memoryViolations", hasSize(1)).body("memoryViolations[0].pid", equalTo(777))
+                .body("memoryViolations[0].gpuUuid", equalTo("GPU-host-v-1")).body("memoryViolations[0].usedMiB", equalTo(30_000))
+                .body("memoryViolations[0].allowedMiB", equalTo(20_389)).body("memoryViolations[0].action", equalTo("KILLED"))
+                .body("memoryViolations[0].processName", equalTo("hog.py")).body("memoryViolations[0].share", equalTo("TIME_SLICING x4"))
+                .body("memoryViolations[0].observedAt", equalTo(1_234_567));
+        given().get("/q/metrics").then().body(containsString("horizon_memory_violations_total{action=\"KILLED\",gpu=\"GPU-host-v-1\",node=\"host-v\"} 1.0"));
+
+        MemoryViolation elsewhere = hog.toBuilder().setGpuUuid("GPU-not-here").build();
+        StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> agent.telemetry(Multi.createFrom()
+                .item(TelemetryReport.newBuilder().setNodeId("host-v").addViolations(elsewhere).build())).await().atMost(WAIT));
+        assertEquals(Status.Code.INVALID_ARGUMENT, unknown.getStatus().getCode());
+        assertTrue(unknown.getStatus().getDescription().contains("gpu_uuid 'GPU-not-here' is not a GPU of node host-v"),
+                unknown.getStatus().getDescription());
     }
 
     @Test

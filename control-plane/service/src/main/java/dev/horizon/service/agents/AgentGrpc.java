@@ -10,8 +10,12 @@ import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.ResultAck;
 import dev.horizon.agent.v1.TelemetryAck;
 import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.nodes.CommandQueue;
 import dev.horizon.service.nodes.CommandStore;
+import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
@@ -24,6 +28,7 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -45,6 +50,10 @@ public class AgentGrpc implements AgentService {
     CommandQueue queue;
     @Inject
     Planner planner;
+    @Inject
+    MemoryViolations violations;
+    @Inject
+    JobStore jobs;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
 
@@ -77,6 +86,19 @@ public class AgentGrpc implements AgentService {
                 LOG.warnf("node %s drained: %s", node, event);
                 planner.requestPlan();
             }
+        }
+        if (report.getViolationsCount() > 0) recordViolations(node, report);
+    }
+
+    private void recordViolations(String nodeName, TelemetryReport report) {
+        Node node = nodes.find(nodeName).orElseThrow();
+        List<JobRow> running = jobs.active().stream().filter(j -> j.state() == JobState.RUNNING).toList();
+        for (var v : report.getViolationsList()) {
+            MemoryViolations.Violation recorded = AgentMessages.violation(node, v, running, System.currentTimeMillis());
+            violations.record(recorded);
+            LOG.warnf("node %s: process %d on GPU %s used %d MiB, over its %d MiB share (%s); %s%s", nodeName, recorded.pid(), recorded.gpuUuid(),
+                    recorded.usedMiB(), recorded.allowedMiB(), recorded.share(), recorded.action(),
+                    recorded.job() == null ? "" : "; the GPU is held by job " + recorded.job());
         }
     }
 

@@ -6,13 +6,17 @@ import dev.horizon.agent.v1.Drain;
 import dev.horizon.agent.v1.GpuInventory;
 import dev.horizon.agent.v1.HealthEvent;
 import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.MemoryViolation;
 import dev.horizon.agent.v1.MigSlot;
 import dev.horizon.agent.v1.SetSharing;
 import dev.horizon.service.nodes.CommandRequest;
+import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.nodes.Gpu;
+import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.planning.Placements;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
@@ -98,6 +102,23 @@ final class AgentMessages {
         return gpus.stream().map(g -> new NodeStore.Reading(g.getUuid(), g.hasUtilizationPercent() ? g.getUtilizationPercent() / 100 : null,
                 g.getMemoryUsedMib(), g.getProcessesList().stream().map(p -> new Gpu.Process(p.getPid(), p.getUsedMemoryMib(), p.getName()))
                         .toList())).toList();
+    }
+
+    /**
+     * A violation as the service records it, matched to the one running job whose placement holds the GPU: on a GPU that
+     * several jobs share (fractional placements) the process cannot be told apart by its GPU alone, so none is named.
+     */
+    static MemoryViolations.Violation violation(Node node, MemoryViolation v, List<JobRow> running, long now) {
+        Gpu gpu = node.gpus().stream().filter(g -> g.uuid().equals(v.getGpuUuid())).findFirst().orElseThrow(() -> invalid(
+                "violations: gpu_uuid '" + v.getGpuUuid() + "' is not a GPU of node " + node.name() + "; register the node's inventory first"));
+        if (v.getAction() == MemoryViolation.Action.ACTION_UNSPECIFIED || v.getAction() == MemoryViolation.Action.UNRECOGNIZED) {
+            throw invalid("violations: action is required (REPORTED, KILLED or KILL_FAILED) for pid " + v.getPid());
+        }
+        List<String> holders = running.stream().filter(j -> j.placement() != null && Placements.holds(j.placement(), node.name(), gpu.index()))
+                .map(JobRow::id).toList();
+        return new MemoryViolations.Violation(node.name(), gpu.uuid(), v.getPid(), v.getProcessName().isBlank() ? null : v.getProcessName(),
+                v.getUsedMib(), v.getAllowedMib(), v.getShare(), v.getAction().name(), v.getObservedAtMs() > 0 ? v.getObservedAtMs() : now,
+                holders.size() == 1 ? holders.get(0) : null);
     }
 
     static Command command(NodeCommand c) {

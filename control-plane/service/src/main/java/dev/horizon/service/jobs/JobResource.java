@@ -3,6 +3,7 @@ package dev.horizon.service.jobs;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
@@ -39,8 +40,10 @@ public class JobResource {
     static final int MAX_PRIORITY = 99;
     private static final int MAX_LIST = 10_000;
 
+    /** memoryViolations: processes on the job's GPUs that agents caught over their memory share while it ran, newest first. */
     public record Explanation(String id, JobState state, String rule, String reason, Long plannedStart, Integer queuePosition,
-                              Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption) {
+                              Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
+                              List<MemoryViolations.Violation> memoryViolations) {
     }
 
     public record Outcome(String state) {
@@ -56,6 +59,8 @@ public class JobResource {
     NodeStore nodes;
     @Inject
     Planner planner;
+    @Inject
+    MemoryViolations violations;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -126,7 +131,7 @@ public class JobResource {
                 default -> "finished: " + j.state().name().toLowerCase(Locale.ROOT);
             };
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
-                    j.preemptions(), j.lastPreemption());
+                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()));
         }
         Map<String, Long> ahead = new LinkedHashMap<>();
         if (j.queueRank() != null) {
@@ -135,7 +140,7 @@ public class JobResource {
             }
         }
         return new Explanation(j.id(), j.state(), j.rule(), j.reason(), j.plannedStart(), j.queueRank(), ahead, j.preemptions(),
-                j.lastPreemption());
+                j.lastPreemption(), violations.ofJob(j.id()));
     }
 
     @DELETE

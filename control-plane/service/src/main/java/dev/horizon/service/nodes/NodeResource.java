@@ -20,8 +20,8 @@ import java.util.List;
 @Path("/api/v1/nodes")
 @Produces(MediaType.APPLICATION_JSON)
 public class NodeResource {
-    /** A node with its agent's newest commands, pending and answered. */
-    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands) {
+    /** A node with its agent's newest commands, pending and answered, and the newest processes its memory guard caught. */
+    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations) {
     }
 
     @Inject
@@ -30,6 +30,8 @@ public class NodeResource {
     CommandStore commands;
     @Inject
     CommandQueue queue;
+    @Inject
+    MemoryViolations violations;
     @Inject
     Caller caller;
 
@@ -41,7 +43,7 @@ public class NodeResource {
     @GET
     @Path("/{name}")
     public NodeDetail get(@PathParam("name") String name) {
-        return new NodeDetail(find(name), commands.recent(name));
+        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name));
     }
 
     /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */

@@ -12,10 +12,21 @@ import java.util.regex.Pattern;
  * Placements are stored by node name ("node-1[0-3]+node-2[0-7]", the allocator's own form), not by
  * node index, because the index changes when nodes join or leave.
  */
-final class Placements {
+public final class Placements {
     private static final Pattern SLICE = Pattern.compile("(.+)\\[(\\d+)-(\\d+)\\]");
 
     private Placements() {
+    }
+
+    /** Whether a stored placement holds GPU gpuIndex (NVML's index, the order the node lists its GPUs in) of node. */
+    public static boolean holds(String placement, String node, int gpuIndex) {
+        for (String part : placement.split("\\+")) {
+            Matcher m = SLICE.matcher(part);
+            if (m.matches() && m.group(1).equals(node) && Integer.parseInt(m.group(2)) <= gpuIndex && gpuIndex <= Integer.parseInt(m.group(3))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The placement on the current cluster, or null when a node it used is gone or smaller now. */

@@ -19,6 +19,7 @@ import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.inference.InferenceStore;
+import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.store.Db;
@@ -199,6 +200,12 @@ public class Planner {
                     changes.add(Change.displaced(j, "its node left the cluster or lost GPUs (" + j.placement() + ")"));
                     continue;
                 }
+                String lost = lostGpu(p, usable);
+                if (lost != null) {
+                    // its processes died with the GPU; the node is drained, so it is placed elsewhere
+                    changes.add(Change.displaced(j, "GPU " + lost + " fell off the bus (" + j.placement() + ")"));
+                    continue;
+                }
                 occupancy.occupy(p);
                 long left = DurationEstimator.remaining(estimate, now - j.startedAt(), MIN_ESTIMATE_SECONDS);
                 secondsLeft.put(j.id(), left);
@@ -261,6 +268,18 @@ public class Planner {
         }
         return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
                 busy, millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
+    }
+
+    /** The first GPU of the placement its agent reported lost ("uuid on node"), null when none is. */
+    private static String lostGpu(Placement p, List<Node> usable) {
+        for (Placement.Slice s : p.slices()) {
+            Node node = usable.get(s.node());
+            for (int i = s.firstGpu(); i < s.firstGpu() + s.count(); i++) {
+                Gpu gpu = node.gpus().get(i);
+                if (Node.LOST.equals(gpu.health())) return gpu.uuid() + " on " + node.name();
+            }
+        }
+        return null;
     }
 
     /**

@@ -9,11 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import dev.horizon.kubeflow.translate.Manifests;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -42,28 +39,12 @@ class KubeflowControllerTest {
         controller = new KubeflowController(client, scheduler, TranslationOptions.defaults(), NOON_UTC);
     }
 
-    /** A CRD that stores any content, with the status subresource the real ones have. */
     private void installCrd(KubeflowKind kind) {
-        JSONSchemaProps open = new JSONSchemaProps();
-        open.setType("object");
-        open.setXKubernetesPreserveUnknownFields(true);
-        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
-                .withNewSpec().withGroup(kind.group()).withScope("Namespaced")
-                .withNewNames().withKind(kind.kind()).withPlural(kind.plural()).endNames()
-                .addNewVersion().withName(kind.version()).withServed(true).withStorage(true)
-                .withNewSchema().withOpenAPIV3Schema(open).endSchema()
-                .withNewSubresources().withNewStatus().endStatus().endSubresources().endVersion()
-                .endSpec().build()).create();
+        MockCluster.installCrd(client, kind);
     }
 
     private Resource<GenericKubernetesResource> create(String yaml) {
-        GenericKubernetesResource resource = JSON.convertValue(Manifests.parse(yaml).get(0), GenericKubernetesResource.class);
-        KubeflowKind kind = KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow();
-        Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(KubeflowController.context(kind))
-                .inNamespace(resource.getMetadata().getNamespace()).resource(resource);
-        handle.create();
-        return handle;
+        return MockCluster.create(client, yaml);
     }
 
     private static final String PYTORCH_JOB = """
