@@ -115,7 +115,7 @@ class JobsSurviveSigkillIT {
             Process second = start(port);
             try {
                 awaitReady(port);
-                JsonNode jobs = JSON.readTree(send(port, "GET", "/api/v1/jobs?limit=100000", null, 200));
+                JsonNode jobs = JSON.readTree(send(port, "GET", "/api/v1/jobs?limit=10000", null, 200));
                 Set<String> stored = new HashSet<>();
                 Map<String, String> gpuHolders = new HashMap<>();
                 for (JsonNode j : jobs) {
@@ -157,8 +157,11 @@ class JobsSurviveSigkillIT {
             dump.waitFor();
             int planner = threads.indexOf("\"horizon-planner\"");
             int end = planner < 0 ? -1 : threads.indexOf("\n\n", planner);
-            if (planner >= 0 && threads.substring(planner, end < 0 ? threads.length() : end).contains("Planner.planOnce")) {
+            String stack = planner < 0 ? "" : threads.substring(planner, end < 0 ? threads.length() : end);
+            if (stack.contains("Planner.planOnce")) {
                 new ProcessBuilder("kill", "-9", String.valueOf(p.pid())).inheritIO().start().waitFor();
+                System.out.println("SIGKILL sent right after this thread dump of the planner:\n"
+                        + String.join("\n", stack.lines().limit(8).toList()));
                 return true;
             }
         }

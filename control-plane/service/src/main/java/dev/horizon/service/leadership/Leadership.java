@@ -30,8 +30,8 @@ import org.jboss.logging.Logger;
  * lease row and checks that this replica still holds the epoch in the same transaction, so a deposed leader (paused,
  * partitioned) can never commit a plan or queue a command after a takeover.
  *
- * <p>On the embedded H2 file only one process can open the store, so that process takes the lease at once, without
- * waiting for the lease of the process before it to expire.
+ * <p>On the embedded H2 file only one process can open the store, so that process takes the lease at once when it
+ * starts, without waiting for the lease of the process before it to expire.
  */
 @Singleton
 public class Leadership {
@@ -81,7 +81,7 @@ public class Leadership {
         }
         LOG.infof("replica %s: leader election through the %s store (lease %d s, renewed every %d s)", id, db.kind(), leaseSeconds, renewSeconds);
         // the first election runs before startup completes, so a sole replica leads (and plans) from its first request on
-        tick();
+        acquire(System.nanoTime(), "h2".equals(db.kind()));
         loop.scheduleWithFixedDelay(this::tick, renewSeconds, renewSeconds, TimeUnit.SECONDS);
         loop.scheduleWithFixedDelay(this::takePlanRequest, FORWARD_POLL_MILLIS, FORWARD_POLL_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -169,7 +169,7 @@ public class Leadership {
         long started = System.nanoTime();
         try {
             if (epoch != 0) renew(started);
-            else acquire(started);
+            else acquire(started, false);
         } catch (RuntimeException e) {
             LOG.warnf("replica %s: the lease could not be read or renewed: %s", id, e.getMessage());
             if (epoch != 0 && System.nanoTime() >= leadUntilNanos) stepDown("its lease ran out while the store did not answer");
@@ -189,15 +189,15 @@ public class Leadership {
         else stepDown("another replica took the lease over");
     }
 
-    private void acquire(long started) {
-        boolean soleProcess = "h2".equals(db.kind());
+    /** Takes the lease if it has expired, or in any case when force is set (the sole process on an H2 file, starting). */
+    private void acquire(long started, boolean force) {
         Long won = db.inTransaction(c -> {
             int taken = Db.update(c, "UPDATE leader_lease SET holder = ?, epoch = epoch + 1, expires_at = CURRENT_TIMESTAMP + CAST(? AS INTEGER)"
                     + " * INTERVAL '1' SECOND WHERE name = ? AND (expires_at < CURRENT_TIMESTAMP OR ?)", ps -> {
                         ps.setString(1, id);
                         ps.setInt(2, leaseSeconds);
                         ps.setString(3, LEASE);
-                        ps.setBoolean(4, soleProcess);
+                        ps.setBoolean(4, force);
                     });
             if (taken == 0) return null;
             return Db.query(c, "SELECT epoch FROM leader_lease WHERE name = ?", ps -> ps.setString(1, LEASE), rs -> rs.getLong(1)).get(0);
