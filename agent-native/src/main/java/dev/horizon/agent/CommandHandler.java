@@ -10,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -31,10 +32,14 @@ public class CommandHandler {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
+    /** The highest control-plane leader epoch seen on a command: older ones come from a deposed leader (fencing). */
+    private final AtomicLong highestEpoch = new AtomicLong();
+
     public CommandResult handle(String nodeId, Command command) {
         CommandResult.Builder result = CommandResult.newBuilder().setNodeId(nodeId).setCommandId(command.getId());
         String action = command.getActionCase().name().toLowerCase();
         try {
+            fence(command);
             switch (command.getActionCase()) {
                 case APPLY_MIG_LAYOUT -> {
                     List<MigDevice> devices = migLayouts.apply(command.getApplyMigLayout());
@@ -54,6 +59,19 @@ public class CommandHandler {
         registry.counter("horizon_agent_commands_total", "action", action, "outcome", result.getSuccess() ? "succeeded" : "failed")
                 .increment();
         return result.build();
+    }
+
+    /**
+     * Refuses a command queued by a leader older than one whose command this agent already took: after a failover the
+     * old leader may still be sending, and only the newest leader's view of the cluster counts.
+     */
+    private void fence(Command command) {
+        long epoch = command.getLeaderEpoch();
+        long highest = highestEpoch.accumulateAndGet(epoch, Math::max);
+        if (epoch < highest) {
+            throw new CommandFailure("command " + command.getId() + " refused: it comes from control-plane leader epoch " + epoch
+                    + ", older than epoch " + highest + " this agent already follows; a deposed leader sent it");
+        }
     }
 
     /** Waits, up to the drain timeout, until no process runs on any GPU of the node. */

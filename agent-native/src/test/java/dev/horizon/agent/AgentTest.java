@@ -195,6 +195,26 @@ class AgentTest {
         given().get("/q/metrics").then().body(containsString("horizon_agent_draining 1.0"));
     }
 
+    /** Last: after it the agent follows epoch 7, and the other tests' commands carry no epoch (0). */
+    @Test
+    @Order(8)
+    void refusesACommandFromAnOlderLeaderEpoch() throws Exception {
+        CommandResult current = CONTROL_PLANE.send(drain("epoch-7", 7), WAIT);
+        assertTrue(current.getSuccess(), current.getError());
+
+        CommandResult stale = CONTROL_PLANE.send(drain("epoch-6", 6), WAIT);
+        assertFalse(stale.getSuccess(), "a command from the deposed leader of epoch 6 is refused");
+        assertTrue(stale.getError().contains("epoch 6") && stale.getError().contains("epoch 7"), stale.getError());
+
+        CommandResult again = CONTROL_PLANE.send(drain("epoch-7-again", 7), WAIT);
+        assertTrue(again.getSuccess(), "the current leader's commands still run: " + again.getError());
+    }
+
+    private static Command drain(String id, long leaderEpoch) {
+        return Command.newBuilder().setId(id).setLeaderEpoch(leaderEpoch).setDrain(dev.horizon.agent.v1.Drain.newBuilder().setReason("epoch test"))
+                .build();
+    }
+
     private static Set<String> layoutOnGpu0() {
         return nvmlDevices().stream().map(d -> d.profile() + "@" + d.placement().start()).collect(Collectors.toSet());
     }

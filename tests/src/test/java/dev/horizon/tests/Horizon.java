@@ -35,11 +35,16 @@ final class Horizon {
 
     /** A control plane on port with its H2 store in dataDir and admin token admin; without options no nodes are declared: agents bring them. */
     static Process controlPlane(Path dataDir, int port, String admin, String... options) {
+        return controlPlane(dataDir, port, admin, Map.of(), options);
+    }
+
+    /** The same with environment variables set, such as HORIZON_DB_URL for a store on PostgreSQL. */
+    static Process controlPlane(Path dataDir, int port, String admin, Map<String, String> env, String... options) {
         List<String> command = new ArrayList<>(List.of(JAVA, "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
                 "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(), "-Dhorizon.bootstrap-admin-token=" + admin, "-Dhorizon.planner.debounce-millis=50"));
         command.addAll(List.of(options));
         command.addAll(List.of("-jar", CONTROL_PLANE_JAR.toString()));
-        return start(dataDir.resolve("control-plane-" + System.nanoTime() + ".log"), Map.of(), command.toArray(String[]::new));
+        return start(dataDir.resolve("control-plane-" + port + "-" + System.nanoTime() + ".log"), env, command.toArray(String[]::new));
     }
 
     /** A ready control plane: its process, port, an admin REST client and a fresh agent token. */

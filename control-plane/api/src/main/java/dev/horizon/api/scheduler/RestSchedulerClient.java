@@ -18,7 +18,8 @@ import java.util.Set;
 
 /**
  * {@link SchedulerClient} over the control plane's REST API ({@code /api/v1/jobs}) with a bearer
- * token. Reporting outcomes needs an agent or admin token; the rest works with a submitter's.
+ * token. Reporting outcomes needs an agent or admin token; the rest works with a submitter's. Placements pass through a
+ * {@link LeaderEpochFence}, so the adapters using this client never act on a deposed leader's placement.
  */
 public final class RestSchedulerClient implements SchedulerClient {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,6 +28,7 @@ public final class RestSchedulerClient implements SchedulerClient {
     private final URI base;
     private final String token;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final LeaderEpochFence fence = new LeaderEpochFence();
 
     public RestSchedulerClient(URI controlPlane, String token) {
         this.base = controlPlane.resolve("/api/v1/jobs");
@@ -44,7 +46,9 @@ public final class RestSchedulerClient implements SchedulerClient {
         SchedulerJob.State state = SchedulerJob.State.valueOf(view.path("state").asText());
         String placement = view.path("placement").asText("");
         String mig = view.path("spec").path("perReplica").path("migProfile").asText(null);
-        return new SchedulerJob(id, state, state == SchedulerJob.State.RUNNING && !placement.isEmpty() ? new PlannedPlacement(nodes(placement), mig) : null);
+        boolean placed = state == SchedulerJob.State.RUNNING && !placement.isEmpty();
+        return fence.admit(new SchedulerJob(id, state, placed ? new PlannedPlacement(nodes(placement), mig) : null,
+                placed ? view.path("leaderEpoch").asLong(0) : 0));
     }
 
     @Override

@@ -38,6 +38,8 @@ class RestSchedulerClientTest {
                 case "POST /api/v1/jobs" -> Map.entry(201, "{\"id\":\"j1\",\"state\":\"PENDING\"}");
                 case "GET /api/v1/jobs/j1" -> Map.entry(200, "{\"id\":\"j1\",\"state\":\"RUNNING\",\"placement\":\"node-1[0-3]+node-2[0-7]\","
                         + "\"spec\":{\"perReplica\":{\"migProfile\":\"1g.10gb\"}}}");
+                case "GET /api/v1/jobs/new" -> Map.entry(200, "{\"id\":\"new\",\"state\":\"RUNNING\",\"placement\":\"node-3[0-7]\",\"leaderEpoch\":5}");
+                case "GET /api/v1/jobs/old" -> Map.entry(200, "{\"id\":\"old\",\"state\":\"RUNNING\",\"placement\":\"node-4[0-7]\",\"leaderEpoch\":4}");
                 case "GET /api/v1/jobs/j2" -> Map.entry(200, "{\"id\":\"j2\",\"state\":\"PENDING\",\"spec\":{\"perReplica\":{\"gpus\":1}}}");
                 case "GET /api/v1/jobs/j1/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"reason\":\"r\",\"plannedStart\":1800,"
                         + "\"rankedAheadByTeam\":{\"nlp\":2}}");
@@ -57,6 +59,17 @@ class RestSchedulerClientTest {
     @AfterEach
     void stop() {
         server.stop(0);
+    }
+
+    @Test
+    void withholdsAPlacementFromALeaderOlderThanOneAlreadySeen() {
+        assertEquals(List.of("node-4"), client.job("old").placement().nodes(), "epoch 4 is the newest seen so far");
+        SchedulerJob current = client.job("new");
+        assertEquals(5, current.leaderEpoch());
+        assertEquals(List.of("node-3"), current.placement().nodes());
+        SchedulerJob stale = client.job("old");
+        assertEquals(SchedulerJob.State.RUNNING, stale.state());
+        assertNull(stale.placement(), "after epoch 5, epoch 4's placement is not acted on");
     }
 
     @Test

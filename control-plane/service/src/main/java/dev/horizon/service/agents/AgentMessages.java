@@ -122,7 +122,7 @@ final class AgentMessages {
     }
 
     static Command command(NodeCommand c) {
-        Command.Builder b = Command.newBuilder().setId(c.id());
+        Command.Builder b = Command.newBuilder().setId(c.id()).setLeaderEpoch(c.leaderEpoch());
         CommandRequest a = c.action();
         if (a.applyMigLayout() != null) {
             ApplyMigLayout.Builder mig = ApplyMigLayout.newBuilder().setGpuUuid(a.applyMigLayout().gpuUuid());

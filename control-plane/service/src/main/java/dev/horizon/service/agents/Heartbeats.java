@@ -1,5 +1,6 @@
 package dev.horizon.service.agents;
 
+import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.scheduler.Scheduled;
@@ -22,12 +23,16 @@ public class Heartbeats {
     NodeStore nodes;
     @Inject
     Planner planner;
+    @Inject
+    Leadership leadership;
     @ConfigProperty(name = "horizon.agents.heartbeat-timeout-seconds")
     long timeoutSeconds;
 
     // every second, so a node is lost at most a second after its timeout; the query reads one small table
     @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void check() {
+        // taking nodes out of the cluster is the leader's decision, as the plan it leads to is
+        if (!leadership.leading()) return;
         List<String> lost = nodes.markSilentLost(System.currentTimeMillis() - timeoutSeconds * 1000);
         if (lost.isEmpty()) return;
         LOG.warnf("nodes %s lost: nothing heard from their agents for %d s; their jobs are re-planned", lost, timeoutSeconds);

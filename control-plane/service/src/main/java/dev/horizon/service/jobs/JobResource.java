@@ -74,7 +74,7 @@ public class JobResource {
         int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
         JobRow row = new JobRow(UUID.randomUUID().toString(), spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
                 spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
-                System.currentTimeMillis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null);
+                System.currentTimeMillis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0);
         jobs.insert(row);
         planner.requestPlan();
         return Response.created(URI.create("/api/v1/jobs/" + row.id())).entity(JobView.of(row)).build();

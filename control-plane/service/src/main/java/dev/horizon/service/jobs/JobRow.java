@@ -7,10 +7,11 @@ import dev.horizon.api.JobClass;
  * startedAt, endedAt and plannedStart are in epoch seconds, the allocator's unit. placement is "node[first-last]+..." as the allocator describes it; rule and
  * reason say why a pending job waits (or why it went back to pending), queueRank its place in the
  * value order of the last plan, plannedStart when that plan expects it to start (epoch seconds); lastPreemption why it was last
- * taken off its GPUs.
+ * taken off its GPUs; leaderEpoch the epoch of the leader that placed it or, for a running job, last confirmed its
+ * placement.
  */
 public record JobRow(String id, String name, String team, JobClass jobClass, int priority, int gpus, int minGpus, String spec,
                      JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, boolean fill, String rule,
                      String reason, Integer queueRank, Long plannedStart, int preemptions,
-                     String lastPreemption) {
+                     String lastPreemption, long leaderEpoch) {
 }

@@ -15,7 +15,7 @@ import java.util.Optional;
 @ApplicationScoped
 public class JobStore {
     static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
-            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption";
+            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch";
 
     @Inject
     Db db;
@@ -26,7 +26,7 @@ public class JobStore {
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
     public void insert(JobRow j) {
-        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
             ps.setString(1, j.id());
             ps.setString(2, j.name());
             ps.setString(3, j.team());
@@ -47,6 +47,7 @@ public class JobStore {
             ps.setNull(18, Types.BIGINT);
             ps.setInt(19, 0);
             ps.setNull(20, Types.VARCHAR);
+            ps.setLong(21, j.leaderEpoch());
         });
     }
 
@@ -120,7 +121,7 @@ public class JobStore {
         return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
                 rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
                 nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                nullableLong(rs, 18), rs.getInt(19), rs.getString(20));
+                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21));
     }
 
     private static Long nullableLong(ResultSet rs, int column) throws SQLException {

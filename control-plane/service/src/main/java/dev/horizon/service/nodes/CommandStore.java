@@ -1,6 +1,7 @@
 package dev.horizon.service.nodes;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,21 +15,28 @@ import java.util.UUID;
 public class CommandStore {
     private static final TypeReference<CommandRequest> ACTION = new TypeReference<>() {
     };
-    private static final String COLUMNS = "id, node, action, state, created_at, sent_at, finished_at, error";
+    private static final String COLUMNS = "id, node, action, state, created_at, sent_at, finished_at, error, leader_epoch";
     /** How many of a node's commands its view shows: the newest ones. */
     private static final int SHOWN = 50;
 
     @Inject
     Db db;
+    @Inject
+    Leadership leadership;
 
-    public NodeCommand insert(String node, CommandRequest action, long now) {
-        NodeCommand c = new NodeCommand(UUID.randomUUID().toString(), node, action, NodeCommand.QUEUED, now, null, null, null);
-        db.update("INSERT INTO node_commands (id, node, action, state, created_at) VALUES (?, ?, ?, ?, ?)", ps -> {
-            ps.setString(1, c.id());
-            ps.setString(2, node);
-            ps.setString(3, StoredJson.write(action));
-            ps.setString(4, c.state());
-            ps.setLong(5, now);
+    /** Stored only while this replica still leads in epoch (checked in the same transaction), stamped with that epoch. */
+    public NodeCommand insert(String node, CommandRequest action, long now, long epoch) {
+        NodeCommand c = new NodeCommand(UUID.randomUUID().toString(), node, action, NodeCommand.QUEUED, now, null, null, null, epoch);
+        db.inTransaction(conn -> {
+            leadership.fence(conn, epoch);
+            return Db.update(conn, "INSERT INTO node_commands (id, node, action, state, created_at, leader_epoch) VALUES (?, ?, ?, ?, ?, ?)", ps -> {
+                ps.setString(1, c.id());
+                ps.setString(2, node);
+                ps.setString(3, StoredJson.write(action));
+                ps.setString(4, c.state());
+                ps.setLong(5, now);
+                ps.setLong(6, epoch);
+            });
         });
         return c;
     }
@@ -73,6 +81,6 @@ public class CommandStore {
         return db.query("SELECT " + COLUMNS + " FROM node_commands" + where, ps -> {
             for (int i = 0; i < params.length; i++) ps.setString(i + 1, params[i]);
         }, rs -> new NodeCommand(rs.getString(1), rs.getString(2), StoredJson.read(rs.getString(3), ACTION), rs.getString(4), rs.getLong(5),
-                rs.getObject(6) == null ? null : rs.getLong(6), rs.getObject(7) == null ? null : rs.getLong(7), rs.getString(8)));
+                rs.getObject(6) == null ? null : rs.getLong(6), rs.getObject(7) == null ? null : rs.getLong(7), rs.getString(8), rs.getLong(9)));
     }
 }

@@ -4,11 +4,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * A command queued for a node's agent. state: QUEUED (not yet streamed), SENT (streamed, no result yet), SUCCEEDED or
- * FAILED (with the agent's error text).
+ * FAILED (with the agent's error text). leaderEpoch: the epoch of the leader that queued it; the agent refuses a command
+ * from an older epoch than one it has already seen.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeCommand(String id, String node, CommandRequest action, String state, long createdAt, Long sentAt, Long finishedAt,
-                          String error) {
+                          String error, long leaderEpoch) {
     public static final String QUEUED = "QUEUED";
     public static final String SENT = "SENT";
     public static final String SUCCEEDED = "SUCCEEDED";

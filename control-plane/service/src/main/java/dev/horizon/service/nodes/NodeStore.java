@@ -2,6 +2,7 @@ package dev.horizon.service.nodes;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.horizon.service.store.Db;
+import dev.horizon.service.store.StoreException;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -78,6 +79,16 @@ public class NodeStore {
 
     /** Writes a node and replaces its GPU inventory in one transaction; returns true if anything the planner sees changed. */
     public boolean upsert(Node node) {
+        try {
+            return replace(node);
+        } catch (StoreException e) {
+            // replicas starting together declare the same nodes at once: the one that lost the race finds the other's rows
+            if (!e.duplicateKey()) throw e;
+            return replace(node);
+        }
+    }
+
+    private boolean replace(Node node) {
         Optional<Node> before = find(node.name());
         if (before.isPresent() && sameInventory(before.get(), node)) {
             db.update("UPDATE nodes SET last_seen = ? WHERE name = ?", ps -> {

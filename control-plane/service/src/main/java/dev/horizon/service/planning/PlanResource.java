@@ -5,6 +5,7 @@ import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -43,10 +44,15 @@ public class PlanResource {
     JobStore jobs;
     @Inject
     PlanHistory history;
+    @Inject
+    Leadership leadership;
 
     @GET
     public PlanView current() {
         Planner.PlanSnapshot p = planner.lastPlan();
+        if (p == null && !leadership.leading()) {
+            throw new ApiException(503, "this replica follows and has made no plan; the plan is the leader's: GET /api/leader says which replica leads");
+        }
         if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();

@@ -19,6 +19,8 @@ import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.inference.InferenceStore;
+import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
@@ -76,6 +78,8 @@ public class Planner {
     OwedDelivered owed;
     @Inject
     PlanHistory history;
+    @Inject
+    Leadership leadership;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -90,6 +94,8 @@ public class Planner {
     });
     private final AtomicBoolean requested = new AtomicBoolean();
     private final AtomicReference<PlanSnapshot> last = new AtomicReference<>();
+    /** The epoch in which every running job's placement was last confirmed; a new leader confirms them in its first commit. */
+    private long confirmedEpoch;
 
     /**
      * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
@@ -109,6 +115,15 @@ public class Planner {
         loop.shutdownNow();
     }
 
+    /** A new leader plans at once: what the old one left half done is picked up from the store. */
+    void leadershipChanged(@Observes Leadership.Change change) {
+        if (change.leading()) requestPlan();
+    }
+
+    void followerAsked(@Observes Leadership.PlanRequest request) {
+        requestPlan();
+    }
+
     /** Asks for a plan soon; requests inside the debounce window are answered by one plan. */
     public void requestPlan() {
         if (requested.compareAndSet(false, true)) loop.schedule(this::runLogged, debounceMillis, TimeUnit.MILLISECONDS);
@@ -126,6 +141,8 @@ public class Planner {
         requested.set(false);
         try {
             planOnce();
+        } catch (NotLeaderException e) {
+            LOG.warnf("plan discarded, nothing of it committed: %s", e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("planning failed; the next event or step retries", e);
         }
@@ -147,6 +164,12 @@ public class Planner {
     }
 
     private PlanSnapshot planOnce() {
+        // only the leader plans; a follower passes the request on, so what it accepted is planned soon
+        long epoch = leadership.epoch();
+        if (epoch == 0) {
+            leadership.forwardPlanRequest();
+            return last.get();
+        }
         long now = System.currentTimeMillis() / 1000;
         List<Node> usable = nodes.planned();
         List<JobRow> active = jobs.active();
@@ -161,7 +184,7 @@ public class Planner {
         } else {
             snapshot = plan(now, usable, active, changes);
         }
-        int written = commit(changes);
+        int written = commit(changes, epoch);
         metrics.record(snapshot, changes);
         owed.refresh(now, snapshot.totalGpus());
         history.record(snapshot, active, changes);
@@ -357,15 +380,17 @@ public class Planner {
         }
     }
 
-    private int commit(List<Change> changes) {
+    private int commit(List<Change> changes, long epoch) {
         List<Change> writes = changes.stream().filter(Change::differs).toList();
-        if (writes.isEmpty()) return 0;
+        if (writes.isEmpty() && confirmedEpoch == epoch) return 0;
         // the state guard makes a plan that raced a cancel or completion lose that row instead of resurrecting it
-        return db.inTransaction(c -> {
+        int written = db.inTransaction(c -> {
+            // fencing: nothing is written unless this replica still leads in epoch, and no takeover can interleave
+            leadership.fence(c, epoch);
             int n = 0;
             for (Change ch : writes) {
                 n += Db.update(c, "UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?, queue_rank = ?,"
-                        + " planned_start = ?, preemptions = preemptions + ?, last_preemption = ? WHERE id = ? AND state = ?", ps -> {
+                        + " planned_start = ?, preemptions = preemptions + ?, last_preemption = ?, leader_epoch = ? WHERE id = ? AND state = ?", ps -> {
                             ps.setString(1, ch.state().name());
                             ps.setString(2, ch.placement());
                             ps.setBoolean(3, ch.fill());
@@ -379,11 +404,19 @@ public class Planner {
                             else ps.setLong(8, ch.plannedStart());
                             ps.setInt(9, ch.preempts() ? 1 : 0);
                             ps.setString(10, ch.preemption());
-                            ps.setString(11, ch.row().id());
-                            ps.setString(12, ch.row().state().name());
+                            ps.setLong(11, epoch);
+                            ps.setString(12, ch.row().id());
+                            ps.setString(13, ch.row().state().name());
                         });
             }
+            // the placements this leader keeps running are its own from now on: adapters refuse those of older epochs
+            Db.update(c, "UPDATE jobs SET leader_epoch = ? WHERE state = 'RUNNING' AND leader_epoch < ?", ps -> {
+                ps.setLong(1, epoch);
+                ps.setLong(2, epoch);
+            });
             return n;
         });
+        confirmedEpoch = epoch;
+        return written;
     }
 }

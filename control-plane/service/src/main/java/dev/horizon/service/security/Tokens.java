@@ -1,6 +1,7 @@
 package dev.horizon.service.security;
 
 import dev.horizon.service.store.Db;
+import dev.horizon.service.store.StoreException;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -45,8 +46,13 @@ public class Tokens {
             LOG.warn("the store has no tokens: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to create the first admin token");
             return;
         }
-        store(bootstrapAdminToken.get(), Role.ADMIN, null, "bootstrap admin");
-        LOG.info("created the bootstrap admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN");
+        try {
+            store(bootstrapAdminToken.get(), Role.ADMIN, null, "bootstrap admin");
+            LOG.info("created the bootstrap admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN");
+        } catch (StoreException e) {
+            // replicas starting together on a fresh store: the other one created it
+            if (!e.duplicateKey()) throw e;
+        }
     }
 
     /** Checks a "Bearer <token>" header value, for REST and gRPC alike. */

@@ -4,7 +4,15 @@ import java.sql.SQLException;
 
 /** The store failed; the API answers 503 because the request may succeed once the database is back. */
 public class StoreException extends RuntimeException {
+    /** The SQL state of a unique-key violation, the same on H2 and PostgreSQL. */
+    private static final String UNIQUE_VIOLATION = "23505";
+
     public StoreException(SQLException cause) {
         super("store error: " + cause.getMessage(), cause);
+    }
+
+    /** True when a row with the same key was written first, typically by another replica doing the same at the same moment. */
+    public boolean duplicateKey() {
+        return getCause() instanceof SQLException s && UNIQUE_VIOLATION.equals(s.getSQLState());
     }
 }

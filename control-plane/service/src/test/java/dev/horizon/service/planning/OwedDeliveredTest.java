@@ -19,7 +19,7 @@ class OwedDeliveredTest {
     private static JobRow job(String team, int gpus, long submitted, Long started, Long ended) {
         JobState state = ended != null ? JobState.SUCCEEDED : started != null ? JobState.RUNNING : JobState.PENDING;
         return new JobRow(team + submitted, "j", team, JobClass.TRAINING, 0, gpus, gpus, "{}", state, submitted * 1000, started, ended, null,
-                false, null, null, null, null, 0, null);
+                false, null, null, null, null, 0, null, 0);
     }
 
     @Test
