@@ -210,6 +210,11 @@ public final class HorizonPolicy implements SchedulingPolicy {
         List<PendingJob> stillWaiting = new ArrayList<>();
         boolean nodesHeld = false;
         for (PendingJob j : notStarted) {
+            // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order below
+            if (fillOnly.contains(j.id())) {
+                stillWaiting.add(j);
+                continue;
+            }
             // under fair share, work inside its team's owed share is budgeted and runs protected
             // whether or not it can resume; it takes its GPUs from work it outranks
             boolean budgeted = given.fairShare() != null && !fillOnly.contains(j.id());
@@ -226,7 +231,14 @@ public final class HorizonPolicy implements SchedulingPolicy {
             decision.start(j.id(), placement, !budgeted);
             decision.waitReasons().remove(j.id());
         }
-        // lend what protected work left idle to resumable jobs; inference takes it back when it needs it
+        // lend what protected work left idle to resumable jobs; inference takes it back when it needs it.
+        // Under fair share the most under-served teams borrow first: idle GPUs are the only way a team
+        // whose jobs do not fit its room catches up, and lending by user priority would hand them to
+        // whichever team inflates its priorities.
+        if (given.fairShare() != null) {
+            Map<String, Double> ratio = given.fairShare().ratio();
+            stillWaiting.sort(Comparator.comparingDouble((PendingJob j) -> Math.min(1, ratio.getOrDefault(j.team(), 1.0))).thenComparing(VALUE_ORDER));
+        }
         for (PendingJob j : stillWaiting) {
             // fill must be cheap to take back; fair share's unallocated work is fill whatever it loses
             if (!j.contract().resumable() && !fillOnly.contains(j.id())) continue;

@@ -32,6 +32,9 @@ public final class FairShareWeights {
     /** Debug work Ai2 plans on arrival: few GPUs and at most 15 minutes. */
     public static final int DEBUG_MAX_GPUS = 2;
     public static final long DEBUG_MAX_SECONDS = 900;
+    static final double MAX_CATCH_UP = 0.5;
+    /** Twice the shortfall: a team 10% behind may reach 20% past its share until it catches up. */
+    static final double CATCH_UP_GAIN = 2;
 
     /**
      * The re-weighted moment; the waiting jobs that may only start as fill; the running jobs beyond
@@ -45,7 +48,8 @@ public final class FairShareWeights {
 
     public static Weighted apply(PlanningContext ctx) {
         FairShareView fs = ctx.fairShare();
-        Map<String, Double> room = new HashMap<>(fs.owedNow());
+        Map<String, Double> room = new HashMap<>();
+        fs.owedNow().forEach((team, owed) -> room.put(team, owed * catchUp(fs.ratio().getOrDefault(team, 1.0))));
         List<RunningJob> running = new ArrayList<>(ctx.running());
         running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
         Map<String, Double> runningGpus = new HashMap<>();
@@ -91,6 +95,16 @@ public final class FairShareWeights {
                     j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract()));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
+    }
+
+    /**
+     * How far beyond its owed share a team's budgeted work may reach now: a team under-served over the
+     * window is owed the shortfall too, and jobs come in whole GPUs, so a team held exactly at its
+     * share would fall behind for good by the rounding alone. Capped so that one starved team cannot
+     * take more than half as much again as it is owed.
+     */
+    static double catchUp(double windowRatio) {
+        return 1 + Math.max(0, Math.min(MAX_CATCH_UP, CATCH_UP_GAIN * (1 - windowRatio)));
     }
 
     /** Counts running work against its team's room; budgeted while the team had room left before it. */

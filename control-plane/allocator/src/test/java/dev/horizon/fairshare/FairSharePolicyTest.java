@@ -39,7 +39,12 @@ class FairSharePolicyTest {
     }
 
     private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed) {
-        FairShareView view = new FairShareView(tree, owed, Map.of("a", 1.0, "b", 1.0));
+        return ctx(o, running, pending, owed, Map.of("a", 1.0, "b", 1.0));
+    }
+
+    private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed,
+                                Map<String, Double> windowRatio) {
+        FairShareView view = new FairShareView(tree, owed, windowRatio);
         return new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), view);
     }
 
@@ -97,5 +102,33 @@ class FairSharePolicyTest {
             assertTrue(s.placement().slices().stream().noneMatch(sl -> sl.node() == drainedNode), s.jobId() + " landed on the drained node");
         }
         assertEquals(2, d.starts().size());
+    }
+
+    @Test
+    void aTeamBehindOverTheWindowBudgetsBeyondItsShareUntilItCatchesUp() {
+        List<PendingJob> waiting = List.of(pending("a-1", "a", 8, 1), pending("a-2", "a", 2, 1));
+        Map<String, Double> owed = Map.of("a", 8.0, "b", 8.0);
+        Set<String> onPar = budgetedOf(waiting, owed, Map.of("a", 1.0, "b", 1.0));
+        Set<String> behind = budgetedOf(waiting, owed, Map.of("a", 0.85, "b", 1.0));
+        assertEquals(Set.of("a-1"), onPar, "on par, a's owed 8 GPUs hold one 8-GPU job; its 2-GPU job is fill");
+        assertEquals(Set.of("a-1", "a-2"), behind, "15% behind, a may reach 30% past its share: both jobs are budgeted");
+    }
+
+    private Set<String> budgetedOf(List<PendingJob> waiting, Map<String, Double> owed, Map<String, Double> ratio) {
+        FairShareWeights.Weighted w = FairShareWeights.apply(ctx(new Occupancy(cluster), List.of(), waiting, owed, ratio));
+        return waiting.stream().map(PendingJob::id).filter(id -> !w.fillOnly().contains(id)).collect(Collectors.toSet());
+    }
+
+    @Test
+    void idleGpusAreLentToTheMostUnderServedTeamFirstWhateverPrioritiesSay() {
+        Occupancy o = new Occupancy(cluster);
+        // both teams already run what they are owed; 4 GPUs stand idle for fill
+        List<RunningJob> run = List.of(running(o, "a-run", "a", 8, 7200), running(o, "b-run", "b", 4, 7200));
+        List<PendingJob> waiting = List.of(pending("a-fill", "a", 4, 99), pending("b-fill", "b", 4, 1));
+        Map<String, Double> owed = Map.of("a", 8.0, "b", 4.0);
+        Decision d = new HorizonPolicy().decide(ctx(o, run, waiting, owed, Map.of("a", 1.2, "b", 0.9)));
+        assertEquals(List.of("b-fill"), d.starts().stream().map(Decision.Start::jobId).toList(),
+                "b is behind over the window, so the idle block goes to b although a's job claims priority 99");
+        assertTrue(d.starts().get(0).fill());
     }
 }
