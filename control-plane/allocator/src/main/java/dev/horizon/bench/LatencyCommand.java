@@ -42,7 +42,7 @@ public final class LatencyCommand {
         }
         CliArgs a = new CliArgs("latency", args, OPTIONS);
         Integer gpus = a.integer("gpus"), jobs = a.integer("jobs");
-        if (gpus == null || jobs == null) throw new CliArgs.UsageException("latency needs --gpus G and --jobs J (" + USAGE + ")");
+        if (gpus == null || jobs == null) throw new CliArgs.UsageException("latency needs --gpus G and --jobs J (see ./horizon latency --help)");
         if (gpus < 1 || jobs < 0) throw new CliArgs.UsageException("--gpus must be >= 1 and --jobs >= 0");
         String mode = a.get("mode", "heuristic");
         if (!mode.equals("heuristic") && !mode.equals("cpsat")) throw new CliArgs.UsageException("--mode must be heuristic or cpsat (got '" + mode + "')");
