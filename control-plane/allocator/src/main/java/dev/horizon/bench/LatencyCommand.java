@@ -29,7 +29,8 @@ import java.util.Set;
 public final class LatencyCommand {
     static final String USAGE = "usage: ./horizon latency --gpus G --jobs J [--mode heuristic|cpsat] [--seed N] [--time-limit SECONDS]\n"
             + "       [--pools K [--cross-pool F] [--threads T] [--repeat N]]   (K node pools of one GPU model each, planned apart in\n"
-            + "       parallel where independent, beside the joint plan; F: share of jobs that accept two models, tying pools together)";
+            + "       parallel where independent, beside the joint plan; F: share of jobs that accept the models of a pair of pools,\n"
+            + "       0-1, 2-3 ..., which ties each pair into one group)";
     private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "mode", "seed", "time-limit", "pools", "cross-pool", "threads", "repeat");
 
     private LatencyCommand() {

@@ -29,8 +29,8 @@ import java.util.function.Supplier;
 /**
  * `./horizon latency --pools K`: one decision on a cluster of K node pools (one GPU model each, the
  * GPUs split evenly), each half busy and with its own inference service, and J waiting jobs that
- * each accept one model (a share F of them two neighbouring models, which ties those pools
- * together). Times the joint plan (every pool as one cluster, the way the control plane plans today)
+ * each accept one model (a share F of them both models of a pair of pools, 0-1, 2-3 and so on,
+ * which ties that pair together). Times the joint plan (every pool as one cluster, the way the control plane plans today)
  * and the pooled plan ({@link PooledPlanner}) on the same moments, and prints both with the ratio.
  */
 final class PooledLatency {
@@ -193,8 +193,9 @@ final class PooledLatency {
         Map<String, Set<String>> jobModels = new LinkedHashMap<>();
         for (int i = 0; i < jobs; i++) {
             int p = rng.nextInt(pools);
-            boolean two = pools > 1 && rng.nextDouble() < crossPool;
-            int q = (p + 1) % pools;
+            // pools pair up (0-1, 2-3, ...) like two models of one family; a job accepting both ties the pair
+            int q = p ^ 1;
+            boolean two = q < pools && rng.nextDouble() < crossPool;
             PendingJob j = LatencyCommand.pendingJob("job-" + i, two ? Math.min(poolGpus[p], poolGpus[q]) : poolGpus[p], rng);
             pending.add(j);
             jobModels.put(j.id(), two ? Set.of(model(p), model(q)) : Set.of(model(p)));

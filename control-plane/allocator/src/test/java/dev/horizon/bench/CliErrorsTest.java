@@ -62,9 +62,12 @@ class CliErrorsTest {
         double joint = n.path("jointDecisionMs").path("p50").asDouble(), pooled = n.path("pooledDecisionMs").path("p50").asDouble();
         assertEquals(joint / pooled, n.path("speedup").asDouble(), 0.01 * joint / pooled);
         assertTrue(r.err().contains("joint p50"), r.err());
-        // every job accepting two neighbouring models ties the four pools into one group
-        Run tied = run("latency", "--gpus", "128", "--jobs", "200", "--pools", "4", "--repeat", "1", "--cross-pool", "1");
-        assertEquals(1, JobJson.mapper().readTree(tied.out()).path("groups").asInt(), tied.err());
+        // jobs accepting both models of a pair of pools (0-1, 2-3) tie each pair into one group
+        Run tied = run("latency", "--gpus", "128", "--jobs", "200", "--pools", "4", "--repeat", "1", "--cross-pool", "0.2");
+        JsonNode pairs = JobJson.mapper().readTree(tied.out());
+        assertEquals(2, pairs.path("groups").asInt(), tied.err());
+        assertEquals("H100-80GB+A100-80GB", pairs.path("perGroup").get(0).path("models").asText());
+        assertEquals(64, pairs.path("perGroup").get(0).path("gpus").asInt());
     }
 
     @Test

@@ -78,6 +78,9 @@ class K8sManifestsTest {
         assertEquals("horizon-control-plane", cp.getSpec().getTemplate().getSpec().getServiceAccountName());
         assertEquals("horizon-database", env(server, "HORIZON_DB_PASSWORD").getValueFrom().getSecretKeyRef().getName());
         assertEquals("horizon-tokens", env(server, "HORIZON_BOOTSTRAP_ADMIN_TOKEN").getValueFrom().getSecretKeyRef().getName());
+        // the control plane stores the very token the agents present
+        assertEquals(env(agentOf(client), "HORIZON_AGENT_TOKEN").getValueFrom().getSecretKeyRef(),
+                env(server, "HORIZON_BOOTSTRAP_AGENT_TOKEN").getValueFrom().getSecretKeyRef());
         assertEquals("jdbc:postgresql://horizon-postgres:5432/horizon",
                 client.configMaps().inNamespace("horizon").withName("horizon-control-plane").get().getData().get("HORIZON_DB_URL"));
 
@@ -203,6 +206,11 @@ class K8sManifestsTest {
     private static void assertProbe(Probe probe, String path, String port) {
         assertEquals(path, probe.getHttpGet().getPath());
         assertEquals(port, probe.getHttpGet().getPort().getStrVal());
+    }
+
+    private static Container agentOf(KubernetesClient client) {
+        return client.apps().daemonSets().inNamespace("horizon").withName("horizon-agent").get().getSpec().getTemplate().getSpec().getContainers()
+                .get(0);
     }
 
     private static EnvVar env(Container c, String name) {

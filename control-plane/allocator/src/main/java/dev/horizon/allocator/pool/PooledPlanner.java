@@ -58,6 +58,15 @@ public final class PooledPlanner implements AutoCloseable {
     public Result decide(PlanningContext ctx, PoolConstraints constraints) {
         long t0 = System.nanoTime();
         PoolPartition partition = PoolPartition.of(ctx, constraints);
+        if (partition.groups().size() == 1 && partition.unplaceable().isEmpty()) {
+            // every pool depends on every other: this is the joint plan, on the moment as given
+            PoolPartition.Group all = partition.groups().get(0);
+            long start = System.nanoTime();
+            Decision d = policies.get().decide(ctx);
+            double ms = (System.nanoTime() - start) / 1e6;
+            return new Result(d, partition, List.of(new GroupTiming(all.models(), all.gpus(ctx), all.pending().size(), ms)),
+                    (System.nanoTime() - t0) / 1e6);
+        }
         List<Future<Decision>> futures = new ArrayList<>();
         List<PlanningContext> subs = new ArrayList<>();
         List<GroupTiming> timings = new ArrayList<>();

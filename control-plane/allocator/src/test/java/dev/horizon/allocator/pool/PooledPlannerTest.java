@@ -127,10 +127,15 @@ class PooledPlannerTest {
         Cluster c = cluster("H100x8", "H100x8", "L4x4", "L4x4", "L4x4", "L4x4");
         List<PendingJob> jobs = List.of(job("h8", 8, 8, 3600), job("h8b", 4, 8, 3600), job("h8-later", 1, 8, 3600),
                 job("l4a", 8, 4, 8 * 3600), job("l4b", 4, 4, 8 * 3600), job("l2a", 4, 2, 8 * 3600), job("l2b", 2, 2, 8 * 3600),
-                job("l1a", 2, 1, 8 * 3600), job("l1b", 1, 1, 8 * 3600), job("l2c", 1, 2, 8 * 3600));
+                job("l1a", 2, 1, 8 * 3600), job("l1b", 1, 1, 8 * 3600));
         Map<String, Set<String>> models = new LinkedHashMap<>();
         jobs.forEach(j -> models.put(j.id(), Set.of(j.id().startsWith("h") ? "H100" : "L4")));
-        PlanningContext ctx = ctx(c, jobs);
+        // running work on the second L4 node (node 3): the pooled plan sees it as its group's node 1
+        Occupancy o = new Occupancy(c);
+        Placement held = new Placement(List.of(new Placement.Slice(3, 2, 2)));
+        o.occupy(held);
+        RunningJob l4run = new RunningJob("l4-running", "t", JobClass.TRAINING, 9, 2, NOW - 600, NOW - 600, NOW + 8 * 3600, RESUMABLE, held, false);
+        PlanningContext ctx = new PlanningContext(NOW, 900, 32, c, o, List.of(l4run), jobs, Map.of());
         Decision joint = new HorizonPolicy().decide(copy(ctx));
         for (Decision.Start s : joint.starts()) {
             String model = c.nodes().get(s.placement().slices().get(0).node()).gpuModel();
@@ -175,6 +180,7 @@ class PooledPlannerTest {
                     NOW + 1800 + rng.nextInt(7200), RESUMABLE, p, i % 3 == 0));
         }
         o.occupy(o.findBlock(1)); // an inference replica: busy without a running job
+        o.drain(2); // an unhealthy node: its work leaves, nothing new lands there
         List<PendingJob> pending = new ArrayList<>();
         for (int i = 0; i < 30; i++) pending.add(job("job-" + i, 1 + rng.nextInt(8), 1 << rng.nextInt(4), 600 + rng.nextInt(6 * 3600)));
         double[] forecast = new double[32];
@@ -187,5 +193,9 @@ class PooledPlannerTest {
         assertEquals(1, pooled.groups().size());
         assertFalse(joint.starts().isEmpty());
         assertSameDecision(joint, pooled.decision());
+        // and the group's own view of the moment (busy GPUs, drains, running work, services) plans the same
+        PlanningContext whole = copy(ctx);
+        PoolPartition.Group all = PoolPartition.of(whole, PoolConstraints.none()).groups().get(0);
+        assertSameDecision(joint, new HorizonPolicy().decide(PooledPlanner.restrict(whole, all)));
     }
 }
