@@ -85,30 +85,27 @@ public record PoolPartition(List<Group> groups, Map<String, String> unplaceable)
         }
 
         // one group per root, in the order of the pools' first nodes (pools are already in that order)
+        int[] groupOf = new int[models.size()];
         Map<Integer, Integer> groupOfRoot = new TreeMap<>();
-        List<List<Integer>> members = new ArrayList<>();
-        for (int p = 0; p < models.size(); p++) {
-            int root = find(parent, p);
-            Integer g = groupOfRoot.get(root);
-            if (g == null) {
-                g = members.size();
-                groupOfRoot.put(root, g);
-                members.add(new ArrayList<>());
-            }
-            members.get(g).add(p);
+        for (int p = 0; p < models.size(); p++) groupOf[p] = groupOfRoot.computeIfAbsent(find(parent, p), r -> groupOfRoot.size());
+        int count = groupOfRoot.size();
+        List<List<String>> groupModels = new ArrayList<>();
+        List<List<Integer>> groupNodes = new ArrayList<>();
+        for (int g = 0; g < count; g++) {
+            groupModels.add(new ArrayList<>());
+            groupNodes.add(new ArrayList<>());
         }
+        for (int p = 0; p < models.size(); p++) {
+            groupModels.get(groupOf[p]).add(models.get(p));
+            groupNodes.get(groupOf[p]).addAll(poolNodes.get(models.get(p)));
+        }
+        List<Set<String>> pending = byGroup(pendingPool, groupOf, count), running = byGroup(runningPool, groupOf, count),
+                services = byGroup(servicePool, groupOf, count);
         List<Group> groups = new ArrayList<>();
-        for (List<Integer> pools : members) {
-            int root = find(parent, pools.get(0));
-            List<String> groupModels = new ArrayList<>();
-            List<Integer> groupNodes = new ArrayList<>();
-            for (int p : pools) {
-                groupModels.add(models.get(p));
-                groupNodes.addAll(poolNodes.get(models.get(p)));
-            }
-            groupNodes.sort(null);
-            groups.add(new Group(List.copyOf(groupModels), groupNodes.stream().mapToInt(Integer::intValue).toArray(),
-                    inGroup(pendingPool, parent, root), inGroup(runningPool, parent, root), inGroup(servicePool, parent, root)));
+        for (int g = 0; g < count; g++) {
+            groupNodes.get(g).sort(null);
+            groups.add(new Group(List.copyOf(groupModels.get(g)), groupNodes.get(g).stream().mapToInt(Integer::intValue).toArray(),
+                    pending.get(g), running.get(g), services.get(g)));
         }
         return new PoolPartition(List.copyOf(groups), Map.copyOf(unplaceable));
     }
@@ -119,11 +116,11 @@ public record PoolPartition(List<Group> groups, Map<String, String> unplaceable)
         return out;
     }
 
-    private static Set<String> inGroup(Map<String, Integer> poolOfWork, int[] parent, int root) {
-        Set<String> out = new java.util.LinkedHashSet<>();
-        poolOfWork.forEach((id, pool) -> {
-            if (find(parent, pool) == root) out.add(id);
-        });
+    /** The ids of the work, split by the group of the pool each was put in. */
+    private static List<Set<String>> byGroup(Map<String, Integer> poolOfWork, int[] groupOf, int count) {
+        List<Set<String>> out = new ArrayList<>();
+        for (int g = 0; g < count; g++) out.add(new java.util.LinkedHashSet<>());
+        poolOfWork.forEach((id, pool) -> out.get(groupOf[pool]).add(id));
         return out;
     }
 

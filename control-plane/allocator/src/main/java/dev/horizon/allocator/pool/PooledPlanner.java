@@ -67,33 +67,31 @@ public final class PooledPlanner implements AutoCloseable {
             return new Result(d, partition, List.of(new GroupTiming(all.models(), all.gpus(ctx), all.pending().size(), ms)),
                     (System.nanoTime() - t0) / 1e6);
         }
-        List<Future<Decision>> futures = new ArrayList<>();
-        List<PlanningContext> subs = new ArrayList<>();
-        List<GroupTiming> timings = new ArrayList<>();
-        double[] millis = new double[partition.groups().size()];
-        for (int g = 0; g < partition.groups().size(); g++) {
-            PoolPartition.Group group = partition.groups().get(g);
-            PlanningContext sub = restrict(ctx, group);
-            subs.add(sub);
-            int index = g;
+        List<Future<GroupRun>> futures = new ArrayList<>();
+        for (PoolPartition.Group group : partition.groups()) {
+            // each worker builds its own group's view too: that only reads the moment, which nothing changes until all are done
             futures.add(workers.submit(() -> {
+                PlanningContext sub = restrict(ctx, group);
                 long start = System.nanoTime();
                 Decision d = policies.get().decide(sub);
-                millis[index] = (System.nanoTime() - start) / 1e6;
-                return d;
+                return new GroupRun(sub, d, (System.nanoTime() - start) / 1e6);
             }));
         }
+        List<PlanningContext> subs = new ArrayList<>();
+        List<GroupTiming> timings = new ArrayList<>();
         Decision merged = new Decision();
         double objective = 0;
         for (int g = 0; g < futures.size(); g++) {
             PoolPartition.Group group = partition.groups().get(g);
-            Decision d = join(futures.get(g));
+            GroupRun run = join(futures.get(g));
+            Decision d = run.decision();
+            subs.add(run.sub());
             d.preemptions().forEach(merged::preempt);
             d.promotions().forEach(merged::promote);
             for (Decision.Start s : d.starts()) merged.start(s.jobId(), toCluster(s.placement(), group.nodes()), s.fill());
             d.waitReasons().forEach(merged::waiting);
             if (!Double.isNaN(d.planObjective())) objective += d.planObjective();
-            timings.add(new GroupTiming(group.models(), group.gpus(ctx), group.pending().size(), millis[g]));
+            timings.add(new GroupTiming(group.models(), group.gpus(ctx), group.pending().size(), run.millis()));
         }
         partition.unplaceable().forEach((id, why) -> merged.waiting(id, "no node pool can take it: " + why));
         merged.planObjective(objective);
@@ -160,7 +158,11 @@ public final class PooledPlanner implements AutoCloseable {
         return new Placement(List.of(new Placement.Slice(node, gpu, 1)));
     }
 
-    private static Decision join(Future<Decision> future) {
+    /** One group's view of the moment, what its policy decided there, and how long deciding took. */
+    private record GroupRun(PlanningContext sub, Decision decision, double millis) {
+    }
+
+    private static GroupRun join(Future<GroupRun> future) {
         try {
             return future.get();
         } catch (InterruptedException e) {
