@@ -25,8 +25,8 @@ import java.util.function.Supplier;
  * (renumbered from 0), the running work on them, its pending jobs and its inference services, so
  * one decision costs about what the largest group costs instead of what the whole cluster costs.
  *
- * <p>Not thread-safe per call, and the policy instances must not share state across groups: a new
- * one is taken from {@code policies} for each group (CP-SAT keeps per-solve statistics).
+ * <p>One call at a time. The policy instances must not share state across groups, so a new
+ * one is taken from {@code policies} for each group, on the worker thread (CP-SAT keeps per-solve statistics).
  */
 public final class PooledPlanner implements AutoCloseable {
     /** How long one group's decision took, and how big it was. */
