@@ -95,7 +95,6 @@ class K8sManifestsTest {
         assertProbe(agent.getLivenessProbe(), "/q/health/live", "health");
         assertEquals(8081, agent.getPorts().stream().filter(p -> p.getName().equals("health")).findFirst().orElseThrow().getContainerPort());
         assertEquals("spec.nodeName", env(agent, "HORIZON_AGENT_NODE_NAME").getValueFrom().getFieldRef().getFieldPath());
-        assertEquals("spec.nodeName", env(agent, "NODE_NAME").getValueFrom().getFieldRef().getFieldPath());
         assertEquals("agent", env(agent, "HORIZON_AGENT_TOKEN").getValueFrom().getSecretKeyRef().getKey());
         assertEquals("/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
                 pod.getVolumes().stream().filter(v -> v.getName().equals("driver")).findFirst().orElseThrow().getHostPath().getPath());
