@@ -35,6 +35,9 @@ class CliErrorsTest {
         oneClearLine(run("bench", "--scenario", "mixed", "--frobnicate", "1"), "unknown option '--frobnicate'");
         oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
+        oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "9"), "--pools must be from 1 to --gpus (got 9)");
+        oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "2", "--cross-pool", "1.5"), "--cross-pool must be from 0 to 1");
+        oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "2", "--threads", "0"), "--threads must be at least 1");
     }
 
     @Test
@@ -46,6 +49,25 @@ class CliErrorsTest {
         assertEquals(30, n.path("pendingJobs").asInt());
         assertEquals("heuristic", n.path("mode").asText());
         assertTrue(n.path("decisionLatencyMs").path("p99").asDouble() >= n.path("decisionLatencyMs").path("p50").asDouble());
+    }
+
+    @Test
+    void pooledLatencyTimesEachPoolAndTheJointPlanOnTheSameMoments() throws Exception {
+        Run r = run("latency", "--gpus", "128", "--jobs", "200", "--pools", "4", "--repeat", "2", "--threads", "2");
+        assertEquals(0, r.code(), r.err());
+        JsonNode n = JobJson.mapper().readTree(r.out());
+        assertEquals(4, n.path("groups").asInt(), "jobs that accept one model each leave the pools independent");
+        assertEquals(4, n.path("perGroup").size());
+        assertEquals(32, n.path("perGroup").get(0).path("gpus").asInt());
+        double joint = n.path("jointDecisionMs").path("p50").asDouble(), pooled = n.path("pooledDecisionMs").path("p50").asDouble();
+        assertEquals(joint / pooled, n.path("speedup").asDouble(), 0.01 * joint / pooled);
+        assertTrue(r.err().contains("joint p50"), r.err());
+        // jobs accepting both models of a pair of pools (0-1, 2-3) tie each pair into one group
+        Run tied = run("latency", "--gpus", "128", "--jobs", "200", "--pools", "4", "--repeat", "1", "--cross-pool", "0.2");
+        JsonNode pairs = JobJson.mapper().readTree(tied.out());
+        assertEquals(2, pairs.path("groups").asInt(), tied.err());
+        assertEquals("H100-80GB+A100-80GB", pairs.path("perGroup").get(0).path("models").asText());
+        assertEquals(64, pairs.path("perGroup").get(0).path("gpus").asInt());
     }
 
     @Test

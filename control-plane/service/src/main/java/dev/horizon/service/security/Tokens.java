@@ -37,9 +37,31 @@ public class Tokens {
     Db db;
     @ConfigProperty(name = "horizon.bootstrap-admin-token")
     Optional<String> bootstrapAdminToken;
+    @ConfigProperty(name = "horizon.bootstrap-agent-token")
+    Optional<String> bootstrapAgentToken;
 
-    /** A fresh store gets its first admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN. */
+    /**
+     * A fresh store gets its first admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN. An agent token from
+     * HORIZON_BOOTSTRAP_AGENT_TOKEN is added to any store that lacks it, so agents deployed with it
+     * (the Kubernetes chart's tokens Secret) register without an admin creating their token first.
+     */
     void bootstrap(@Observes StartupEvent event) {
+        bootstrapAdmin();
+        bootstrapAgentToken.filter(t -> !t.isBlank()).ifPresent(this::bootstrapAgent);
+    }
+
+    private void bootstrapAgent(String token) {
+        if (lookup(token).isPresent()) return;
+        try {
+            store(token, Role.AGENT, null, "bootstrap agent");
+            LOG.info("created the bootstrap agent token from HORIZON_BOOTSTRAP_AGENT_TOKEN");
+        } catch (RuntimeException e) {
+            // another replica starting on the same database stored it first
+            if (lookup(token).isEmpty()) throw e;
+        }
+    }
+
+    private void bootstrapAdmin() {
         long existing = db.query("SELECT COUNT(*) FROM tokens", ps -> { }, rs -> rs.getLong(1)).get(0);
         if (existing > 0) return;
         if (bootstrapAdminToken.filter(t -> !t.isBlank()).isEmpty()) {

@@ -1,0 +1,162 @@
+package dev.horizon.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The chart's values: the text of values.yaml (comments kept, so the chart written out still explains
+ * itself) with --set overrides applied in place, and every leaf checked by its rule. Only keys the
+ * chart's values.yaml has can be set, with the type of their default.
+ */
+public final class ChartValues {
+    /** What a value must look like, and the sentence that says so when it does not. */
+    private record Rule(Predicate<String> accepts, String expected) {
+    }
+
+    private static final Pattern PLAIN = Pattern.compile("[^\"\\\\\\n\\r{}]*");
+    private static final Pattern QUANTITY = Pattern.compile("[0-9]+(\\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?");
+    private static final Pattern IMAGE = Pattern.compile("[a-z0-9][A-Za-z0-9._/:@-]*");
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/=-]*");
+    private static final Map<String, Rule> RULES = new LinkedHashMap<>();
+
+    static {
+        RULES.put("namespace", new Rule(v -> v.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"),
+                "a DNS label: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit"));
+        RULES.put("image.controlPlane", new Rule(v -> IMAGE.matcher(v).matches(), "an image reference such as registry/horizon/control-plane:0.1.0"));
+        RULES.put("image.agent", new Rule(v -> IMAGE.matcher(v).matches(), "an image reference such as registry/horizon/agent:0.1.0"));
+        RULES.put("image.pullPolicy", new Rule(v -> List.of("Always", "IfNotPresent", "Never").contains(v), "Always, IfNotPresent or Never"));
+        RULES.put("controlPlane.replicas", new Rule(v -> Integer.parseInt(v) >= 1, "at least 1 (two or more for failover)"));
+        RULES.put("controlPlane.plannerStepSeconds", new Rule(v -> Integer.parseInt(v) >= 1, "at least 1 second"));
+        RULES.put("controlPlane.heartbeatTimeoutSeconds", new Rule(v -> Integer.parseInt(v) >= 1, "at least 1 second"));
+        RULES.put("controlPlane.cpu", new Rule(v -> QUANTITY.matcher(v).matches(), "a Kubernetes CPU quantity such as 1 or 500m"));
+        RULES.put("controlPlane.memory", new Rule(v -> QUANTITY.matcher(v).matches(), "a Kubernetes memory quantity such as 2Gi"));
+        RULES.put("database.url", new Rule(v -> v.startsWith("jdbc:postgresql://") && v.length() > "jdbc:postgresql://".length(),
+                "a PostgreSQL JDBC URL, jdbc:postgresql://HOST:PORT/DATABASE (every replica shares it)"));
+        RULES.put("database.user", new Rule(v -> !v.isBlank(), "a database user name"));
+        RULES.put("database.password", new Rule(v -> true, "the database user's password"));
+        RULES.put("tokens.admin", new Rule(v -> TOKEN.matcher(v).matches(), "letters, digits and ._~+/=- only"));
+        RULES.put("tokens.agent", new Rule(v -> TOKEN.matcher(v).matches(), "letters, digits and ._~+/=- only"));
+        RULES.put("agent.driverLibraryPath", new Rule(v -> v.startsWith("/"),
+                "an absolute host path holding libnvidia-ml.so.1, such as /usr/lib/x86_64-linux-gnu"));
+        RULES.put("agent.memoryGuardAction", new Rule(v -> v.equals("REPORT") || v.equals("KILL"), "REPORT or KILL"));
+        RULES.put("agent.cpu", new Rule(v -> QUANTITY.matcher(v).matches(), "a Kubernetes CPU quantity such as 250m"));
+        RULES.put("agent.memory", new Rule(v -> QUANTITY.matcher(v).matches(), "a Kubernetes memory quantity such as 512Mi"));
+    }
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private final List<String> lines;
+    private final Map<String, JsonNode> leaves;
+
+    private ChartValues(String text) {
+        this.lines = new ArrayList<>(List.of(text.split("\n", -1)));
+        this.leaves = leaves(text);
+        for (String key : leaves.keySet()) {
+            if (!RULES.containsKey(key)) throw new IllegalStateException("values.yaml key " + key + " has no rule in ChartValues");
+        }
+    }
+
+    /** The values of a values.yaml text, each checked. */
+    public static ChartValues parse(String text) {
+        ChartValues values = new ChartValues(text);
+        values.leaves.forEach(values::check);
+        return values;
+    }
+
+    /** Every key that --set accepts, in the file's order. */
+    public List<String> keys() {
+        return List.copyOf(leaves.keySet());
+    }
+
+    /** A leaf's value as the templates print it. */
+    public String get(String key) {
+        JsonNode v = leaves.get(key);
+        if (v == null) throw new IllegalArgumentException("unknown value '" + key + "'; known: " + String.join(", ", keys()));
+        return v.asText();
+    }
+
+    /** The same values with key set to value: an unknown key, a value of the wrong type or one its rule refuses is an error. */
+    public ChartValues with(String key, String value) {
+        JsonNode old = leaves.get(key);
+        if (old == null) throw new IllegalArgumentException("unknown value '" + key + "'; known: " + String.join(", ", keys()));
+        if (old.isIntegralNumber() && !value.matches("-?[0-9]{1,9}")) {
+            throw new IllegalArgumentException(key + " must be a whole number (got '" + value + "')");
+        }
+        check(key, old.isIntegralNumber() ? YAML.getNodeFactory().numberNode(Integer.parseInt(value)) : YAML.getNodeFactory().textNode(value));
+        int line = lineOf(key);
+        Matcher m = Pattern.compile("^(\\s*[A-Za-z0-9]+:\\s*)(.*)$").matcher(lines.get(line));
+        if (!m.matches()) throw new IllegalStateException("values.yaml line " + (line + 1) + " is not 'key: value'");
+        List<String> edited = new ArrayList<>(lines);
+        edited.set(line, m.group(1) + (old.isIntegralNumber() ? value : "\"" + value + "\""));
+        return new ChartValues(String.join("\n", edited));
+    }
+
+    /** The values.yaml text, comments and all. */
+    public String text() {
+        return String.join("\n", lines);
+    }
+
+    private void check(String key, JsonNode v) {
+        String text = v.asText();
+        if (!PLAIN.matcher(text).matches()) {
+            throw new IllegalArgumentException(key + " may not hold quotes, backslashes, braces or line breaks (got '" + text + "')");
+        }
+        Rule rule = RULES.get(key);
+        boolean ok;
+        try {
+            ok = rule.accepts().test(text);
+        } catch (NumberFormatException e) {
+            ok = false;
+        }
+        if (!ok) throw new IllegalArgumentException(key + " must be " + rule.expected() + " (got '" + text + "')");
+    }
+
+    /** The line of a leaf: the path of keys, each found below its parent by indentation. */
+    private int lineOf(String key) {
+        String[] path = key.split("\\.");
+        int from = 0, indent = 0;
+        for (int depth = 0; depth < path.length; depth++) {
+            Pattern p = Pattern.compile("^" + " ".repeat(indent) + Pattern.quote(path[depth]) + ":.*");
+            int found = -1;
+            for (int i = from; i < lines.size() && found < 0; i++) {
+                if (p.matcher(lines.get(i)).matches()) found = i;
+            }
+            if (found < 0) throw new IllegalStateException("values.yaml has no line for " + key);
+            from = found + 1;
+            indent += 2;
+            if (depth == path.length - 1) return found;
+        }
+        throw new IllegalStateException("empty key");
+    }
+
+    private static Map<String, JsonNode> leaves(String text) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("values.yaml is not YAML: " + e.getMessage(), e);
+        }
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        collect("", root, out);
+        return out;
+    }
+
+    private static void collect(String prefix, JsonNode node, Map<String, JsonNode> out) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String key = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
+            if (e.getValue().isObject()) collect(key, e.getValue(), out);
+            else out.put(key, e.getValue());
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package dev.horizon.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@EnableKubernetesMockClient(crud = true)
+class K8sManifestsTest {
+    KubernetesClient client;
+    @TempDir
+    Path out;
+
+    private record Run(int rc, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream(), e = new ByteArrayOutputStream();
+        int rc = K8sManifestsCommand.run(List.of(args), new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+        return new Run(rc, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    }
+
+    private List<Path> manifests() throws IOException {
+        try (Stream<Path> files = Files.list(out.resolve("manifests"))) {
+            return files.sorted().toList();
+        }
+    }
+
+    @Test
+    void renderedManifestsApplyToTheApiServerWithTheValuesGiven() throws IOException {
+        Run r = run("--out", out.toString(), "--set", "controlPlane.replicas=3", "--set", "tokens.agent=agent-secret",
+                "--set", "agent.driverLibraryPath=/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "--set", "database.password=pw");
+        assertEquals(0, r.rc(), r.err());
+        assertTrue(r.out().contains("tokens.admin was empty: generated one"), r.out());
+        List<HasMetadata> applied = new ArrayList<>();
+        for (Path file : manifests()) {
+            try (InputStream in = Files.newInputStream(file)) {
+                // the client's own YAML reader: each file is one object of a kind the fabric8 model knows
+                List<HasMetadata> items = client.load(in).items();
+                assertEquals(1, items.size(), file.toString());
+                applied.add(client.resource(items.get(0)).create());
+            }
+        }
+        assertEquals(Chart.TEMPLATES.size(), applied.size());
+
+        Deployment cp = client.apps().deployments().inNamespace("horizon").withName("horizon-control-plane").get();
+        assertEquals(3, cp.getSpec().getReplicas());
+        Container server = cp.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(8080, server.getPorts().get(0).getContainerPort());
+        assertProbe(server.getLivenessProbe(), "/q/health/live", "http");
+        assertProbe(server.getReadinessProbe(), "/q/health/ready", "http");
+        assertEquals("horizon-control-plane", cp.getSpec().getTemplate().getSpec().getServiceAccountName());
+        assertEquals("horizon-database", env(server, "HORIZON_DB_PASSWORD").getValueFrom().getSecretKeyRef().getName());
+        assertEquals("horizon-tokens", env(server, "HORIZON_BOOTSTRAP_ADMIN_TOKEN").getValueFrom().getSecretKeyRef().getName());
+        // the control plane stores the very token the agents present
+        assertEquals(env(agentOf(client), "HORIZON_AGENT_TOKEN").getValueFrom().getSecretKeyRef(),
+                env(server, "HORIZON_BOOTSTRAP_AGENT_TOKEN").getValueFrom().getSecretKeyRef());
+        assertEquals("jdbc:postgresql://horizon-postgres:5432/horizon",
+                client.configMaps().inNamespace("horizon").withName("horizon-control-plane").get().getData().get("HORIZON_DB_URL"));
+
+        DaemonSet agents = client.apps().daemonSets().inNamespace("horizon").withName("horizon-agent").get();
+        PodSpec pod = agents.getSpec().getTemplate().getSpec();
+        assertEquals("true", pod.getNodeSelector().get("nvidia.com/gpu.present"));
+        assertTrue(pod.getTolerations().stream().anyMatch(t -> t.getKey().equals("nvidia.com/gpu") && t.getOperator().equals("Exists")));
+        assertTrue(pod.getHostPID());
+        Container agent = pod.getContainers().get(0);
+        assertTrue(agent.getSecurityContext().getPrivileged());
+        assertProbe(agent.getReadinessProbe(), "/q/health/ready", "health");
+        assertProbe(agent.getLivenessProbe(), "/q/health/live", "health");
+        assertEquals(8081, agent.getPorts().stream().filter(p -> p.getName().equals("health")).findFirst().orElseThrow().getContainerPort());
+        assertEquals("spec.nodeName", env(agent, "HORIZON_AGENT_NODE_NAME").getValueFrom().getFieldRef().getFieldPath());
+        assertEquals("agent", env(agent, "HORIZON_AGENT_TOKEN").getValueFrom().getSecretKeyRef().getKey());
+        assertEquals("/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
+                pod.getVolumes().stream().filter(v -> v.getName().equals("driver")).findFirst().orElseThrow().getHostPath().getPath());
+        assertEquals("horizon-control-plane.horizon.svc",
+                client.configMaps().inNamespace("horizon").withName("horizon-agent").get().getData().get("QUARKUS_GRPC_CLIENTS_CONTROL_PLANE_HOST"));
+
+        Secret tokens = client.secrets().inNamespace("horizon").withName("horizon-tokens").get();
+        assertEquals("agent-secret", tokens.getStringData().get("agent"));
+        assertTrue(tokens.getStringData().get("admin").startsWith("hz_"));
+        Service svc = client.services().inNamespace("horizon").withName("horizon-control-plane").get();
+        assertEquals(8080, svc.getSpec().getPorts().get(0).getPort());
+
+        ClusterRole role = client.rbac().clusterRoles().withName("horizon-control-plane").get();
+        assertGrants(role, "kubeflow.org", "pytorchjobs", "update");
+        assertGrants(role, "kubeflow.org", "mpijobs/status", "update");
+        assertGrants(role, "ray.io", "rayclusters", "list");
+        assertGrants(role, "ray.io", "rayjobs/status", "update");
+        assertGrants(role, "", "pods", "watch");
+        assertGrants(role, "", "events", "create");
+        assertGrants(role, "coordination.k8s.io", "leases", "update");
+        assertEquals("horizon-control-plane", client.rbac().clusterRoleBindings().withName("horizon-control-plane").get().getSubjects().get(0).getName());
+    }
+
+    /** The ports the probes ask are the ones the programs serve on (their application.properties). */
+    @Test
+    void probesAskThePortsTheProgramsServe() throws IOException {
+        Path root = Path.of("../..").toAbsolutePath().normalize();
+        Properties agent = properties(root.resolve("agent-native/src/main/resources/application.properties"));
+        Properties service = properties(root.resolve("control-plane/service/src/main/resources/application.properties"));
+        var objects = Chart.objects(Chart.templates(), Chart.defaults().with("tokens.admin", "a").with("tokens.agent", "b"));
+        Container agentContainer = ((DaemonSet) objects.get("agent-daemonset.yaml")).getSpec().getTemplate().getSpec().getContainers().get(0);
+        Container server = ((Deployment) objects.get("control-plane-deployment.yaml")).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(Integer.parseInt(agent.getProperty("quarkus.http.port")), agentContainer.getPorts().get(0).getContainerPort());
+        assertEquals(Integer.parseInt(service.getProperty("quarkus.http.port")), server.getPorts().get(0).getContainerPort());
+        // agents reach gRPC on the HTTP port only because the service does not run a separate gRPC server
+        assertEquals("false", service.getProperty("quarkus.grpc.server.use-separate-server"));
+    }
+
+    /** The chart written out, rendered again from its own files, gives exactly the manifests written beside it. */
+    @Test
+    void theChartWrittenRendersToTheManifestsWritten() throws IOException {
+        assertEquals(0, run("--out", out.toString(), "--set", "namespace=gpu-sched", "--set", "image.agent=reg.example/agent:1.2").rc());
+        Path chart = out.resolve("chart/horizon");
+        ChartValues values = ChartValues.parse(Files.readString(chart.resolve("values.yaml")));
+        assertEquals("gpu-sched", values.get("namespace"));
+        List<Path> written = manifests();
+        for (int i = 0; i < Chart.TEMPLATES.size(); i++) {
+            String name = Chart.TEMPLATES.get(i);
+            String rendered = Chart.render(name, Files.readString(chart.resolve("templates").resolve(name)), values);
+            assertEquals(Files.readString(written.get(i)), rendered, name);
+            // cluster-wide RBAC has no namespace; everything else lives in the one given
+            String namespace = Chart.parse(name, rendered).getMetadata().getNamespace();
+            assertEquals(name.startsWith("control-plane-clusterrole") ? null : "gpu-sched", namespace, name);
+        }
+        assertTrue(Files.readString(written.get(written.size() - 1)).contains("image: \"reg.example/agent:1.2\""));
+        assertTrue(Files.readString(chart.resolve("values.yaml")).contains("# PostgreSQL, shared by every replica"), "comments are kept");
+    }
+
+    /** Every template action is a value the chart has, every value is used, and every template file is rendered. */
+    @Test
+    void templatesUseOnlyTheChartsValuesAndUseThemAll() throws IOException {
+        List<String> unused = new ArrayList<>(Chart.defaults().keys());
+        var action = java.util.regex.Pattern.compile("\\{\\{\\s*\\.Values\\.([A-Za-z0-9.]+)\\s*}}");
+        for (String text : Chart.templates().values()) {
+            var m = action.matcher(text);
+            while (m.find()) {
+                Chart.defaults().get(m.group(1));
+                unused.remove(m.group(1));
+            }
+        }
+        assertEquals(List.of(), unused);
+        try (Stream<Path> files = Files.list(Path.of("src/main/resources/chart/horizon/templates"))) {
+            assertEquals(Chart.TEMPLATES.stream().sorted().toList(), files.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+    }
+
+    @Test
+    void badValuesAreClearErrorsAndWriteNothing() throws IOException {
+        Run negative = run("--out", out.toString(), "--set", "controlPlane.replicas=-1");
+        assertEquals(2, negative.rc());
+        assertTrue(negative.err().contains("controlPlane.replicas must be at least 1 (two or more for failover) (got '-1')"), negative.err());
+        Run unknown = run("--out", out.toString(), "--set", "controlPlane.replica=2");
+        assertEquals(2, unknown.rc());
+        assertTrue(unknown.err().contains("unknown value 'controlPlane.replica'; known: namespace, image.controlPlane"), unknown.err());
+        Run word = run("--out", out.toString(), "--set", "controlPlane.replicas=two");
+        assertTrue(word.err().contains("controlPlane.replicas must be a whole number (got 'two')"), word.err());
+        Run db = run("--out", out.toString(), "--set", "database.url=mysql://db/horizon");
+        assertTrue(db.err().contains("database.url must be a PostgreSQL JDBC URL"), db.err());
+        Run quote = run("--out", out.toString(), "--set", "database.password=a\"b");
+        assertTrue(quote.err().contains("database.password may not hold quotes"), quote.err());
+        Run noOut = run("--set", "controlPlane.replicas=2");
+        assertTrue(noOut.err().contains("--out DIR is required"), noOut.err());
+        Run noEquals = run("--out", out.toString(), "--set", "replicas");
+        assertTrue(noEquals.err().contains("--set takes KEY=VALUE (got 'replicas')"), noEquals.err());
+        try (Stream<Path> files = Files.list(out)) {
+            assertEquals(0, files.count(), "nothing is written when a value is refused");
+        }
+    }
+
+    @Test
+    void theRendererRefusesTemplateActionsHelmWouldRenderDifferently() {
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Chart.render("x.yaml", "a: 1\nname: {{ .Release.Name }}\n", Chart.defaults()));
+        assertTrue(e.getMessage().contains("template x.yaml line 2: only {{ .Values.key }} is supported"), e.getMessage());
+        assertFalse(Chart.render("y.yaml", "replicas: {{ .Values.controlPlane.replicas }}", Chart.defaults()).contains("{{"));
+    }
+
+    private static void assertProbe(Probe probe, String path, String port) {
+        assertEquals(path, probe.getHttpGet().getPath());
+        assertEquals(port, probe.getHttpGet().getPort().getStrVal());
+    }
+
+    private static Container agentOf(KubernetesClient client) {
+        return client.apps().daemonSets().inNamespace("horizon").withName("horizon-agent").get().getSpec().getTemplate().getSpec().getContainers()
+                .get(0);
+    }
+
+    private static EnvVar env(Container c, String name) {
+        return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no env " + name));
+    }
+
+    private static void assertGrants(ClusterRole role, String group, String resource, String verb) {
+        boolean granted = false;
+        for (PolicyRule rule : role.getRules()) {
+            granted |= rule.getApiGroups().contains(group) && rule.getResources().contains(resource) && rule.getVerbs().contains(verb);
+        }
+        assertTrue(granted, "ClusterRole grants " + verb + " on " + group + "/" + resource);
+    }
+
+    private static Properties properties(Path file) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        return p;
+    }
+}
