@@ -1,6 +1,7 @@
 package dev.horizon.allocator;
 
 import dev.horizon.api.mig.MigLayout;
+import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -94,6 +95,27 @@ public final class Occupancy {
 
     public boolean isReconfiguring(int node, int gpu) {
         return reconfiguring.containsKey(key(node, gpu));
+    }
+
+    /** The re-partitioning is done: the GPU has its target layout and serves slices of it (none when it is empty). */
+    public void finishReconfiguring(int node, int gpu) {
+        long k = key(node, gpu);
+        if (!reconfiguring.containsKey(k)) throw new IllegalStateException("GPU " + gpu + " of node " + node + " is not re-partitioning");
+        MigLayout target = reconfiguring.remove(k);
+        busy[node] &= ~(1L << gpu);
+        layouts.remove(k);
+        if (target != null) setMigLayout(node, gpu, target);
+    }
+
+    /** The GPU as the ReconfigurationPlanner sees it: its layout, the tasks on it (whole-GPU work counts one), re-partitioning. */
+    public GpuState migState(int node, int gpu, String id) {
+        String model = cluster.nodes().get(node).gpuModel();
+        MigLayout layout = migLayout(node, gpu);
+        int running = sharesOn(node, gpu).size();
+        boolean changing = isReconfiguring(node, gpu);
+        // a busy GPU with no layout, no shares and no re-partitioning holds whole-GPU work
+        if (running == 0 && layout == null && !changing && !isWholeFree(node, gpu)) running = 1;
+        return new GpuState(id, model, layout == null ? MigLayout.unpartitioned(model) : layout, running, changing);
     }
 
     /** The layout a re-partitioning GPU is getting, or null. */

@@ -161,7 +161,9 @@ public final class SlicePlacer {
      * An idle GPU to re-partition for j, where its pool's policy is dynamic, partitions the model and allows the
      * profile: first one already partitioned (it serves no whole-GPU work, so the plan loses nothing), then, when fresh
      * GPUs may be used, a free one on the fullest node. Never a GPU that holds work or is being re-partitioned. The new
-     * layout holds j's replicas and, where room is left, the other waiting MIG demand for that model in value order.
+     * layout holds j's replicas, then, where room is left, the other waiting MIG demand for that model in value order,
+     * then more instances of j's profile: slices left out of the layout serve nobody until the next re-partitioning,
+     * while more of the profile just asked for serve the next such job without one.
      */
     private Decision.Reconfigure reconfiguration(Occupancy o, PendingJob j, boolean freshGpus) {
         Cluster cluster = o.cluster();
@@ -192,6 +194,7 @@ public final class SlicePlacer {
             if (other.id().equals(j.id()) || !mayPartition(policy, model, other.slice())) continue;
             for (int i = 0; i < other.gpus(); i++) wanted.add(other.slice().migProfile());
         }
+        for (int i = 0; i < MigGeometry.COMPUTE_SLICES; i++) wanted.add(j.slice().migProfile());
         return new Decision.Reconfigure(bestNode, bestGpu, packed(model, wanted), j.id());
     }
 

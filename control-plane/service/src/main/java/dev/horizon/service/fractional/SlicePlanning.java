@@ -20,12 +20,10 @@ import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
@@ -103,7 +101,7 @@ public class SlicePlanning {
                 Node node = usable.get(n);
                 for (Gpu g : node.gpus()) {
                     if (g.index() >= occupancy.cluster().nodes().get(n).gpus()) continue;
-                    gpus.add(state(occupancy, n, g));
+                    gpus.add(occupancy.migState(n, g.index(), g.uuid()));
                     nodeOf.put(g.uuid(), node.name());
                 }
             });
@@ -114,28 +112,23 @@ public class SlicePlanning {
             }
             plan.deferred().forEach(d -> LOG.debugf("MIG layout for %s deferred: %s", d.gpuId(), d.reason()));
         });
-        Set<String> shared = new HashSet<>();
+        // a GPU's first share switches it to time-slicing; later ones need a new command only past the replicas it has
+        Map<List<Integer>, Integer> added = new LinkedHashMap<>();
         for (Decision.Start s : decision.starts()) {
             for (Placement.Slice slice : s.placement().slices()) {
-                if (slice.share() == null || slice.share().isMig()) continue;
-                Node node = usable.get(slice.node());
-                if (!Node.FROM_AGENT.equals(node.source()) || !shared.add(node.name() + "/" + slice.firstGpu())) continue;
-                int holders = occupancy.sharesOn(slice.node(), slice.firstGpu()).size();
-                // time-slicing needs at least 2 replicas; more are allowed than run so later shares need no new command
-                queue.queue(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, slice.node(), slice.firstGpu()),
-                        "TIME_SLICING", Math.max(2, holders), null, null), null));
+                if (slice.share() != null && !slice.share().isMig()) added.merge(List.of(slice.node(), slice.firstGpu()), 1, Integer::sum);
             }
         }
-    }
-
-    /** A GPU as the ReconfigurationPlanner sees it: its layout, the work on it now, whether it is re-partitioning. */
-    static GpuState state(Occupancy o, int n, Gpu g) {
-        MigLayout layout = o.migLayout(n, g.index());
-        int running = o.sharesOn(n, g.index()).size();
-        boolean reconfiguring = o.isReconfiguring(n, g.index());
-        // a busy GPU with no layout, no shares and no re-partitioning holds whole-GPU work
-        if (running == 0 && layout == null && !reconfiguring && !o.isWholeFree(n, g.index())) running = 1;
-        return new GpuState(g.uuid(), g.model(), layout == null ? MigLayout.unpartitioned(g.model()) : layout, running, reconfiguring);
+        added.forEach((gpu, count) -> {
+            Node node = usable.get(gpu.get(0));
+            if (!Node.FROM_AGENT.equals(node.source())) return;
+            int after = occupancy.sharesOn(gpu.get(0), gpu.get(1)).size();
+            int before = after - count;
+            // time-slicing needs at least 2 replicas; one more than runs costs nothing and spares the next share a command
+            if (before > 0 && after <= Math.max(2, before)) return;
+            queue.queue(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
+                    Math.max(2, after), null, null), null));
+        });
     }
 
     static Optional<MigPolicy> poolOf(Node node, List<MigPolicyBody.Stored> stored) {

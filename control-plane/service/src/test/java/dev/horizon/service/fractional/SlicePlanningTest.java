@@ -39,8 +39,7 @@ class SlicePlanningTest {
         o.occupy(new Placement(List.of(new Placement.Slice(0, 1, 1, GpuShare.timeSlice(300, 1000)))));
         MigLayout twoThrees = new MigLayout("H100-80GB", List.of(new MigLayout.Slot("3g.40gb", 0), new MigLayout.Slot("3g.40gb", 4)));
         o.setMigLayout(0, 2, twoThrees);
-        List<GpuState> states = List.of(SlicePlanning.state(o, 0, gpu(0, List.of())), SlicePlanning.state(o, 0, gpu(1, List.of())),
-                SlicePlanning.state(o, 0, gpu(2, List.of())), SlicePlanning.state(o, 0, gpu(3, List.of())));
+        List<GpuState> states = List.of(o.migState(0, 0, "GPU-0"), o.migState(0, 1, "GPU-1"), o.migState(0, 2, "GPU-2"), o.migState(0, 3, "GPU-3"));
         assertEquals(List.of(1, 1, 0, 0), states.stream().map(GpuState::runningTasks).toList(), "whole work, a share, idle partitioned, free");
         MigPolicy dynamic = new MigPolicy("p", Set.of("H100-80GB"), Set.of("7g.80gb"), MigPolicy.Layout.DYNAMIC, java.time.Duration.ZERO, 4);
         MigLayout whole = new MigLayout("H100-80GB", List.of(new MigLayout.Slot("7g.80gb", 0)));
