@@ -185,13 +185,19 @@ public final class HorizonPolicy implements SchedulingPolicy {
         VictimPool fillPool = new VictimPool(fillLeft, ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
+            if (sliced.contains(j.id())) continue;
+            if (fillOnly.contains(j.id()) && j.slice() != null) {
+                // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
+                decision.waiting(j.id(), "its team already runs all it is owed now (" + owedOf(given, j.team())
+                        + " GPUs); fractional work does not run as fill, so it waits until its team is owed more");
+                continue;
+            }
             if (fillOnly.contains(j.id())) {
                 notStarted.add(j);
                 decision.waiting(j.id(), "its team already runs all it is owed now (" + owedOf(given, j.team())
                         + " GPUs); it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
                 continue;
             }
-            if (sliced.contains(j.id())) continue;
             Integer s = plan.startStep().get(j.id());
             if (j.slice() != null) {
                 // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others

@@ -134,6 +134,23 @@ class SlicePlacementTest {
         assertEquals(0.25, pending("ts", 1, 1, SliceRequest.timeSlice(250, 1000)).gpuFraction(), 1e-9);
     }
 
+    @Test
+    void fairShareBudgetsSevenOneGSlicesInOneOwedGpu() {
+        Occupancy o = new Occupancy(cluster);
+        List<MigLayout.Slot> sevenOneG = new ArrayList<>();
+        for (int s = 0; s < 7; s++) sevenOneG.add(new MigLayout.Slot("1g.10gb", s));
+        for (int g = 0; g < 2; g++) o.setMigLayout(0, g, new MigLayout("H100-80GB", sevenOneG));
+        List<PendingJob> eight = new ArrayList<>();
+        for (int i = 0; i < 8; i++) eight.add(new PendingJob("a-" + i, "a", JobClass.BATCH_INFERENCE, 1, 1, 1, NOW - 60 + i, 3600, contract,
+                SliceRequest.mig("1g.10gb")));
+        dev.horizon.fairshare.BudgetTree tree = new dev.horizon.fairshare.BudgetTree(List.of(new dev.horizon.fairshare.BudgetTree.Budget("a", null, 0.5),
+                new dev.horizon.fairshare.BudgetTree.Budget("b", null, 0.5)));
+        dev.horizon.fairshare.FairShareView owedOneGpu = new dev.horizon.fairshare.FairShareView(tree, Map.of("a", 1.0, "b", 15.0), Map.of("a", 1.0, "b", 1.0));
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, List.of(), eight, Map.of(), owedOneGpu));
+        assertEquals(7, d.starts().size(), "seven 1/7 slices fill the one GPU team a is owed: " + d.waitReasons());
+        assertTrue(d.waitReasons().get("a-7").contains("fractional work does not run as fill"), d.waitReasons().get("a-7"));
+    }
+
     /**
      * Property: over many random clusters (whole-GPU work, shares, partitioned and re-partitioning GPUs, mixed MIG and
      * share demand), every re-partitioning the plan asks for is on a GPU that held no work and was not re-partitioning.
