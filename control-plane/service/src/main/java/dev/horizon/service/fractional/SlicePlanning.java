@@ -54,6 +54,9 @@ public class SlicePlanning {
     public Pools prepare(List<Node> usable, Occupancy occupancy, long nowMillis) {
         List<MigPolicyBody.Stored> stored = policies.all();
         Map<Integer, MigPolicy> byNode = new HashMap<>();
+        // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
+        long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
+        Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(nowMillis - longestDrain);
         for (int n = 0; n < usable.size(); n++) {
             Node node = usable.get(n);
             if (!Node.FROM_AGENT.equals(node.source())) continue; // only an agent can apply a layout
@@ -63,7 +66,7 @@ public class SlicePlanning {
                 occupancy.setMigPolicy(index, p);
                 byNode.put(index, p);
             });
-            Map<String, NodeCommand> latest = latestLayoutCommands(node.name());
+            Map<String, NodeCommand> latest = layoutCommands.getOrDefault(node.name(), Map.of());
             for (Gpu g : node.gpus()) {
                 if (g.index() >= occupancy.cluster().nodes().get(n).gpus()) continue;
                 NodeCommand c = latest.get(g.uuid());
@@ -160,10 +163,12 @@ public class SlicePlanning {
         }
     }
 
-    private Map<String, NodeCommand> latestLayoutCommands(String node) {
-        Map<String, NodeCommand> latest = new HashMap<>();
-        for (NodeCommand c : commands.recent(node)) { // newest first
-            if (c.action().applyMigLayout() != null) latest.putIfAbsent(c.action().applyMigLayout().gpuUuid(), c);
+    /** Per node and GPU uuid, its newest ApplyMigLayout command among those created since sinceMillis or unanswered. */
+    private Map<String, Map<String, NodeCommand>> latestLayoutCommands(long sinceMillis) {
+        Map<String, Map<String, NodeCommand>> latest = new HashMap<>();
+        for (NodeCommand c : commands.recentOrUnanswered(sinceMillis)) { // newest first
+            if (c.action().applyMigLayout() == null) continue;
+            latest.computeIfAbsent(c.node(), k -> new HashMap<>()).putIfAbsent(c.action().applyMigLayout().gpuUuid(), c);
         }
         return latest;
     }

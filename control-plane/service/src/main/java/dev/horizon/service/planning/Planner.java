@@ -189,7 +189,7 @@ public class Planner {
         for (int i = 0; i < usable.size(); i++) {
             if (usable.get(i).drained()) occupancy.drain(i);
         }
-        SlicePlanning.Pools pools = slices.prepare(usable, occupancy, now * 1000);
+        SlicePlanning.Pools pools = slices.prepare(usable, occupancy, System.currentTimeMillis());
         Map<String, Long> secondsLeft = new HashMap<>();
         List<RunningJob> running = new ArrayList<>();
         List<PendingJob> pending = new ArrayList<>();
