@@ -11,6 +11,11 @@ public final class Decision {
     public record Start(String jobId, Placement placement, boolean fill) {
     }
 
+    /** Re-partition GPU gpu of node (index) to layout, so that job can get a MIG instance it needs. */
+    public record Reconfigure(int node, int gpu, dev.horizon.api.mig.MigLayout layout, String forJob) {
+    }
+
+    private final List<Reconfigure> reconfigurations = new ArrayList<>();
     private final List<String> preemptions = new ArrayList<>();
     private final List<String> promotions = new ArrayList<>();
     private final List<Start> starts = new ArrayList<>();
@@ -28,6 +33,15 @@ public final class Decision {
 
     public void start(String jobId, Placement placement, boolean fill) {
         starts.add(new Start(jobId, placement, fill));
+    }
+
+    public void reconfigure(Reconfigure r) {
+        reconfigurations.add(r);
+    }
+
+    /** MIG layouts the plan wants, each on a GPU that held no work when planned. */
+    public List<Reconfigure> reconfigurations() {
+        return reconfigurations;
     }
 
     public void waiting(String jobId, String reason) {

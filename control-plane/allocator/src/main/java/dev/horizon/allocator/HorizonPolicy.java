@@ -123,6 +123,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
         Map<String, Boolean> promote = new HashMap<>();
         List<RunningJob> fill = new ArrayList<>();
         for (RunningJob r : ctx.running()) {
+            if (r.placement().shared()) continue; // counted per GPU below: several jobs share one
             if (r.fill()) {
                 fill.add(r);
                 for (Placement.Slice s : r.placement().slices()) nodeFree[s.node()][0] += s.count();
@@ -134,6 +135,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
                 for (int t = 1; t < end; t++) nodeFree[s.node()][t] -= s.count();
             }
         }
+        if (ctx.occupancy().hasFractional()) reserveSharedGpus(ctx, capacity, nodeFree);
         // fill work that now fits in protected capacity for its whole estimated run becomes protected
         fill.sort(Comparator.comparingDouble(RunningJob::weight).reversed().thenComparingLong(RunningJob::startSeconds));
         for (RunningJob r : fill) {
@@ -153,8 +155,22 @@ public final class HorizonPolicy implements SchedulingPolicy {
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(VALUE_ORDER);
         List<PlanProblem.Job> jobs = new ArrayList<>(pending.size());
+        SlicePlacer slicer = pending.stream().anyMatch(j -> j.slice() != null) ? new SlicePlacer(pending) : null;
+        Set<String> sliced = new java.util.HashSet<>();
         for (PendingJob j : pending) {
-            if (fillOnly.contains(j.id())) continue;
+            if (j.slice() != null && !fillOnly.contains(j.id())) {
+                // slices beside work a GPU already holds cost the plan no GPU: they go first, in value order
+                List<String> problems = j.slice().problems(cluster);
+                if (!problems.isEmpty()) {
+                    decision.waiting(j.id(), "cannot be placed in this cluster: " + String.join("; ", problems));
+                    sliced.add(j.id());
+                    continue;
+                }
+                if (applySlices(slicer.place(ctx.occupancy(), j, false), j, ctx.occupancy(), decision, false)) sliced.add(j.id());
+            }
+        }
+        for (PendingJob j : pending) {
+            if (fillOnly.contains(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus()));
         }
@@ -169,6 +185,13 @@ public final class HorizonPolicy implements SchedulingPolicy {
         VictimPool fillPool = new VictimPool(fillLeft, ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
+            if (sliced.contains(j.id())) continue;
+            if (fillOnly.contains(j.id()) && j.slice() != null) {
+                // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
+                decision.waiting(j.id(), "its team already runs all it is owed now (" + owedOf(given, j.team())
+                        + " GPUs); fractional work does not run as fill, so it waits until its team is owed more");
+                continue;
+            }
             if (fillOnly.contains(j.id())) {
                 notStarted.add(j);
                 decision.waiting(j.id(), "its team already runs all it is owed now (" + owedOf(given, j.team())
@@ -176,6 +199,11 @@ public final class HorizonPolicy implements SchedulingPolicy {
                 continue;
             }
             Integer s = plan.startStep().get(j.id());
+            if (j.slice() != null) {
+                // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others
+                applySlices(slicer.place(occupancy, j, s != null && s == 0), j, occupancy, decision, true);
+                continue;
+            }
             if (s == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), "no room for " + j.gpus() + " GPUs for its estimated " + minutes(j.estimatedRemainingSeconds())
@@ -204,6 +232,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
         List<RunningJob> preemptibleJobs = new ArrayList<>();
         for (RunningJob r : ctx.running()) {
             boolean fillStillThere = r.fill() && !decision.preemptions().contains(r.id()) && !promote.containsKey(r.id());
+            if (r.placement().shared()) continue; // freeing one slice frees no GPU
             if (fillStillThere || (!r.fill() && r.contract().resumable() && !r.protectedAt(ctx.now()))) preemptibleJobs.add(r);
         }
         VictimPool preemptible = new VictimPool(preemptibleJobs, ctx.now());
@@ -253,6 +282,52 @@ public final class HorizonPolicy implements SchedulingPolicy {
             decision.waitReasons().remove(j.id());
         }
         return decision;
+    }
+
+    /**
+     * Commits what the slice placer found: a start, or a re-partitioning the job waits for (the GPU is held for it), or,
+     * when always is set, the wait with its reason. Returns whether the job was dealt with.
+     */
+    private static boolean applySlices(SlicePlacer.Outcome o, PendingJob j, Occupancy occupancy, Decision decision, boolean always) {
+        if (o.placement() != null) {
+            occupancy.occupy(o.placement());
+            decision.start(j.id(), o.placement(), false);
+            decision.waitReasons().remove(j.id());
+            return true;
+        }
+        if (o.reconfigure() != null) {
+            occupancy.markReconfiguring(o.reconfigure().node(), o.reconfigure().gpu(), o.reconfigure().layout());
+            decision.reconfigure(o.reconfigure());
+            decision.waiting(j.id(), o.reason());
+            return true;
+        }
+        if (o.awaitsLayout()) {
+            decision.waiting(j.id(), o.reason());
+            return true;
+        }
+        if (always) decision.waiting(j.id(), o.reason());
+        return always;
+    }
+
+    /**
+     * GPUs that hold slices serve no whole-GPU work: a partitioned (or re-partitioning) GPU for the whole horizon, since
+     * only a planned re-partitioning frees it; a time-shared GPU until the last share on it is estimated to end.
+     */
+    private static void reserveSharedGpus(PlanningContext ctx, int[] capacity, int[][] nodeFree) {
+        int h = capacity.length;
+        Map<Long, Integer> ends = new HashMap<>();
+        for (RunningJob r : ctx.running()) {
+            if (!r.placement().shared()) continue;
+            int end = stepsUntil(ctx, r.estimatedEndSeconds(), h);
+            for (Placement.Slice s : r.placement().slices()) ends.merge(((long) s.node() << 8) | s.firstGpu(), end, Math::max);
+        }
+        Occupancy o = ctx.occupancy();
+        for (int[] gpu : o.fractionalGpus()) {
+            int n = gpu[0], g = gpu[1];
+            int end = o.migLayout(n, g) != null || o.isReconfiguring(n, g) ? h : ends.getOrDefault(((long) n << 8) | g, 1);
+            for (int t = 0; t < end; t++) capacity[t]--;
+            for (int t = 1; t < end; t++) nodeFree[n][t]--;
+        }
     }
 
     /**

@@ -5,8 +5,18 @@ import java.util.stream.Collectors;
 
 /** The GPUs a job holds: contiguous index ranges on nodes. */
 public record Placement(List<Slice> slices) {
-    /** GPUs [firstGpu, firstGpu + count) of node index {@code node}. */
-    public record Slice(int node, int firstGpu, int count) {
+    /**
+     * GPUs [firstGpu, firstGpu + count) of node index {@code node}; with a share, a slice of the one GPU firstGpu
+     * (count 1): a MIG instance or a time-slicing share.
+     */
+    public record Slice(int node, int firstGpu, int count, GpuShare share) {
+        public Slice {
+            if (share != null && count != 1) throw new IllegalArgumentException("a share is a slice of one GPU; got count " + count);
+        }
+
+        public Slice(int node, int firstGpu, int count) {
+            this(node, firstGpu, count, null);
+        }
     }
 
     public Placement {
@@ -17,10 +27,22 @@ public record Placement(List<Slice> slices) {
         return slices.stream().mapToInt(Slice::count).sum();
     }
 
-    /** "node-1[0-3]+node-2[0-7]", the form schedule.csv uses. */
+    /** GPUs this placement holds, a share counted by its fraction of its GPU. */
+    public double gpuFraction() {
+        double sum = 0;
+        for (Slice s : slices) sum += s.share() == null ? s.count() : s.share().gpuFraction();
+        return sum;
+    }
+
+    public boolean shared() {
+        return slices.stream().anyMatch(s -> s.share() != null);
+    }
+
+    /** "node-1[0-3]+node-2[0-7]", the form schedule.csv uses; a share adds its slice: "node-1[2-2:3g.40gb@4]". */
     public String describe(Cluster cluster) {
         return slices.stream()
-                .map(s -> cluster.nodes().get(s.node()).name() + "[" + s.firstGpu() + "-" + (s.firstGpu() + s.count() - 1) + "]")
+                .map(s -> cluster.nodes().get(s.node()).name() + "[" + s.firstGpu() + "-" + (s.firstGpu() + s.count() - 1)
+                        + (s.share() == null ? "" : ":" + s.share().describe()) + "]")
                 .collect(Collectors.joining("+"));
     }
 }

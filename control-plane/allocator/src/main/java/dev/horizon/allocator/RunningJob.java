@@ -14,4 +14,9 @@ public record RunningJob(String id, String team, JobClass jobClass, double weigh
     public boolean protectedAt(long now) {
         return !fill && now < startSeconds + contract.minRuntimeSeconds();
     }
+
+    /** GPUs held, a slice counted by its size (see {@link PendingJob#gpuFraction()}). */
+    public double gpuFraction() {
+        return placement.shared() ? placement.gpuFraction() : gpus;
+    }
 }

@@ -31,7 +31,7 @@ final class ResultsWriter {
                 for (Segment s : r.segments()) {
                     w.write(String.join(",", r.policy(), s.jobId(), s.jobClass().name(), s.team(), fmt(s.weight()),
                             Long.toString(s.arrivalSeconds()), s.started() ? Long.toString(s.startSeconds()) : "",
-                            s.started() ? Long.toString(s.endSeconds()) : "", Integer.toString(s.gpus()), s.nodes()));
+                            s.started() ? Long.toString(s.endSeconds()) : "", (s.gpus() == Math.rint(s.gpus()) ? Long.toString((long) s.gpus()) : String.format(java.util.Locale.ROOT, "%.4f", s.gpus())), s.nodes()));
                     w.write('\n');
                 }
             }

@@ -15,7 +15,8 @@ import java.util.Set;
 /**
  * Turns fair share into the planner's weights, so that the plan and the fair share agree.
  *
- * <p>Each team's work is counted against what it is owed now: running work first (oldest first), then
+ * <p>Work counts by its size in GPUs: a MIG instance by its compute slices of 7, a time-slicing share by its
+ * milli-GPU (see {@link PendingJob#gpuFraction()}). Each team's work is counted against what it is owed now: running work first (oldest first), then
  * waiting work in the team's own priority order. Work inside the owed share is budgeted and weighs
  * {@link #BUDGETED} plus up to {@link #TIERS} for how under-served its team is over the window; work
  * beyond it is unallocated fill, weighs {@link #FILL}, is never protected and yields to any budgeted
@@ -53,13 +54,13 @@ public final class FairShareWeights {
         List<RunningJob> running = new ArrayList<>(ctx.running());
         running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
         Map<String, Double> runningGpus = new HashMap<>();
-        for (RunningJob r : running) runningGpus.merge(r.team(), (double) r.gpus(), Double::sum);
+        for (RunningJob r : running) runningGpus.merge(r.team(), r.gpuFraction(), Double::sum);
         Map<String, Double> deficit = new HashMap<>();
         fs.owedNow().forEach((team, owed) -> deficit.put(team, owed < 1e-9 ? 0 : Math.max(0, 1 - runningGpus.getOrDefault(team, 0.0) / owed)));
         List<RunningJob> newRunning = new ArrayList<>();
         Set<String> unallocated = new HashSet<>();
         for (RunningJob r : running) {
-            boolean budgeted = take(room, r.team(), r.gpus());
+            boolean budgeted = take(room, r.team(), r.gpuFraction());
             if (!budgeted) unallocated.add(r.id());
             double w = weight(fs, deficit, r.team(), r.weight(), budgeted, false);
             newRunning.add(new RunningJob(r.id(), r.team(), r.jobClass(), w, r.gpus(), r.arrivalSeconds(), r.startSeconds(),
@@ -74,16 +75,16 @@ public final class FairShareWeights {
         Set<String> budgeted = new HashSet<>();
         for (PendingJob j : pending) {
             double left = room.getOrDefault(j.team(), 0.0);
-            if (j.gpus() <= Math.ceil(left - 1e-9)) {
+            if (j.gpuFraction() <= Math.ceil(left - 1e-9)) {
                 budgeted.add(j.id());
-                room.put(j.team(), left - j.gpus());
+                room.put(j.team(), left - j.gpuFraction());
             }
         }
         for (PendingJob j : pending) {
             double left = room.getOrDefault(j.team(), 0.0);
             if (budgeted.contains(j.id()) || left < 1 - 1e-9) continue;
             budgeted.add(j.id());
-            room.put(j.team(), left - j.gpus());
+            room.put(j.team(), left - j.gpuFraction());
         }
         List<PendingJob> newPending = new ArrayList<>();
         Set<String> fillOnly = new HashSet<>();
@@ -92,7 +93,7 @@ public final class FairShareWeights {
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
             newPending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight(fs, deficit, j.team(), j.weight(), isBudgeted, debug), j.gpus(),
-                    j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract()));
+                    j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract(), j.slice()));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
     }
@@ -108,7 +109,7 @@ public final class FairShareWeights {
     }
 
     /** Counts running work against its team's room; budgeted while the team had room left before it. */
-    private static boolean take(Map<String, Double> room, String team, int gpus) {
+    private static boolean take(Map<String, Double> room, String team, double gpus) {
         double left = room.getOrDefault(team, 0.0);
         room.put(team, left - gpus);
         return left > 1e-9;

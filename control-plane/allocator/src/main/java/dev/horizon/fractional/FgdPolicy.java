@@ -19,12 +19,8 @@ final class FgdPolicy extends ScoredPolicy {
     Choice score(OpenbPod pod, NodeState n) {
         double now = before.of(n);
         if (pod.sharesGpu()) {
-            return bestShareGpu(pod, n, gpu -> scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)), 0);
+            return bestShareGpu(pod, n, gpu -> TargetWorkload.scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)), 0);
         }
-        return new Choice(scale(now - FragmentMemo.afterWhole(workload, n, pod)), 0, wholeGpus(pod, n));
-    }
-
-    static double scale(double decreaseMilli) {
-        return Math.floor(100 / (1 + Math.exp(-decreaseMilli / OpenbPod.MILLI)));
+        return new Choice(TargetWorkload.scale(now - FragmentMemo.afterWhole(workload, n, pod)), 0, wholeGpus(pod, n));
     }
 }

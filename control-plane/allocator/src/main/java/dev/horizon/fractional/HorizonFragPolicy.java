@@ -50,9 +50,9 @@ final class HorizonFragPolicy extends ScoredPolicy {
         double penalty = pod.numGpu() == 0 ? 0 : Math.floor(PRESSURE_WEIGHT * pressure(n.node.model()));
         if (pod.sharesGpu()) {
             // Among GPUs of equal score the fullest wins (best fit), keeping emptier GPUs whole for whole-GPU tasks.
-            return bestShareGpu(pod, n, gpu -> FgdPolicy.scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)) - penalty
+            return bestShareGpu(pod, n, gpu -> TargetWorkload.scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)) - penalty
                     - n.gpuLeft[gpu] * 1e-6, 0);
         }
-        return new Choice(FgdPolicy.scale(now - FragmentMemo.afterWhole(workload, n, pod)) - penalty, 0, wholeGpus(pod, n));
+        return new Choice(TargetWorkload.scale(now - FragmentMemo.afterWhole(workload, n, pod)) - penalty, 0, wholeGpus(pod, n));
     }
 }

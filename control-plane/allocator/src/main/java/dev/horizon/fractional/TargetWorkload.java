@@ -72,7 +72,7 @@ public final class TargetWorkload {
      * CPU, memory, enough GPUs with room), the GPUs too full for it; for each shape that does not fit (or needs no
      * GPU), all free GPU capacity.
      */
-    double fragment(String model, int cpuLeft, long memLeft, int[] gpuLeft) {
+    public double fragment(String model, int cpuLeft, long memLeft, int[] gpuLeft) {
         int total = 0;
         for (int g : gpuLeft) total += g;
         if (total == 0) return 0;
@@ -90,5 +90,10 @@ public final class TargetWorkload {
             if (enough >= s.numGpu) usable += s.freq * enoughMilli;
         }
         return total - usable;
+    }
+
+    /** FGD's score for a placement: the fragmentation decrease (milli-GPU) on Kubernetes' 0-100 integer scale. */
+    public static double scale(double decreaseMilli) {
+        return Math.floor(100 / (1 + Math.exp(-decreaseMilli / OpenbPod.MILLI)));
     }
 }

@@ -2,6 +2,7 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.fractional.mig.MigPolicy;
 import java.util.List;
 import java.util.Map;
 
@@ -9,10 +10,16 @@ import java.util.Map;
  * Everything one simulated run needs. Time 0 is the window's start; jobs arrive inside the window.
  * historyJobs are jobs finished before the window, which the duration estimator may learn from.
  * budgets: the fair-share tree (null when the scenario has none; job weights are then their value).
+ * migPolicy: the MIG policy of every node (null: GPUs stay unpartitioned and MIG work cannot run).
  */
 public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
                        List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
-                       Map<String, Object> description, BudgetTree budgets) {
+                       Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy) {
+
+    public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
+                    List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description, BudgetTree budgets) {
+        this(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, description, budgets, null);
+    }
 
     public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
                     List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description) {

@@ -6,10 +6,10 @@ import dev.horizon.api.JobClass;
  * One run of a job on GPUs from start to end (a preempted job has several). keptSeconds is the part
  * that counts as output: all of it when finished or still running at the window's end, less the
  * checkpoint cost when preempted and resumable, none when preempted and not resumable.
- * A job that never started has start and end of -1.
+ * A job that never started has start and end of -1. gpus counts a slice by its size (a 3g.40gb is 3/7).
  */
 public record Segment(String jobId, JobClass jobClass, String team, double weight, long arrivalSeconds,
-                      long startSeconds, long endSeconds, int gpus, String nodes, long keptSeconds, boolean fill) {
+                      long startSeconds, long endSeconds, double gpus, String nodes, long keptSeconds, boolean fill) {
     public boolean started() {
         return startSeconds >= 0;
     }

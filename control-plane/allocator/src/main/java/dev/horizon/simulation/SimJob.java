@@ -1,5 +1,6 @@
 package dev.horizon.simulation;
 
+import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 
@@ -8,18 +9,30 @@ import dev.horizon.api.JobClass;
  * minGpus (power-of-two sizes between), with its work (gpus x trueDurationSeconds GPU-seconds)
  * spread over fewer GPUs for longer. trueDurationSeconds is known to the simulator only; planners see
  * userEstimateSeconds (may be null) and what the duration estimator learned from history.
+ * slice is null for whole-GPU work; for fractional work gpus counts replicas, one slice each.
  */
 public record SimJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                     long trueDurationSeconds, Long userEstimateSeconds, Contract contract) {
+                     long trueDurationSeconds, Long userEstimateSeconds, Contract contract, SliceRequest slice) {
     public SimJob {
         if (minGpus < 1 || minGpus > gpus) throw new IllegalArgumentException(id + ": minGpus must be in [1, gpus]");
+        if (slice != null && minGpus != gpus) throw new IllegalArgumentException(id + ": fractional work is not elastic");
+    }
+
+    public SimJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
+                  long trueDurationSeconds, Long userEstimateSeconds, Contract contract) {
+        this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, trueDurationSeconds, userEstimateSeconds, contract, null);
+    }
+
+    /** GPUs the job holds when it runs, a slice counted by its size (as quota counts it). */
+    public double gpuFraction() {
+        return slice == null ? gpus : gpus * slice.gpuFraction();
     }
 
     public boolean elastic() {
         return minGpus < gpus;
     }
 
-    /** GPU-seconds of work the job needs. */
+    /** GPU-seconds of work the job needs (replica-seconds for fractional work). */
     public long work() {
         return gpus * trueDurationSeconds;
     }

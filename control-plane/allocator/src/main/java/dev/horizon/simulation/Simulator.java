@@ -2,6 +2,7 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.Occupancy;
+import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -63,10 +64,20 @@ public final class Simulator {
     private record Completion(long time, String jobId, long version) {
     }
 
+    /** A GPU whose re-partitioning is done at time (the policy's drain time after it started). */
+    private record LayoutReady(long time, int node, int gpu) {
+    }
+
+    private final PriorityQueue<LayoutReady> layoutsReady = new PriorityQueue<>(Comparator.comparingLong(LayoutReady::time)
+            .thenComparingInt(LayoutReady::node).thenComparingInt(LayoutReady::gpu));
+
     public Simulator(Scenario scenario, SchedulingPolicy policy) {
         this.scenario = scenario;
         this.policy = policy;
         this.occupancy = new Occupancy(scenario.cluster());
+        if (scenario.migPolicy() != null) {
+            for (int n = 0; n < scenario.cluster().nodes().size(); n++) occupancy.setMigPolicy(n, scenario.migPolicy());
+        }
         this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
         long stepsPerDay = Math.max(1, 86_400 / scenario.stepSeconds());
@@ -93,7 +104,12 @@ public final class Simulator {
             long t = nextBoundary;
             if (nextArrival < arrivals.size()) t = Math.min(t, arrivals.get(nextArrival).arrivalSeconds());
             if (!completions.isEmpty()) t = Math.min(t, completions.peek().time());
+            if (!layoutsReady.isEmpty()) t = Math.min(t, layoutsReady.peek().time());
             if (t >= end) break;
+            while (!layoutsReady.isEmpty() && layoutsReady.peek().time() == t) {
+                LayoutReady r = layoutsReady.poll();
+                occupancy.finishReconfiguring(r.node(), r.gpu());
+            }
             while (!completions.isEmpty() && completions.peek().time() == t) complete(completions.poll(), t);
             while (nextArrival < arrivals.size() && arrivals.get(nextArrival).arrivalSeconds() == t) {
                 SimJob j = arrivals.get(nextArrival++);
@@ -113,6 +129,7 @@ public final class Simulator {
             Decision decision = policy.decide(context(t));
             latencies.add((System.nanoTime() - started) / 1e6);
             apply(decision, t);
+            reconfigure(decision, t);
             waitReasons.putAll(decision.waitReasons());
             bookFairShare(t);
         }
@@ -123,7 +140,7 @@ public final class Simulator {
         }
         for (SimJob j : pending.values()) {
             if (!firstStart.containsKey(j.id())) {
-                segments.add(new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), -1, -1, j.gpus(), "", 0, false));
+                segments.add(new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), -1, -1, j.gpuFraction(), "", 0, false));
             }
         }
         progress.accept(1.0);
@@ -138,10 +155,10 @@ public final class Simulator {
         if (ledger == null) return;
         Map<String, Double> run = new HashMap<>(), asked = new HashMap<>();
         for (Run r : running.values()) {
-            run.merge(r.job().team(), (double) r.placement().gpus(), Double::sum);
-            asked.merge(r.job().team(), (double) r.job().gpus(), Double::sum);
+            run.merge(r.job().team(), r.placement().gpuFraction(), Double::sum);
+            asked.merge(r.job().team(), r.job().gpuFraction(), Double::sum);
         }
-        for (SimJob j : pending.values()) asked.merge(j.team(), (double) j.gpus(), Double::sum);
+        for (SimJob j : pending.values()) asked.merge(j.team(), j.gpuFraction(), Double::sum);
         int inference = inferenceHeld.values().stream().mapToInt(List::size).sum();
         ledger.advance(t, run, asked, scenario.cluster().totalGpus() - inference);
     }
@@ -201,7 +218,7 @@ public final class Simulator {
             long estimate = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
             long left = Math.max(MIN_ESTIMATE_SECONDS, estimate - done.getOrDefault(j.id(), 0L) / j.gpus());
             pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
-                    j.contract()));
+                    j.contract(), j.slice()));
         }
         FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
         return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
@@ -220,6 +237,31 @@ public final class Simulator {
                     j.contract(), r.placement(), r.fill()));
         }
         return views;
+    }
+
+    /**
+     * Starts the re-partitionings the policy asks for that the MIG policy allows now (ReconfigurationPlanner: idle GPUs
+     * only, at most N at once); each GPU serves nothing for the drain time, then has its new layout.
+     */
+    private void reconfigure(Decision decision, long t) {
+        if (decision.reconfigurations().isEmpty() || scenario.migPolicy() == null) return;
+        List<dev.horizon.fractional.mig.GpuState> gpus = new ArrayList<>();
+        Map<String, int[]> where = new HashMap<>();
+        for (int n = 0; n < scenario.cluster().nodes().size(); n++) {
+            for (int g = 0; g < scenario.cluster().nodes().get(n).gpus(); g++) {
+                String id = n + "/" + g;
+                gpus.add(occupancy.migState(n, g, id));
+                where.put(id, new int[] {n, g});
+            }
+        }
+        Map<String, dev.horizon.api.mig.MigLayout> wanted = new LinkedHashMap<>();
+        for (Decision.Reconfigure r : decision.reconfigurations()) wanted.put(r.node() + "/" + r.gpu(), r.layout());
+        java.time.Instant now = java.time.Instant.ofEpochSecond(t);
+        for (ReconfigurationPlanner.Reconfiguration r : ReconfigurationPlanner.plan(scenario.migPolicy(), gpus, wanted, now).started()) {
+            int[] at = where.get(r.gpuId());
+            occupancy.markReconfiguring(at[0], at[1], r.to());
+            layoutsReady.add(new LayoutReady(r.readyAt().getEpochSecond(), at[0], at[1]));
+        }
     }
 
     private void apply(Decision decision, long t) {
@@ -279,7 +321,7 @@ public final class Simulator {
 
     private Segment segment(Run r, long end, long keptSeconds) {
         SimJob j = r.job();
-        return new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), r.start(), end, r.placement().gpus(),
+        return new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), r.start(), end, r.placement().gpuFraction(),
                 r.placement().describe(scenario.cluster()), keptSeconds, r.fill());
     }
 }

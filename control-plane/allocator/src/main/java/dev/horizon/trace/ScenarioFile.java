@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.SliceRequest;
+import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.api.InvalidJobException;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
@@ -21,6 +23,8 @@ import java.util.Map;
  * A scenario written by hand: {"name", "gpus", "gpusPerNode", "days", "jobs": [job JSON plus
  * "arrivalSeconds" and "durationSeconds"], "services": [{"name", "team", "weightPerGpuHour",
  * "swapCapGpus", "historyGpus": [...], "demandGpus": [...]}]}; demand is GPUs per 15-minute step.
+ * Jobs may ask for slices ({"migProfile": ...} or {"gpuMilli": ..., "memoryMiB": ...}); optional "gpuModel" (default
+ * H100-80GB) and "migPolicy" (the API's MIG policy body, for every node) let MIG work run.
  */
 public final class ScenarioFile {
     private ScenarioFile() {
@@ -39,7 +43,9 @@ public final class ScenarioFile {
         int days = o.days() != null ? o.days() : root.path("days").asInt(1);
         long step = ScenarioOptions.STEP_SECONDS;
         int windowSteps = (int) (days * 86_400 / step);
-        Cluster cluster = Cluster.homogeneous(gpus, perNode, root.path("gpuModel").asText("H100-80GB"), 81_559);
+        String model = root.path("gpuModel").asText("H100-80GB");
+        Cluster cluster = Cluster.homogeneous(gpus, perNode, model, memoryMiB(model));
+        MigPolicy migPolicy = root.has("migPolicy") ? migPolicy(root.get("migPolicy"), where + ": migPolicy") : null;
         List<SimJob> jobs = new ArrayList<>();
         JsonNode jobsNode = root.path("jobs");
         for (int i = 0; i < jobsNode.size(); i++) {
@@ -54,12 +60,17 @@ public final class ScenarioFile {
             } catch (InvalidJobException e) {
                 throw new IllegalArgumentException(at + ": " + e.getMessage());
             }
-            if (spec.perReplica().gpus() == null) {
-                throw new IllegalArgumentException(at + ".perReplica: the simulator plans whole GPUs; use {\"gpus\": N}");
+            if (duration < 1) throw new IllegalArgumentException(at + ".durationSeconds must be at least 1");
+            SliceRequest slice = SliceRequest.of(spec.perReplica());
+            if (slice != null) {
+                List<String> problems = slice.problems(cluster);
+                if (!problems.isEmpty()) throw new IllegalArgumentException(at + ": " + String.join("; ", problems));
+                jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), spec.replicaCount(), spec.replicaCount(),
+                        arrival, duration, spec.durationEstimateSeconds(), spec.contractOrDefault(), slice));
+                continue;
             }
             int total = spec.replicaCount() * spec.perReplica().gpus();
             if (total > gpus) throw new IllegalArgumentException(at + ": asks for " + total + " GPUs but the cluster has " + gpus + "; lower replicas or perReplica.gpus");
-            if (duration < 1) throw new IllegalArgumentException(at + ".durationSeconds must be at least 1");
             int minTotal = spec.minReplicaCount() * spec.perReplica().gpus();
             jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), total, minTotal, arrival, duration,
                     spec.durationEstimateSeconds(), spec.contractOrDefault()));
@@ -84,7 +95,31 @@ public final class ScenarioFile {
         info.put("days", days);
         info.put("jobs", jobs.size());
         return new Scenario(root.path("name").asText(where), cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services,
-                List.of(), info);
+                List.of(), info, null, migPolicy);
+    }
+
+    /** GPU memory: what NVML reports for an H100-80GB, else the size in the model's name ("H200-141GB": 141 GiB). */
+    private static long memoryMiB(String model) {
+        if (model.equals("H100-80GB")) return 81_559;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-(\\d+)GB").matcher(model);
+        if (!m.matches()) throw new IllegalArgumentException("gpuModel '" + model + "' should end in its memory, like H100-80GB");
+        return Long.parseLong(m.group(1)) * 1024;
+    }
+
+    private static MigPolicy migPolicy(JsonNode n, String at) {
+        try {
+            return new MigPolicy("scenario", strings(require(n, "partitionableModels", at)), strings(require(n, "allowedProfiles", at)),
+                    MigPolicy.Layout.valueOf(require(n, "layout", at).asText().toUpperCase(java.util.Locale.ROOT)),
+                    java.time.Duration.ofSeconds(require(n, "drainTimeSeconds", at).asLong()), require(n, "maxConcurrentReconfigurations", at).asInt());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(at + ": " + e.getMessage() + " (layout is FIXED or DYNAMIC)");
+        }
+    }
+
+    private static java.util.Set<String> strings(JsonNode array) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        array.forEach(v -> out.add(v.asText()));
+        return out;
     }
 
     private static JsonNode require(JsonNode n, String field, String where) {

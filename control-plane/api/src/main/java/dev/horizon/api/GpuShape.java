@@ -18,7 +18,7 @@ public record GpuShape(Integer gpus, String migProfile, Integer gpuMilli, Intege
     public double gpuFraction() {
         if (gpus != null) return gpus;
         if (gpuMilli != null) return gpuMilli / 1000.0;
-        return MigProfiles.fractionOf(migProfile);
+        return MigProfiles.gpuFraction(migProfile);
     }
 
     void validate(List<String> errors) {

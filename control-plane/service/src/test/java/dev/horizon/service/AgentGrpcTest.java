@@ -17,13 +17,11 @@ import dev.horizon.agent.v1.CommandResult;
 import dev.horizon.agent.v1.GpuInventory;
 import dev.horizon.agent.v1.GpuProcess;
 import dev.horizon.agent.v1.GpuTelemetry;
-import dev.horizon.agent.v1.Health;
 import dev.horizon.agent.v1.HealthEvent;
 import dev.horizon.agent.v1.Inventory;
 import dev.horizon.agent.v1.MemoryViolation;
 import dev.horizon.agent.v1.MigDevice;
 import dev.horizon.agent.v1.MigMode;
-import dev.horizon.agent.v1.MutinyAgentServiceGrpc;
 import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
 import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.SetSharing;
@@ -31,10 +29,8 @@ import dev.horizon.agent.v1.TelemetryReport;
 import dev.horizon.service.planning.Planner;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.MetadataUtils;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -76,9 +72,7 @@ class AgentGrpcTest {
     }
 
     private MutinyAgentServiceStub agent(String bearer) {
-        Metadata metadata = new Metadata();
-        if (bearer != null) metadata.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
-        return MutinyAgentServiceGrpc.newMutinyStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata));
+        return AgentStub.agent(channel, bearer);
     }
 
     private MutinyAgentServiceStub agent() {
@@ -86,14 +80,11 @@ class AgentGrpcTest {
     }
 
     private static GpuInventory h100(String uuid, int index) {
-        return GpuInventory.newBuilder().setIndex(index).setUuid(uuid).setModel("H100-80GB").setProductName("NVIDIA H100 80GB HBM3")
-                .setMemoryMib(81559).setMigMode(MigMode.MIG_DISABLED).setHealth(Health.HEALTHY).build();
+        return AgentStub.h100(uuid, index);
     }
 
     private static Inventory host(String name, int gpus) {
-        Inventory.Builder inv = Inventory.newBuilder().setNodeName(name);
-        for (int i = 0; i < gpus; i++) inv.addGpus(h100("GPU-" + name + "-" + i, i));
-        return inv.build();
+        return AgentStub.host(name, gpus);
     }
 
     private static String state(String job) {

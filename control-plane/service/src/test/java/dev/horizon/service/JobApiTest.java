@@ -71,7 +71,14 @@ class JobApiTest {
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"priority\":100000,\"perReplica\":{\"gpus\":1}}", 400, "priority"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"durationEstimateSeconds\":99999999999,\"perReplica\":{\"gpus\":1}}", 400, "durationEstimateSeconds"),
                 new Case(Api.job("x", "nobody", "TRAINING", 1), 422, "team 'nobody' does not exist"),
-                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":4,\"perReplica\":{\"gpus\":8}}", 422, "the cluster has 16")
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":4,\"perReplica\":{\"gpus\":8}}", 422, "the cluster has 16"),
+                // the declared cluster is H100-80GB only: an A100 profile or an absent GPU type would wait forever
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"migProfile\":\"1g.5gb\"}}", 422,
+                        "no GPU model in the cluster [H100-80GB] offers '1g.5gb'"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":1000,"
+                        + "\"gpuTypes\":[\"V100M16\"]}}", 422, "GPU type 'V100M16' is not in the cluster; it has [H100-80GB]"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1,\"gpuTypes\":[\"A100-80GB\"]}}",
+                        422, "perReplica.gpuTypes: GPU type 'A100-80GB' is not in the cluster; it has [H100-80GB]")
         )) {
             as(ADMIN).body(c.body()).post("/api/v1/jobs").then().statusCode(c.status()).body("problems[0]", containsString(c.text()));
         }

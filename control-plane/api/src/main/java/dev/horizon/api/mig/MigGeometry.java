@@ -20,7 +20,9 @@ public final class MigGeometry {
         add("A100-40GB", "1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb");
         add("A100-80GB", "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb");
         add("H100-80GB", "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb");
+        add("H100-94GB", "1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb");
         add("H200-141GB", "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb");
+        add("B200-180GB", "1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb");
     }
 
     /** The six profile shapes in the order of the names given to add: (compute, memory slices, valid starts). */
@@ -57,6 +59,16 @@ public final class MigGeometry {
     /** The models that support MIG, for errors that list the valid choices. */
     public static List<String> models() {
         return List.copyOf(MODELS.keySet());
+    }
+
+    /**
+     * Every profile name any model offers, with its compute slices: a name means the same compute share on every model
+     * that has it (1g.10gb is 1 of 7 slices on A100-40GB, A100-80GB and H100-80GB alike).
+     */
+    public static Map<String, Integer> computeSlicesByProfile() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (MigGeometry g : MODELS.values()) for (MigProfile p : g.profiles.values()) out.put(p.name(), p.computeSlices());
+        return out;
     }
 
     public String model() {

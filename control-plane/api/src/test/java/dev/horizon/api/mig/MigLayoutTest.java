@@ -42,7 +42,7 @@ class MigLayoutTest {
         assertEquals(List.of("unknown MIG profile '1g.5gb' for H100-80GB; use one of [1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb]"),
                 e.reasons());
         IllegalArgumentException m = assertThrows(IllegalArgumentException.class, () -> MigGeometry.of("T4"));
-        assertEquals("GPU model 'T4' has no MIG geometry; MIG models: [A100-40GB, A100-80GB, H100-80GB, H200-141GB]", m.getMessage());
+        assertEquals("GPU model 'T4' has no MIG geometry; MIG models: [A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200-141GB, B200-180GB]", m.getMessage());
     }
 
     @Test

@@ -1,5 +1,9 @@
 package dev.horizon.service.jobs;
 
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.SliceRequest;
+import dev.horizon.fractional.GpuTypes;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
@@ -100,6 +104,19 @@ public class JobResource {
         if (!cluster.isEmpty() && asked > totalGpus) {
             throw new ApiException(422, "the job is larger than the cluster", List.of("replicas x perReplica: the job asks for " + (long) asked
                     + " GPUs but the cluster has " + totalGpus + " in " + cluster.size() + " nodes; lower replicas or perReplica.gpus"));
+        }
+        SliceRequest slice = SliceRequest.of(spec.perReplica());
+        if (slice == null && spec.perReplica().gpuTypes() != null && !cluster.isEmpty()) {
+            try {
+                GpuTypes.requirePresent(spec.perReplica().gpuTypes(), cluster.stream().map(Node::gpuModel).collect(java.util.stream.Collectors.toSet()));
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(422, "no GPU in the cluster can hold the job", List.of("perReplica.gpuTypes: " + e.getMessage()));
+            }
+        }
+        if (slice != null && !cluster.isEmpty()) {
+            List<String> problems = slice.problems(new Cluster(cluster.stream()
+                    .map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain())).toList()));
+            if (!problems.isEmpty()) throw new ApiException(422, "no GPU in the cluster can hold the job", problems);
         }
     }
 

@@ -52,6 +52,15 @@ public class CommandStore {
         return select(" WHERE node = ? ORDER BY created_at DESC, id FETCH FIRST " + SHOWN + " ROWS ONLY", node);
     }
 
+    /** Every node's commands created at or after sinceMillis or still unanswered, newest first: one query per plan. */
+    public List<NodeCommand> recentOrUnanswered(long sinceMillis) {
+        return db.query("SELECT " + COLUMNS + " FROM node_commands WHERE created_at >= ? OR state IN (?, ?) ORDER BY created_at DESC, id", ps -> {
+            ps.setLong(1, sinceMillis);
+            ps.setString(2, NodeCommand.QUEUED);
+            ps.setString(3, NodeCommand.SENT);
+        }, ROW);
+    }
+
     public Optional<NodeCommand> find(String node, String id) {
         return select(" WHERE node = ? AND id = ?", node, id).stream().findFirst();
     }
@@ -80,7 +89,10 @@ public class CommandStore {
     private List<NodeCommand> select(String where, String... params) {
         return db.query("SELECT " + COLUMNS + " FROM node_commands" + where, ps -> {
             for (int i = 0; i < params.length; i++) ps.setString(i + 1, params[i]);
-        }, rs -> new NodeCommand(rs.getString(1), rs.getString(2), StoredJson.read(rs.getString(3), ACTION), rs.getString(4), rs.getLong(5),
-                rs.getObject(6) == null ? null : rs.getLong(6), rs.getObject(7) == null ? null : rs.getLong(7), rs.getString(8), rs.getLong(9)));
+        }, ROW);
     }
+
+    private static final Db.RowMapper<NodeCommand> ROW = rs -> new NodeCommand(rs.getString(1), rs.getString(2),
+            StoredJson.read(rs.getString(3), ACTION), rs.getString(4), rs.getLong(5), rs.getObject(6) == null ? null : rs.getLong(6),
+            rs.getObject(7) == null ? null : rs.getLong(7), rs.getString(8), rs.getLong(9));
 }

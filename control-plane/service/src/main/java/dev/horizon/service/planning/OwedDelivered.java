@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.service.fractional.JobGpus;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fairshare.Entitlements;
 import dev.horizon.service.jobs.JobRow;
@@ -71,8 +72,8 @@ public class OwedDelivered {
                 Map<String, Double> asked = new HashMap<>(), running = new HashMap<>();
                 for (JobRow j : jobs) {
                     long end = j.endedAt() != null ? j.endedAt() : now;
-                    if (j.submittedAt() / 1000 <= mid && mid < end) asked.merge(j.team(), (double) j.gpus(), Double::sum);
-                    if (j.startedAt() != null && j.startedAt() <= mid && mid < end) running.merge(j.team(), (double) j.gpus(), Double::sum);
+                    if (j.submittedAt() / 1000 <= mid && mid < end) asked.merge(j.team(), JobGpus.of(j), Double::sum);
+                    if (j.startedAt() != null && j.startedAt() <= mid && mid < end) running.merge(j.team(), JobGpus.of(j), Double::sum);
                 }
                 long seconds = b - a;
                 Entitlements.owed(tree, capacity, asked).forEach((team, gpus) -> owed.merge(team, gpus * seconds, Double::sum));

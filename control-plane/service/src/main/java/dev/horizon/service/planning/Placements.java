@@ -1,6 +1,7 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.Placement;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +11,11 @@ import java.util.regex.Pattern;
 
 /**
  * Placements are stored by node name ("node-1[0-3]+node-2[0-7]", the allocator's own form), not by
- * node index, because the index changes when nodes join or leave.
+ * node index, because the index changes when nodes join or leave. A slice of one GPU adds its share:
+ * "node-1[2-2:3g.40gb@4]" (a MIG instance) or "node-1[2-2:500m/20000MiB]" (a time-slicing share).
  */
 public final class Placements {
-    private static final Pattern SLICE = Pattern.compile("(.+)\\[(\\d+)-(\\d+)\\]");
+    private static final Pattern SLICE = Pattern.compile("(.+)\\[(\\d+)-(\\d+)(?::([^\\]]+))?\\]");
 
     private Placements() {
     }
@@ -39,7 +41,9 @@ public final class Placements {
             int first = Integer.parseInt(m.group(2));
             int count = Integer.parseInt(m.group(3)) - first + 1;
             if (node == null || first + count > cluster.nodes().get(node).gpus()) return null;
-            slices.add(new Placement.Slice(node, first, count));
+            GpuShare share = m.group(4) == null ? null : GpuShare.parse(m.group(4));
+            if (m.group(4) != null && (share == null || count != 1)) return null;
+            slices.add(new Placement.Slice(node, first, count, share));
         }
         return new Placement(slices);
     }

@@ -9,12 +9,14 @@ import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.service.fractional.SlicePlanning;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
@@ -80,6 +82,8 @@ public class Planner {
     PlanHistory history;
     @Inject
     Leadership leadership;
+    @Inject
+    SlicePlanning slices;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -209,6 +213,7 @@ public class Planner {
         for (int i = 0; i < usable.size(); i++) {
             if (usable.get(i).drained()) occupancy.drain(i);
         }
+        SlicePlanning.Pools pools = slices.prepare(usable, occupancy, System.currentTimeMillis());
         Map<String, Long> secondsLeft = new HashMap<>();
         List<RunningJob> running = new ArrayList<>();
         List<PendingJob> pending = new ArrayList<>();
@@ -237,7 +242,7 @@ public class Planner {
             } else {
                 secondsLeft.put(j.id(), Math.max(MIN_ESTIMATE_SECONDS, estimate));
                 pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight, j.gpus(), j.minGpus(), j.submittedAt() / 1000,
-                        Math.max(MIN_ESTIMATE_SECONDS, estimate), contract));
+                        Math.max(MIN_ESTIMATE_SECONDS, estimate), contract, SliceRequest.of(spec.perReplica())));
             }
         }
         AtomicReference<Plan> plan = new AtomicReference<>();
@@ -276,6 +281,7 @@ public class Planner {
             startedIds.add(s.jobId());
             changes.add(Change.start(rows.get(s.jobId()), s.placement().describe(cluster), s.fill(), now));
         }
+        slices.apply(pools, decision, occupancy, usable, java.time.Instant.ofEpochSecond(now));
         List<PendingJob> order = new ArrayList<>(pending);
         order.sort(HorizonPolicy.VALUE_ORDER);
         long stepStart = now - now % stepSeconds;

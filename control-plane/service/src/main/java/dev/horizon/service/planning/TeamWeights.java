@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.service.fractional.JobGpus;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.teams.Team;
 import java.util.HashMap;
@@ -26,7 +27,7 @@ final class TeamWeights {
             if (j.startedAt() == null) continue;
             long end = j.endedAt() != null ? j.endedAt() : now;
             long ran = end - Math.max(from, j.startedAt());
-            if (ran > 0) used.merge(j.team(), (double) ran * j.gpus(), Double::sum);
+            if (ran > 0) used.merge(j.team(), ran * JobGpus.of(j), Double::sum);
         }
         for (Team t : teams) {
             double usedShare = gpuSecondsInWindow <= 0 ? 0 : used.getOrDefault(t.name(), 0.0) / gpuSecondsInWindow;

@@ -1,0 +1,225 @@
+package dev.horizon.allocator;
+
+import dev.horizon.api.mig.MigGeometry;
+import dev.horizon.api.mig.MigLayout;
+import dev.horizon.fractional.OpenbPod;
+import dev.horizon.fractional.TargetWorkload;
+import dev.horizon.fractional.mig.MigPolicy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Places fractional work on slices of GPUs with the fragmentation score of the openb experiment: each candidate GPU is
+ * scored by how much of the target workload's demand the node could no longer use afterwards (TargetWorkload, FGD's
+ * gradient on its 0-100 scale), the best score wins, and among equal scores the fullest GPU (best fit), then the lowest
+ * node and GPU index. The target workload is the demand waiting now, whole and fractional. A GPU that already holds
+ * slices (or is partitioned) beats a whole free one whatever the score: opening a free GPU takes it from whole-GPU work
+ * for as long as any slice stays on it, which the score (blind to time) does not see.
+ */
+public final class SlicePlacer {
+    private final TargetWorkload workload;
+    private final List<PendingJob> migDemand;
+    /** "gpuKey:profile" -> instances of a coming layout that waiting jobs already count on. */
+    private final Map<String, Integer> claimed = new HashMap<>();
+
+    /** pending: the jobs waiting now, in value order; their shapes are the workload placements are judged against. */
+    public SlicePlacer(List<PendingJob> pending) {
+        List<OpenbPod> tasks = new ArrayList<>();
+        for (PendingJob j : pending) {
+            SliceRequest r = j.slice();
+            if (r == null) tasks.add(new OpenbPod(j.id(), 0, 0, j.gpus(), OpenbPod.MILLI, Set.of()));
+            else for (int i = 0; i < j.gpus(); i++) tasks.add(new OpenbPod(j.id(), 0, 0, 1, milliOf(r), r.gpuTypes()));
+        }
+        this.workload = TargetWorkload.complete(tasks);
+        this.migDemand = pending.stream().filter(j -> j.slice() != null && j.slice().isMig()).toList();
+    }
+
+    /**
+     * What became of one job: placed on slices, or waiting for a GPU to be re-partitioned for it, or waiting (reason).
+     * reconfigure is on a GPU that holds no work: idle and partitioned, or (when fresh GPUs may be used) whole and free.
+     */
+    public record Outcome(Placement placement, Decision.Reconfigure reconfigure, String reason, boolean awaitsLayout) {
+    }
+
+    /**
+     * Slices for every replica of j at once (gang), or a re-partitioning that would make room, or why not.
+     * freshGpus: whether a GPU that is free for whole-GPU work may be opened for slices (the plan has room for it now).
+     */
+    public Outcome place(Occupancy occupancy, PendingJob j, boolean freshGpus) {
+        SliceRequest r = j.slice();
+        Occupancy trial = occupancy.copy();
+        List<Placement.Slice> slices = new ArrayList<>();
+        for (int i = 0; i < j.gpus(); i++) {
+            Placement.Slice s = best(trial, r, freshGpus);
+            if (s == null) break;
+            trial.occupy(new Placement(List.of(s)));
+            slices.add(s);
+        }
+        if (slices.size() == j.gpus()) return new Outcome(new Placement(slices), null, null, false);
+        String what = j.gpus() + " x " + (r.isMig() ? r.migProfile() : r.milli() + " milli-GPU with " + r.memoryMiB() + " MiB");
+        if (r.isMig()) {
+            String promised = claimPromised(trial, r.migProfile(), j.gpus() - slices.size());
+            if (promised != null) return new Outcome(null, null, "waiting for " + promised + " to be re-partitioned for its " + what, true);
+            Decision.Reconfigure re = reconfiguration(trial, j, freshGpus);
+            if (re != null) {
+                claim(re.node(), re.gpu(), r.migProfile(), j.gpus() - slices.size());
+                return new Outcome(null, re, "waiting for GPU " + re.gpu() + " of " + occupancy.cluster().nodes().get(re.node()).name()
+                        + " to be re-partitioned to " + re.layout().slots() + " for its " + what, false);
+            }
+        }
+        return new Outcome(null, null, "no GPU has room for " + what + (freshGpus ? "" : " beside work it already holds")
+                + (r.isMig() ? " in its current MIG layout, and no idle GPU may be re-partitioned for it" : ""), false);
+    }
+
+    /**
+     * Instances of profile that GPUs being re-partitioned will have and no earlier job has claimed: a job they cover
+     * waits for them rather than having another GPU re-partitioned. Claims the count and names the GPUs, or null (and
+     * claims nothing) when they do not cover it.
+     */
+    private String claimPromised(Occupancy o, String profile, int count) {
+        Map<Long, Integer> take = new HashMap<>();
+        List<String> where = new ArrayList<>();
+        int left = count;
+        for (int[] gpu : o.fractionalGpus()) {
+            MigLayout target = o.reconfiguringTo(gpu[0], gpu[1]);
+            if (target == null || left == 0) continue;
+            long k = ((long) gpu[0] << 8) | gpu[1];
+            int offered = (int) target.slots().stream().filter(s -> s.profile().equals(profile)).count();
+            int free = offered - claimed.getOrDefault(k + ":" + profile, 0);
+            if (free <= 0) continue;
+            int n = Math.min(free, left);
+            take.put(k, n);
+            left -= n;
+            where.add("GPU " + gpu[1] + " of " + o.cluster().nodes().get(gpu[0]).name());
+        }
+        if (left > 0) return null;
+        take.forEach((k, n) -> claimed.merge(k + ":" + profile, n, Integer::sum));
+        return String.join(", ", where);
+    }
+
+    private void claim(int node, int gpu, String profile, int count) {
+        claimed.merge((((long) node << 8) | gpu) + ":" + profile, count, Integer::sum);
+    }
+
+    private Placement.Slice best(Occupancy o, SliceRequest r, boolean freshGpus) {
+        Cluster cluster = o.cluster();
+        Placement.Slice best = null;
+        boolean bestFresh = true;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        int bestFree = Integer.MAX_VALUE;
+        int share = milliOf(r);
+        for (int n = 0; n < cluster.nodes().size(); n++) {
+            GpuNode node = cluster.nodes().get(n);
+            if (o.isDrained(n) || !r.fitsModel(node.gpuModel(), node.gpuMemoryMiB())) continue;
+            int[] left = null;
+            double before = 0;
+            for (int g = 0; g < node.gpus(); g++) {
+                GpuShare candidate = candidate(o, n, g, r, freshGpus);
+                if (candidate == null) continue;
+                if (left == null) {
+                    left = new int[node.gpus()];
+                    for (int k = 0; k < left.length; k++) left[k] = o.freeMilli(n, k);
+                    before = workload.fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left);
+                }
+                int free = left[g];
+                left[g] = Math.max(0, free - share);
+                double score = TargetWorkload.scale(before - workload.fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left));
+                left[g] = free;
+                boolean fresh = o.isWholeFree(n, g);
+                boolean better = fresh != bestFresh ? !fresh : score > bestScore || (score == bestScore && free < bestFree);
+                if (best == null || better) {
+                    best = new Placement.Slice(n, g, 1, candidate);
+                    bestFresh = fresh;
+                    bestScore = score;
+                    bestFree = free;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** The share r would take on that GPU now, or null when it cannot. */
+    private static GpuShare candidate(Occupancy o, int n, int g, SliceRequest r, boolean freshGpus) {
+        if (r.isMig()) {
+            MigLayout layout = o.migLayout(n, g);
+            if (layout == null) return null;
+            for (MigLayout.Slot s : layout.slots()) {
+                GpuShare share = GpuShare.mig(s.profile(), s.start());
+                if (s.profile().equals(r.migProfile()) && o.canHold(n, g, share)) return share;
+            }
+            return null;
+        }
+        GpuShare share = GpuShare.timeSlice(r.milli(), r.memoryMiB());
+        if (!freshGpus && o.sharesOn(n, g).isEmpty()) return null;
+        return o.canHold(n, g, share) ? share : null;
+    }
+
+    /**
+     * An idle GPU to re-partition for j, where its pool's policy is dynamic, partitions the model and allows the
+     * profile: first one already partitioned (it serves no whole-GPU work, so the plan loses nothing), then, when fresh
+     * GPUs may be used, a free one on the fullest node. Never a GPU that holds work or is being re-partitioned. The new
+     * layout holds j's replicas, then, where room is left, the other waiting MIG demand for that model in value order,
+     * then more instances of j's profile: slices left out of the layout serve nobody until the next re-partitioning,
+     * while more of the profile just asked for serve the next such job without one.
+     */
+    private Decision.Reconfigure reconfiguration(Occupancy o, PendingJob j, boolean freshGpus) {
+        Cluster cluster = o.cluster();
+        int bestNode = -1, bestGpu = -1, bestRank = Integer.MAX_VALUE;
+        for (int n = 0; n < cluster.nodes().size(); n++) {
+            GpuNode node = cluster.nodes().get(n);
+            MigPolicy policy = o.migPolicy(n);
+            if (o.isDrained(n) || !mayPartition(policy, node.gpuModel(), j.slice())) continue;
+            for (int g = 0; g < node.gpus(); g++) {
+                if (o.isReconfiguring(n, g) || !o.sharesOn(n, g).isEmpty()) continue;
+                int rank;
+                if (o.migLayout(n, g) != null) rank = 0;
+                else if (freshGpus && o.isWholeFree(n, g)) rank = 1 + o.freeOn(n);
+                else continue;
+                if (rank < bestRank) {
+                    bestRank = rank;
+                    bestNode = n;
+                    bestGpu = g;
+                }
+            }
+        }
+        if (bestNode < 0) return null;
+        String model = cluster.nodes().get(bestNode).gpuModel();
+        MigPolicy policy = o.migPolicy(bestNode);
+        List<String> wanted = new ArrayList<>();
+        for (int i = 0; i < j.gpus(); i++) wanted.add(j.slice().migProfile());
+        for (PendingJob other : migDemand) {
+            if (other.id().equals(j.id()) || !mayPartition(policy, model, other.slice())) continue;
+            for (int i = 0; i < other.gpus(); i++) wanted.add(other.slice().migProfile());
+        }
+        for (int i = 0; i < MigGeometry.COMPUTE_SLICES; i++) wanted.add(j.slice().migProfile());
+        return new Decision.Reconfigure(bestNode, bestGpu, packed(model, wanted), j.id());
+    }
+
+    private static boolean mayPartition(MigPolicy policy, String model, SliceRequest r) {
+        return policy != null && policy.layout() == MigPolicy.Layout.DYNAMIC && policy.partitionableModels().contains(model)
+                && policy.allowedProfiles().contains(r.migProfile()) && r.accepts(model) && r.fitsModel(model, Long.MAX_VALUE);
+    }
+
+    /** A valid layout with as many of the profiles, in order, as fit: each at its first start that NVIDIA accepts. */
+    static MigLayout packed(String model, List<String> profiles) {
+        MigGeometry geometry = MigGeometry.of(model);
+        List<MigLayout.Slot> slots = new ArrayList<>();
+        for (String p : profiles) {
+            for (int start : geometry.profile(p).starts()) {
+                slots.add(new MigLayout.Slot(p, start));
+                if (geometry.problems(slots).isEmpty()) break;
+                slots.remove(slots.size() - 1);
+            }
+        }
+        return new MigLayout(model, slots);
+    }
+
+    /** A request's size in milli-GPU for the fragmentation score: a MIG profile by its compute slices of 7. */
+    static int milliOf(SliceRequest r) {
+        if (!r.isMig()) return r.milli();
+        return MigGeometry.computeSlicesByProfile().get(r.migProfile()) * OpenbPod.MILLI / MigGeometry.COMPUTE_SLICES;
+    }
+}
