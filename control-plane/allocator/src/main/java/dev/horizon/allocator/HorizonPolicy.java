@@ -246,7 +246,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
             }
             // under fair share, work inside its team's owed share is budgeted and runs protected
             // whether or not it can resume; it takes its GPUs from work it outranks
-            boolean budgeted = given.fairShare() != null && !fillOnly.contains(j.id());
+            boolean budgeted = given.fairShare() != null;
             Placement placement = j.contract().resumable() || budgeted ? placeByPreempting(occupancy, j, j.gpus(), preemptible, budgeted, decision) : null;
             if (placement == null) {
                 if (budgeted && !nodesHeld && j.gpus() > cluster.largestNode() && j.arrivalSeconds() <= ctx.now() - WIDE_JOB_PATIENCE_SECONDS) {
