@@ -18,7 +18,8 @@ import java.util.List;
 
 /** {@code ./horizon translate ray FILE}: prints the scheduler jobs a KubeRay manifest asks for, or one line saying why not. */
 public final class TranslateCommand {
-    static final String DEFAULT_FRACTIONAL_POLICY = "time-slicing:81920";
+    // the memory NVML reports for an H100 80GB (81559 MiB, not 80 GiB), so that two 0.5-GPU actors fit one GPU
+    static final String DEFAULT_FRACTIONAL_POLICY = "time-slicing:81559";
     static final String USAGE = """
             usage: ./horizon translate ray FILE [--namespace NS] [--fractional-gpus POLICY]
               Prints the scheduler job JSON of each KubeRay ray.io/v1 RayCluster, RayJob and RayService in FILE: one job for a head

@@ -18,8 +18,8 @@ public sealed interface FractionalGpuPolicy {
     GpuShape shareOf(double fraction, List<String> gpuTypes);
 
     /**
-     * Time-slicing: the share gets the fraction of the GPU's time in thousandths, rounded up so it never gets less than
-     * it asked for, and the same fraction of {@code memoryMiBPerGpu} as its memory limit, which the agent guards.
+     * Time-slicing: the share gets the fraction of the GPU's time in thousandths and the same fraction of
+     * {@code memoryMiBPerGpu} as its memory limit, which the agent guards; both rounded down, as Ray itself packs fractions.
      */
     record TimeSlicing(int memoryMiBPerGpu) implements FractionalGpuPolicy {
         public TimeSlicing {
@@ -28,8 +28,9 @@ public sealed interface FractionalGpuPolicy {
 
         @Override
         public GpuShape shareOf(double fraction, List<String> gpuTypes) {
-            int milli = (int) Math.ceil(fraction * 1000 - 1e-9);
-            int memory = (int) Math.ceil(fraction * memoryMiBPerGpu - 1e-9);
+            // rounded down, as Ray packs fractions: shares adding up to one GPU fit its compute and memory
+            int milli = Math.max(1, (int) Math.floor(fraction * 1000 + 1e-9));
+            int memory = Math.max(1, (int) Math.floor(fraction * memoryMiBPerGpu + 1e-9));
             return new GpuShape(null, null, milli, memory, gpuTypes);
         }
     }

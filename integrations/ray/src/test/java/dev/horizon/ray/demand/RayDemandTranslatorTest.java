@@ -34,10 +34,11 @@ class RayDemandTranslatorTest {
     }
 
     @Test
-    void aThirdOfAGpuRoundsUpSoTheShareNeverGetsLessThanAsked() {
+    void aThirdOfAGpuRoundsDownSoThreeThirdsShareOneGpu() {
         GpuShape shape = TIME_SLICING.tasks(OWNER, Map.of("GPU", 1.0 / 3), 1).perReplica();
-        assertEquals(334, shape.gpuMilli());
-        assertEquals(27307, shape.memoryMiB());
+        assertEquals(333, shape.gpuMilli());
+        assertEquals(27306, shape.memoryMiB());
+        assertTrue(3 * shape.gpuMilli() <= 1000 && 3 * shape.memoryMiB() <= 81920, "Ray packs three 1/3-GPU actors on one GPU; so must Horizon");
     }
 
     @Test
