@@ -101,6 +101,7 @@ class FractionalPlanningTest {
             assertTrue(job(a).getString("placement").startsWith(onGpu), job(a).getString("placement"));
             assertTrue(job(b).getString("placement").startsWith(onGpu), job(b).getString("placement"));
             assertEquals(1, commands("applyMigLayout").size(), "no further re-partitioning");
+            int busyBefore = planner.lastPlan().busyGpus();
 
             String half = Api.submit(ADMIN, share("half", 500));
             String other = Api.submit(ADMIN, share("other", 400));
@@ -108,6 +109,7 @@ class FractionalPlanningTest {
             String free = gpu.endsWith("0") ? "1" : "0";
             assertEquals("host-m[" + free + "-" + free + ":500m/20000MiB]", job(half).getString("placement"));
             assertEquals("host-m[" + free + "-" + free + ":400m/20000MiB]", job(other).getString("placement"));
+            assertEquals(busyBefore + 1, planner.lastPlan().busyGpus(), "two shares of one GPU make one busy GPU, not two");
             List<Map<String, Object>> sharing = commands("setSharing");
             assertEquals(1, sharing.size(), "one SetSharing for the shared GPU: " + sharing);
             assertEquals("{gpuUuid=GPU-host-m-" + free + ", mode=TIME_SLICING, replicas=2}", ((Map<?, ?>) sharing.get(0).get("action")).get("setSharing").toString());

@@ -264,12 +264,13 @@ public class Planner {
 
         Map<String, JobRow> rows = new HashMap<>();
         active.forEach(j -> rows.put(j.id(), j));
-        // counted from the placements, not from free GPUs: a drained node's idle GPUs are neither free nor busy
-        int busy = running.stream().mapToInt(r -> r.placement().gpus()).sum();
+        // counted from the placements, not from free GPUs: a drained node's idle GPUs are neither free nor busy;
+        // a GPU shared by slices counts once
+        Map<String, Placement> holding = new HashMap<>();
+        running.forEach(r -> holding.put(r.id(), r.placement()));
         for (String id : decision.preemptions()) {
-            Placement freed = running.stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow().placement();
+            Placement freed = holding.remove(id);
             occupancy.release(freed);
-            busy -= freed.gpus();
             changes.add(Change.preempted(rows.get(id), "preempted at " + java.time.Instant.ofEpochSecond(now)
                     + " for higher-value work: its contract allowed it (resumable, past its minimum runtime, or running as fill)"));
         }
@@ -277,7 +278,7 @@ public class Planner {
         Set<String> startedIds = new HashSet<>();
         for (Decision.Start s : decision.starts()) {
             occupancy.occupy(s.placement());
-            busy += s.placement().gpus();
+            holding.put(s.jobId(), s.placement());
             startedIds.add(s.jobId());
             changes.add(Change.start(rows.get(s.jobId()), s.placement().describe(cluster), s.fill(), now));
         }
@@ -295,8 +296,12 @@ public class Planner {
             String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
             changes.add(Change.wait(rows.get(j.id()), rule, reason, rank, plannedStart));
         }
+        Set<Long> busy = new HashSet<>();
+        for (Placement p : holding.values()) {
+            for (Placement.Slice sl : p.slices()) for (int g = sl.firstGpu(); g < sl.firstGpu() + sl.count(); g++) busy.add(((long) sl.node() << 16) | g);
+        }
         return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
-                busy, millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
+                busy.size(), millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
     }
 
     /** The first GPU of the placement its agent reported lost ("uuid on node"), null when none is. */
