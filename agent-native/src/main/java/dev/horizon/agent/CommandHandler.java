@@ -10,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -32,8 +31,8 @@ public class CommandHandler {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
-    /** The highest control-plane leader epoch seen on a command: older ones come from a deposed leader (fencing). */
-    private final AtomicLong highestEpoch = new AtomicLong();
+    /** Refuses commands from a leader older than one already followed; read from the state directory on first use. */
+    private volatile EpochFence epochs;
 
     public CommandResult handle(String nodeId, Command command) {
         CommandResult.Builder result = CommandResult.newBuilder().setNodeId(nodeId).setCommandId(command.getId());
@@ -66,12 +65,14 @@ public class CommandHandler {
      * old leader may still be sending, and only the newest leader's view of the cluster counts.
      */
     private void fence(Command command) {
-        long epoch = command.getLeaderEpoch();
-        long highest = highestEpoch.accumulateAndGet(epoch, Math::max);
-        if (epoch < highest) {
-            throw new CommandFailure("command " + command.getId() + " refused: it comes from control-plane leader epoch " + epoch
-                    + ", older than epoch " + highest + " this agent already follows; a deposed leader sent it");
+        EpochFence fence = epochs;
+        if (fence == null) {
+            synchronized (this) {
+                if (epochs == null) epochs = new EpochFence(config.stateDir());
+                fence = epochs;
+            }
         }
+        fence.admit(command.getId(), command.getLeaderEpoch());
     }
 
     /** Waits, up to the drain timeout, until no process runs on any GPU of the node. */

@@ -10,7 +10,6 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -163,20 +162,8 @@ public class Sharing {
     }
 
     private void write(Map<String, Share> next) {
-        writeAtomically(config.sharingConfig(), yaml(next), "horizon.agent.sharing-config");
-    }
-
-    /** Written to a temporary file and moved into place, so no reader (the device plugin, a restarting agent) sees half a file. */
-    private static void writeAtomically(Path path, String text, String setting) {
-        Path file = path.toAbsolutePath();
-        try {
-            Files.createDirectories(file.getParent());
-            Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
-            Files.writeString(tmp, text);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new CommandFailure("cannot write " + file + ": " + e + "; set " + setting + " to a writable path");
-        }
+        // whole or not at all: the device plugin may read it at any moment
+        StateFiles.writeAtomically(config.sharingConfig(), yaml(next), "horizon.agent.sharing-config");
     }
 
     /** One line per shared GPU: uuid=MODE,replicas,activeThreadPercentage,memoryLimitMiB,gpuMemoryMiB. */
@@ -190,7 +177,7 @@ public class Sharing {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        writeAtomically(config.stateDir().resolve(APPLIED_FILE), text.toString(), "horizon.agent.state-dir");
+        StateFiles.writeAtomically(config.stateDir().resolve(APPLIED_FILE), text.toString(), "horizon.agent.state-dir");
     }
 
     private Map<String, Share> load() {
