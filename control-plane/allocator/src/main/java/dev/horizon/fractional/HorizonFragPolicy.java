@@ -6,15 +6,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Horizon's fragmentation-aware placement. It keeps FGD's fragmentation gradient on the same integer scale (the
- * coarse scale is what lets ties fall to a fixed node order, which packs), and calibrates it in two ways, each
+ * Horizon's fragmentation-aware placement. It keeps FGD's fragmentation gradient on the same integer scale, so that
+ * placements whose fragmentation changes differ by less than a score point tie, and calibrates it in these ways, each
  * measured on the openb traces:
  * <ul>
  * <li>the target workload has every task shape and counts host memory (TargetWorkload.complete), so GPUs stranded
  * behind spent memory or reserved for rare wide tasks count as fragmentation;</li>
  * <li>GPU models that type-constrained demand needs are avoided in proportion to that demand over their capacity, so
  * tasks that can run anywhere do not take the GPUs that constrained tasks cannot do without. On gpuspec33 this halves
- * the unallocated share at 100% arrival.</li>
+ * the unallocated share at 100% arrival;</li>
+ * <li>a tie goes to the node that is busiest already by its dominant resource, the larger of its used GPU and used
+ * CPU shares (FGD sends it to an arbitrary node). Filling busy nodes first keeps whole nodes free for the multi-GPU
+ * tasks and the CPU-hungry tasks still to come; on the default list this cuts the unallocated share by about 0.25
+ * points at both 100% and 130% arrival. GPU share alone did as well there but cost 0.17 points on gpuspec10; counting
+ * CPU as well removes that loss;</li>
  * <li>a share goes to the fullest GPU among those of equal score.</li>
  * </ul>
  */
@@ -48,11 +53,23 @@ final class HorizonFragPolicy extends ScoredPolicy {
     Choice score(OpenbPod pod, NodeState n) {
         double now = before.of(n);
         double penalty = pod.numGpu() == 0 ? 0 : Math.floor(PRESSURE_WEIGHT * pressure(n.node.model()));
+        double used = dominantUsedShare(n);
         if (pod.sharesGpu()) {
             // Among GPUs of equal score the fullest wins (best fit), keeping emptier GPUs whole for whole-GPU tasks.
             return bestShareGpu(pod, n, gpu -> TargetWorkload.scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)) - penalty
-                    - n.gpuLeft[gpu] * 1e-6, 0);
+                    - n.gpuLeft[gpu] * 1e-6, used);
         }
-        return new Choice(TargetWorkload.scale(now - FragmentMemo.afterWhole(workload, n, pod)) - penalty, 0, wholeGpus(pod, n));
+        return new Choice(TargetWorkload.scale(now - FragmentMemo.afterWhole(workload, n, pod)) - penalty, used, wholeGpus(pod, n));
+    }
+
+    /**
+     * The tie-break: the larger of the node's used GPU and used CPU shares before this task. Measured before rather
+     * than after the task: after would favour whichever task is wider, not whichever node is busier (on GPU share alone,
+     * 0.35 points worse on default).
+     */
+    static double dominantUsedShare(NodeState n) {
+        double cpu = n.node.cpuMilli() == 0 ? 0 : 1 - n.cpuLeft / (double) n.node.cpuMilli();
+        double gpu = n.gpuLeft.length == 0 ? 0 : 1 - n.gpuMilliLeft() / ((double) OpenbPod.MILLI * n.gpuLeft.length);
+        return Math.max(cpu, gpu);
     }
 }
