@@ -34,6 +34,8 @@ public final class FairShareWeights {
     public static final int DEBUG_MAX_GPUS = 2;
     public static final long DEBUG_MAX_SECONDS = 900;
     static final double MAX_CATCH_UP = 0.5;
+    /** A team this far below its share over the window ranks in the top tier. */
+    static final double FULLY_UNDER_SERVED = 0.25;
     /** Twice the shortfall: a team 10% behind may reach 20% past its share until it catches up. */
     static final double CATCH_UP_GAIN = 2;
 
@@ -53,16 +55,12 @@ public final class FairShareWeights {
         fs.owedNow().forEach((team, owed) -> room.put(team, owed * catchUp(fs.ratio().getOrDefault(team, 1.0))));
         List<RunningJob> running = new ArrayList<>(ctx.running());
         running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
-        Map<String, Double> runningGpus = new HashMap<>();
-        for (RunningJob r : running) runningGpus.merge(r.team(), r.gpuFraction(), Double::sum);
-        Map<String, Double> deficit = new HashMap<>();
-        fs.owedNow().forEach((team, owed) -> deficit.put(team, owed < 1e-9 ? 0 : Math.max(0, 1 - runningGpus.getOrDefault(team, 0.0) / owed)));
         List<RunningJob> newRunning = new ArrayList<>();
         Set<String> unallocated = new HashSet<>();
         for (RunningJob r : running) {
             boolean budgeted = take(room, r.team(), r.gpuFraction());
             if (!budgeted) unallocated.add(r.id());
-            double w = weight(fs, deficit, r.team(), r.weight(), budgeted, false);
+            double w = weight(fs, r.team(), r.weight(), budgeted, false);
             newRunning.add(new RunningJob(r.id(), r.team(), r.jobClass(), w, r.gpus(), r.arrivalSeconds(), r.startSeconds(),
                     r.estimatedEndSeconds(), r.contract(), r.placement(), r.fill() || !budgeted));
         }
@@ -92,7 +90,7 @@ public final class FairShareWeights {
             boolean isBudgeted = budgeted.contains(j.id());
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
-            newPending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight(fs, deficit, j.team(), j.weight(), isBudgeted, debug), j.gpus(),
+            newPending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight(fs, j.team(), j.weight(), isBudgeted, debug), j.gpus(),
                     j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract(), j.slice()));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
@@ -116,20 +114,21 @@ public final class FairShareWeights {
     }
 
     /**
-     * A team's tier is how under-served it is, over the window (1 - occupancy / owed) or right now
-     * (1 - running / owed now), whichever is worse: a team over-served last week is still owed its
-     * share this hour.
+     * A team's tier is how under-served it is over the window (1 - occupancy / owed), the issue's rank: it
+     * moves slowly, so teams do not take turns preempting each other. Ranking by how far a team runs below
+     * its share right now did exactly that: each start lifted one team and sank another a tier, about four
+     * preemptions per job, and every restarted job was young and protected, so an under-served team found
+     * no node it could clear. That a team over-served last week is still owed its share this hour is the
+     * budgeting's business (its room is its share now), not the tier's.
      */
-    private static double weight(FairShareView fs, Map<String, Double> deficitNow, String team, double userPriority, boolean budgeted,
-                                 boolean debug) {
+    private static double weight(FairShareView fs, String team, double userPriority, boolean budgeted, boolean debug) {
         double inTeam = 0.9 * userPriority / (userPriority + 1);
         if (debug) return DEBUG + inTeam;
         if (budgeted) {
             double windowDeficit = 1 - fs.ratio().getOrDefault(team, 1.0);
-            double worst = Math.max(windowDeficit, deficitNow.getOrDefault(team, 0.0));
             // a quarter below its share is as under-served as a team can rank: a few points of
             // deficit already move a team up a tier, so shortfalls are made up within hours
-            double tier = Math.round(Math.max(0, Math.min(1, worst)) * TIERS);
+            double tier = Math.round(Math.max(0, Math.min(1, windowDeficit / FULLY_UNDER_SERVED)) * TIERS);
             return BUDGETED + tier + inTeam;
         }
         return FILL + inTeam;
