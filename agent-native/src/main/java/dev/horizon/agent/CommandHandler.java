@@ -6,6 +6,7 @@ import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.error.NvmlException;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -31,8 +32,13 @@ public class CommandHandler {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
-    /** Refuses commands from a leader older than one already followed; read from the state directory on first use. */
-    private volatile EpochFence epochs;
+    /** Refuses commands from a leader older than one already followed. */
+    private EpochFence epochs;
+
+    @PostConstruct
+    void readEpoch() {
+        epochs = new EpochFence(config.stateDir());
+    }
 
     public CommandResult handle(String nodeId, Command command) {
         CommandResult.Builder result = CommandResult.newBuilder().setNodeId(nodeId).setCommandId(command.getId());
@@ -65,14 +71,7 @@ public class CommandHandler {
      * old leader may still be sending, and only the newest leader's view of the cluster counts.
      */
     private void fence(Command command) {
-        EpochFence fence = epochs;
-        if (fence == null) {
-            synchronized (this) {
-                if (epochs == null) epochs = new EpochFence(config.stateDir());
-                fence = epochs;
-            }
-        }
-        fence.admit(command.getId(), command.getLeaderEpoch());
+        epochs.admit(command.getId(), command.getLeaderEpoch());
     }
 
     /** Waits, up to the drain timeout, until no process runs on any GPU of the node. */
