@@ -61,8 +61,7 @@ public final class FairShareWeights {
             boolean budgeted = take(room, r.team(), r.gpuFraction());
             if (!budgeted) unallocated.add(r.id());
             double w = weight(fs, r.team(), r.weight(), budgeted, false);
-            newRunning.add(new RunningJob(r.id(), r.team(), r.jobClass(), w, r.gpus(), r.arrivalSeconds(), r.startSeconds(),
-                    r.estimatedEndSeconds(), r.contract(), r.placement(), r.fill() || !budgeted));
+            newRunning.add(r.reweighted(w, r.fill() || !budgeted));
         }
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));
@@ -90,8 +89,7 @@ public final class FairShareWeights {
             boolean isBudgeted = budgeted.contains(j.id());
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
-            newPending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight(fs, j.team(), j.weight(), isBudgeted, debug), j.gpus(),
-                    j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract(), j.slice()));
+            newPending.add(j.withWeight(weight(fs, j.team(), j.weight(), isBudgeted, debug)));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
     }
