@@ -8,7 +8,7 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.fairshare.FairShareLedger;
 import dev.horizon.fairshare.FairShareView;
 import dev.horizon.forecast.DemandForecaster;
