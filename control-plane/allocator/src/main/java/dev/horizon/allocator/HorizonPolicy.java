@@ -28,6 +28,8 @@ public final class HorizonPolicy implements SchedulingPolicy {
 
     static final double RESERVATION_HEADROOM = 1.2;
     static final long WIDE_JOB_PATIENCE_SECONDS = 3600;
+    /** Minutes of observed demand a service's per-minute size looks back over. */
+    static final int INFERENCE_LOOKBACK_MINUTES = 15;
     private final double decayPerStep;
     private final double unmetInferencePenalty;
     private final Function<PlanProblem, Plan> planner;
@@ -72,6 +74,17 @@ public final class HorizonPolicy implements SchedulingPolicy {
     public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
         Map<String, Integer> out = new LinkedHashMap<>();
         ctx.services().forEach((name, view) -> out.put(name, reservationPath(view, ctx.horizonSteps())[0]));
+        return out;
+    }
+
+    /**
+     * Per minute, inference holds the busiest minute of the last quarter hour it has seen plus one GPU; the rest of its
+     * reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
+     */
+    @Override
+    public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        services.forEach((name, view) -> out.put(name, (int) Math.ceil(view.recentPeak(INFERENCE_LOOKBACK_MINUTES) - 1e-9) + 1));
         return out;
     }
 
