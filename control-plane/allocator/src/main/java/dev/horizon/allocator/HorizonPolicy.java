@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import dev.horizon.fairshare.FairShareWeights;
+import dev.horizon.forecast.BurstMargin;
 
 /**
  * Horizon's policy: plans the GPU x timestep grid over the horizon and commits only the current step.
@@ -28,8 +29,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
 
     static final double RESERVATION_HEADROOM = 1.2;
     static final long WIDE_JOB_PATIENCE_SECONDS = 3600;
-    /** Minutes of observed demand a service's per-minute size looks back over. */
-    static final int INFERENCE_LOOKBACK_MINUTES = 15;
+    static final BurstMargin INFERENCE_SIZING = new BurstMargin(15, 0.99);
     private final double decayPerStep;
     private final double unmetInferencePenalty;
     private final Function<PlanProblem, Plan> planner;
@@ -78,13 +78,14 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     /**
-     * Per minute, inference holds the busiest minute of the last quarter hour it has seen plus one GPU; the rest of its
-     * reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
+     * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of the last quarter hour
+     * plus the margin that covered 99% of its minutes over the last day); the rest of its reservation runs fill. Beyond
+     * the reservation it takes GPUs back from batch work as any service does.
      */
     @Override
     public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
         Map<String, Integer> out = new LinkedHashMap<>();
-        services.forEach((name, view) -> out.put(name, (int) Math.ceil(view.recentPeak(INFERENCE_LOOKBACK_MINUTES) - 1e-9) + 1));
+        services.forEach((name, view) -> out.put(name, INFERENCE_SIZING.gpus(view.observedMinutes())));
         return out;
     }
 

@@ -6,6 +6,9 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.api.JobJson;
 import dev.horizon.baseline.BackfillPolicy;
 import dev.horizon.baseline.FifoPolicy;
+import dev.horizon.baseline.KaiPolicy;
+import dev.horizon.baseline.KueuePolicy;
+import dev.horizon.baseline.SlurmPolicy;
 import dev.horizon.baseline.LegacyPriorityPolicy;
 import dev.horizon.baseline.StaticQuotaPolicy;
 import dev.horizon.baseline.PriorityPreemptionPolicy;
@@ -48,6 +51,9 @@ public final class BenchCommand {
         POLICIES.put("priority", PriorityPreemptionPolicy::new);
         POLICIES.put("legacy", LegacyPriorityPolicy::new);
         POLICIES.put("quota", StaticQuotaPolicy::new);
+        POLICIES.put("kai", KaiPolicy::new);
+        POLICIES.put("kueue", KueuePolicy::new);
+        POLICIES.put("slurm", SlurmPolicy::new);
         POLICIES.put("horizon", HorizonPolicy::new);
     }
 

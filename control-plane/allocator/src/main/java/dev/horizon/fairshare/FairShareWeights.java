@@ -61,8 +61,9 @@ public final class FairShareWeights {
             boolean budgeted = take(room, r.team(), r.gpuFraction());
             if (!budgeted) unallocated.add(r.id());
             double w = weight(fs, r.team(), r.weight(), budgeted, false);
+            // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
             newRunning.add(new RunningJob(r.id(), r.team(), r.jobClass(), w, r.gpus(), r.arrivalSeconds(), r.startSeconds(),
-                    r.estimatedEndSeconds(), r.contract(), r.placement(), r.fill() || !budgeted));
+                    r.estimatedEndSeconds(), r.contract(), r.placement(), r.fill() || (!budgeted && !r.protectedAt(ctx.now()))));
         }
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));
