@@ -33,9 +33,9 @@ public final class ValuePreemption {
                 continue;
             }
             Placement placement = j.contract().resumable() || budgeted
-                    ? Preemption.place(occupancy, j, j.gpus(), preemptible, budgeted, session.decision()) : null;
+                    ? Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision()) : null;
             if (placement == null) {
-                if (budgeted && !nodesHeld && j.gpus() > occupancy.cluster().largestNode()
+                if (budgeted && !nodesHeld && !occupancy.fitsOneNode(j.gpus(), j.rules())
                         && j.arrivalSeconds() <= session.now() - Preemption.WIDE_JOB_PATIENCE_SECONDS) {
                     NodeHolding.holdNodesFor(j, occupancy, preemptible, session.context().running(), session.decision());
                     nodesHeld = true;
