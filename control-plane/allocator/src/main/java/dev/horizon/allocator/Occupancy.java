@@ -270,51 +270,32 @@ public final class Occupancy {
         }
     }
 
-    /** A block for a job of {@code gpus} GPUs, or null when none is free. Does not occupy it. */
+    /** A block for a job of {@code gpus} GPUs under today's rules, or null when none is free. Does not occupy it. */
     public Placement findBlock(int gpus) {
-        return findBlock(gpus, null);
+        return findBlock(gpus, PlacementRules.ANY, NodeOrder.BEST_FIT);
     }
 
     /** Like {@link #findBlock(int)} but only on nodes whose flag is set (null: any node). */
     public Placement findBlock(int gpus, boolean[] allowedNodes) {
-        int largest = cluster.largestNode();
-        if (gpus <= largest) {
-            Placement.Slice best = null;
-            int bestFree = Integer.MAX_VALUE;
-            for (int n = 0; n < busy.length; n++) {
-                if ((allowedNodes != null && !allowedNodes[n]) || drained[n]) continue;
-                int free = freeOn(n);
-                if (free < gpus || free >= bestFree) continue; // best fit keeps emptier nodes for bigger jobs
-                int offset = blockOffset(n, gpus);
-                if (offset >= 0) {
-                    best = new Placement.Slice(n, offset, gpus);
-                    bestFree = free;
-                }
-            }
-            return best == null ? null : new Placement(List.of(best));
-        }
-        List<Placement.Slice> slices = new ArrayList<>();
-        int left = gpus;
-        for (int n = 0; n < busy.length && left > 0; n++) {
-            if (allowedNodes != null && !allowedNodes[n]) continue;
-            int size = cluster.nodes().get(n).gpus();
-            if (busy[n] == 0 && !drained[n] && size <= left) {
-                slices.add(new Placement.Slice(n, 0, size));
-                left -= size;
-            }
-        }
-        if (left > 0) {
-            boolean[] rest = new boolean[busy.length];
-            for (int n = 0; n < busy.length; n++) {
-                final int node = n;
-                rest[n] = (allowedNodes == null || allowedNodes[n]) && slices.stream().noneMatch(s -> s.node() == node);
-            }
-            if (left > largest) return null;
-            Placement remainder = findBlock(left, rest);
-            if (remainder == null) return null;
-            slices.addAll(remainder.slices());
-        }
-        return new Placement(slices);
+        return findBlock(gpus, PlacementRules.ANY, NodeOrder.BEST_FIT, allowedNodes);
+    }
+
+    /**
+     * GPUs for a job of {@code gpus} that its rules allow (GPU model, replica width, topology), never on a drained node,
+     * or null when none are free now. Does not occupy them. The one place whole-GPU placement rules are checked.
+     */
+    public Placement findBlock(int gpus, PlacementRules rules, NodeOrder order) {
+        return findBlock(gpus, rules, order, null);
+    }
+
+    /** Like {@link #findBlock(int, PlacementRules, NodeOrder)} but only on nodes whose flag is set (null: any node). */
+    public Placement findBlock(int gpus, PlacementRules rules, NodeOrder order, boolean[] allowedNodes) {
+        return new BlockSearch(this).find(gpus, rules, order, allowedNodes);
+    }
+
+    /** Per node, the bit mask of GPUs busy for whole-GPU work (a copy). */
+    long[] busyMasks() {
+        return busy.clone();
     }
 
     /**
@@ -357,21 +338,6 @@ public final class Occupancy {
             }
         }
         return 0;
-    }
-
-    /** First free aligned block of {@code gpus} on node n, else the first free contiguous run, else -1. */
-    private int blockOffset(int n, int gpus) {
-        int size = cluster.nodes().get(n).gpus();
-        int align = Integer.highestOneBit(gpus) == gpus ? gpus : Integer.highestOneBit(gpus) << 1;
-        if (align <= size) {
-            for (int o = 0; o + gpus <= size; o += align) {
-                if ((busy[n] & mask(o, gpus)) == 0) return o;
-            }
-        }
-        for (int o = 0; o + gpus <= size; o++) {
-            if ((busy[n] & mask(o, gpus)) == 0) return o;
-        }
-        return -1;
     }
 
     private static long mask(Placement.Slice s) {

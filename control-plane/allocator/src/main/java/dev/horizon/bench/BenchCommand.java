@@ -19,6 +19,7 @@ import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
 import dev.horizon.trace.Scenarios;
+import dev.horizon.trace.WideGangsScenario;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -36,7 +37,8 @@ public final class BenchCommand {
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE]
-              S: training-heavy | mixed | philly | fairshare | path of a scenario file
+              S: training-heavy | mixed | philly | fairshare | wide-gangs | path of a scenario file
+              wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
@@ -108,7 +110,7 @@ public final class BenchCommand {
         Integer day = a.integer("trace-start-day");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
-                a.number("rt-peak-share", 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
                 a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 

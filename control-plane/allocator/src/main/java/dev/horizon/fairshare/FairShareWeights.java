@@ -62,8 +62,7 @@ public final class FairShareWeights {
             if (!budgeted) unallocated.add(r.id());
             double w = weight(fs, r.team(), r.weight(), budgeted, false);
             // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
-            newRunning.add(new RunningJob(r.id(), r.team(), r.jobClass(), w, r.gpus(), r.arrivalSeconds(), r.startSeconds(),
-                    r.estimatedEndSeconds(), r.contract(), r.placement(), r.fill() || (!budgeted && !r.protectedAt(ctx.now()))));
+            newRunning.add(r.reweighted(w, r.fill() || (!budgeted && !r.protectedAt(ctx.now()))));
         }
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));
@@ -91,8 +90,7 @@ public final class FairShareWeights {
             boolean isBudgeted = budgeted.contains(j.id());
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
-            newPending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight(fs, j.team(), j.weight(), isBudgeted, debug), j.gpus(),
-                    j.minGpus(), j.arrivalSeconds(), j.estimatedRemainingSeconds(), j.contract(), j.slice()));
+            newPending.add(j.withWeight(weight(fs, j.team(), j.weight(), isBudgeted, debug)));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
     }

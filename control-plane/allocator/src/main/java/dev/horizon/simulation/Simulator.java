@@ -1,6 +1,8 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import dev.horizon.allocator.PendingJob;
@@ -19,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.TreeMap;
 
 /**
  * Discrete-event simulation of one policy on one scenario. Deterministic: the same scenario and policy give the same
@@ -213,7 +216,7 @@ public final class Simulator {
             long estimate = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
             long left = Math.max(MIN_ESTIMATE_SECONDS, estimate - done.getOrDefault(j.id(), 0L) / j.gpus());
             pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
-                    j.contract(), j.slice()));
+                    j.contract(), j.slice(), j.rules()));
         }
         FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
         return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
@@ -229,7 +232,7 @@ public final class Simulator {
             long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
             long left = DurationEstimator.remaining(segmentEstimate, t - r.start(), MIN_ESTIMATE_SECONDS);
             views.add(new RunningJob(j.id(), j.team(), j.jobClass(), j.weight(), g, j.arrivalSeconds(), r.start(), t + left,
-                    j.contract(), r.placement(), r.fill()));
+                    j.contract(), r.placement(), r.fill(), j.rules()));
         }
         return views;
     }
@@ -310,12 +313,13 @@ public final class Simulator {
             return false;
         }
         int g = s.placement().gpus();
-        boolean allowedShrink = j.elastic() && g >= j.minGpus() && g < j.gpus() && Integer.bitCount(g) == 1;
-        if (g != j.gpus() && !allowedShrink) {
-            audit.violation(Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it asked for " + j.gpus()
-                    + (j.elastic() ? " (or a power of two down to " + j.minGpus() + ")" : ""));
+        if (!j.rules().widths(j.gpus(), j.minGpus()).contains(g)) {
+            boolean partGang = j.rules().gang() && g < j.gpus();
+            audit.violation(partGang ? Audit.Kind.GANG_STARTED_PARTLY : Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it may have only "
+                    + j.rules().widths(j.gpus(), j.minGpus()));
             return false;
         }
+        if (!s.placement().shared()) auditRules(j, s.placement(), t, who);
         if (!occupancy.isFree(s.placement())) {
             audit.violation(Audit.Kind.GPU_GIVEN_TWICE, t, who + " on GPUs already busy: " + s.placement().describe(scenario.cluster()));
             return false;
@@ -329,6 +333,30 @@ public final class Simulator {
             audit.violation(Audit.Kind.NON_RESUMABLE_FILL, t, who + " as fill, but it cannot resume");
         }
         return true;
+    }
+
+    /** The job's placement rules, checked on the GPUs it got: their model, its topology, whole replicas on each node. */
+    private void auditRules(SimJob j, Placement p, long t, String who) {
+        PlacementRules rules = j.rules();
+        Map<Integer, Integer> perNode = new TreeMap<>();
+        for (Placement.Slice slice : p.slices()) perNode.merge(slice.node(), slice.count(), Integer::sum);
+        java.util.Set<String> domains = new java.util.HashSet<>();
+        for (Map.Entry<Integer, Integer> e : perNode.entrySet()) {
+            GpuNode node = scenario.cluster().nodes().get(e.getKey());
+            if (!rules.accepts(node.gpuModel())) {
+                audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + node.name() + " (" + node.gpuModel() + "); it accepts " + rules.gpuTypes());
+            }
+            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) {
+                audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " with a replica of " + rules.gpusPerReplica() + " GPUs split at " + node.name());
+            }
+            domains.add(node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain());
+        }
+        boolean broken = switch (rules.topology()) {
+            case SAME_NODE -> perNode.size() > 1;
+            case SAME_NVLINK_DOMAIN -> domains.size() > 1;
+            case ANY -> false;
+        };
+        if (broken) audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " across " + p.describe(scenario.cluster()) + "; it asks for " + rules.topology().json());
     }
 
     /** Work inside its minimum runtime is never preempted; fill is never protected, and is counted apart. */
