@@ -105,7 +105,7 @@ class SimulatorTest {
             return d;
         });
         SimResult wrong = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(3)).run(f -> { });
-        assertTrue(violations(wrong, Audit.Kind.WRONG_WIDTH) >= 1, wrong.audit().toString());
+        assertTrue(violations(wrong, Audit.Kind.GANG_STARTED_PARTLY) >= 1, "3 of a 4-GPU gang: " + wrong.audit());
         SimResult r = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(2)).run(f -> { });
         assertTrue(r.audit().clean(), r.audit().toString());
         Segment seg = r.segments().get(0);
