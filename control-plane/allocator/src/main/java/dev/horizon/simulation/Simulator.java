@@ -341,22 +341,23 @@ public final class Simulator {
         Map<Integer, Integer> perNode = new TreeMap<>();
         for (Placement.Slice slice : p.slices()) perNode.merge(slice.node(), slice.count(), Integer::sum);
         java.util.Set<String> domains = new java.util.HashSet<>();
+        String wrongModel = null, split = null;
         for (Map.Entry<Integer, Integer> e : perNode.entrySet()) {
             GpuNode node = scenario.cluster().nodes().get(e.getKey());
-            if (!rules.accepts(node.gpuModel())) {
-                audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + node.name() + " (" + node.gpuModel() + "); it accepts " + rules.gpuTypes());
-            }
-            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) {
-                audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " with a replica of " + rules.gpusPerReplica() + " GPUs split at " + node.name());
-            }
+            if (!rules.accepts(node.gpuModel())) wrongModel = node.name() + " (" + node.gpuModel() + ")";
+            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
             domains.add(node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain());
         }
-        boolean broken = switch (rules.topology()) {
+        if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());
+        boolean spread = switch (rules.topology()) {
             case SAME_NODE -> perNode.size() > 1;
             case SAME_NVLINK_DOMAIN -> domains.size() > 1;
             case ANY -> false;
         };
-        if (broken) audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " across " + p.describe(scenario.cluster()) + "; it asks for " + rules.topology().json());
+        if (spread || split != null) {
+            audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " across " + p.describe(scenario.cluster()) + "; it asks for "
+                    + rules.topology().json() + (rules.perReplica() ? " in replicas of " + rules.gpusPerReplica() + " GPUs" : ""));
+        }
     }
 
     /** Work inside its minimum runtime is never preempted; fill is never protected, and is counted apart. */
