@@ -1,17 +1,8 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.HorizonPolicy;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.api.JobJson;
-import dev.horizon.baseline.BackfillPolicy;
-import dev.horizon.baseline.FifoPolicy;
-import dev.horizon.baseline.KaiPolicy;
-import dev.horizon.baseline.KueuePolicy;
-import dev.horizon.baseline.SlurmPolicy;
-import dev.horizon.baseline.LegacyPriorityPolicy;
-import dev.horizon.baseline.StaticQuotaPolicy;
-import dev.horizon.baseline.PriorityPreemptionPolicy;
 import dev.horizon.bound.FluidUpperBound;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
@@ -29,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /** `./horizon bench`: runs every policy on one scenario and writes results.json, schedule.csv, rt.csv and report.html. */
 public final class BenchCommand {
@@ -45,20 +35,6 @@ public final class BenchCommand {
               every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds");
-    static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
-
-    static {
-        POLICIES.put("fifo", FifoPolicy::new);
-        POLICIES.put("backfill", BackfillPolicy::new);
-        POLICIES.put("priority", PriorityPreemptionPolicy::new);
-        POLICIES.put("legacy", LegacyPriorityPolicy::new);
-        POLICIES.put("quota", StaticQuotaPolicy::new);
-        POLICIES.put("kai", KaiPolicy::new);
-        POLICIES.put("kueue", KueuePolicy::new);
-        POLICIES.put("slurm", SlurmPolicy::new);
-        POLICIES.put("horizon", HorizonPolicy::new);
-    }
-
     private BenchCommand() {
     }
 
@@ -77,7 +53,7 @@ public final class BenchCommand {
         String defaults = fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
         List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
-            if (!POLICIES.containsKey(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + POLICIES.keySet());
+            if (!BenchPolicies.exists(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + BenchPolicies.NAMES);
         }
         Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), err);
         Path dir = Path.of(a.get("out", null));
@@ -127,7 +103,7 @@ public final class BenchCommand {
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
         for (String name : policies) {
-            SchedulingPolicy policy = POLICIES.get(name).get();
+            SchedulingPolicy policy = BenchPolicies.create(name);
             progress.reset();
             results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
         }

@@ -1,0 +1,49 @@
+package dev.horizon.bench;
+
+import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.baseline.BackfillPolicy;
+import dev.horizon.baseline.FifoPolicy;
+import dev.horizon.baseline.KaiPolicy;
+import dev.horizon.baseline.KueuePolicy;
+import dev.horizon.baseline.LegacyPriorityPolicy;
+import dev.horizon.baseline.PriorityPreemptionPolicy;
+import dev.horizon.baseline.SlurmPolicy;
+import dev.horizon.baseline.StaticQuotaPolicy;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** The policies `--policies` names, each made fresh for a run (several keep state across one run's decisions). */
+public final class BenchPolicies {
+    private static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
+
+    static {
+        POLICIES.put("fifo", FifoPolicy::new);
+        POLICIES.put("backfill", BackfillPolicy::new);
+        POLICIES.put("priority", PriorityPreemptionPolicy::new);
+        POLICIES.put("legacy", LegacyPriorityPolicy::new);
+        POLICIES.put("quota", StaticQuotaPolicy::new);
+        POLICIES.put("kai", KaiPolicy::new);
+        POLICIES.put("kueue", KueuePolicy::new);
+        POLICIES.put("slurm", SlurmPolicy::new);
+        POLICIES.put("horizon", HorizonPolicy::new);
+    }
+
+    /** Every name, in the order reports list them. */
+    public static final List<String> NAMES = List.copyOf(POLICIES.keySet());
+
+    private BenchPolicies() {
+    }
+
+    public static boolean exists(String name) {
+        return POLICIES.containsKey(name);
+    }
+
+    public static SchedulingPolicy create(String name) {
+        Supplier<SchedulingPolicy> s = POLICIES.get(name);
+        if (s == null) throw new IllegalArgumentException("unknown policy '" + name + "'; use any of " + NAMES);
+        return s.get();
+    }
+}
