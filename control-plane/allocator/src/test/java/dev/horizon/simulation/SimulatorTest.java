@@ -160,4 +160,46 @@ class SimulatorTest {
         r.rtMinutes().forEach(minute -> assertEquals(4, minute.heldGpus()));
         assertEquals(8 * 1.0 / (8 * 8), r.metrics().utilization(), 1e-9, "utilization counts inference at the demand it served");
     }
+
+    @Test
+    void aGpuTakenBackFromBatchWorkServesOnlyAfterTheReclaimGracePeriod() {
+        double[] minutes = new double[120];
+        java.util.Arrays.fill(minutes, 30, 120, 2.0);
+        ServiceDemand svc = ServiceDemand.perMinute(new InferenceService("svc", "s", 4, 8), new double[96 * 15], minutes, 15);
+        Scenario s = scenario(List.of(job("batch", 0, 8, 7200, new Contract(0, true, 0))), List.of(svc));
+        SchedulingPolicy fromLastMinute = new SchedulingPolicy() {
+            public String name() {
+                return "last-minute";
+            }
+
+            public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
+                return Map.of("svc", 0);
+            }
+
+            public boolean lendsReservation() {
+                return false;
+            }
+
+            public Decision decide(PlanningContext ctx) {
+                Decision d = new Decision();
+                ctx.pending().forEach(j -> {
+                    Placement p = ctx.occupancy().findBlock(j.gpus());
+                    if (p != null) d.start(j.id(), p, false);
+                });
+                return d;
+            }
+
+            public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
+                double[] seen = services.get("svc").observedMinutes();
+                return Map.of("svc", (int) Math.ceil(seen[seen.length - 1]));
+            }
+        };
+        RtMinute first = new Simulator(s, fromLastMinute).run(f -> { }).rtMinutes().get(31);
+        assertEquals(2, first.heldGpus(), "sized from minute 30, taken from the batch job");
+        assertEquals(0, first.servingGpus());
+        assertEquals(2 * 30.0, first.servedGpuSeconds(), 1e-9, "both serve the second half of the minute");
+        assertTrue(!first.met());
+        RtMinute atOnce = new Simulator(s, fromLastMinute, 0).run(f -> { }).rtMinutes().get(31);
+        assertTrue(atOnce.met() && atOnce.servedGpuSeconds() == 120, "without a grace period they serve the whole minute");
+    }
 }
