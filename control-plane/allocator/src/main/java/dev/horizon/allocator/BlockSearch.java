@@ -188,6 +188,47 @@ final class BlockSearch {
         return best == null ? null : new Placement(List.of(best));
     }
 
+    /**
+     * {@code count} single GPUs for inference replicas (the caller checked that enough are free). Each one goes where it
+     * breaks the fewest aligned blocks: on the fullest node, the GPU that leaves the largest aligned free block intact
+     * (ties: the highest index, away from where jobs' blocks start).
+     */
+    Placement singles(int count) {
+        long[] trial = o.busyMasks();
+        List<Placement.Slice> slices = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int bestNode = -1, bestGpu = -1, bestFree = Integer.MAX_VALUE, bestBlock = -1;
+            for (int n = 0; n < trial.length; n++) {
+                if (o.isDrained(n)) continue;
+                int size = cluster.nodes().get(n).gpus();
+                int free = size - Long.bitCount(trial[n]);
+                if (free == 0 || free > bestFree) continue;
+                for (int g = size - 1; g >= 0; g--) {
+                    if ((trial[n] & (1L << g)) != 0) continue;
+                    int block = largestAlignedFree(trial[n] | (1L << g), size);
+                    if (free < bestFree || block > bestBlock) {
+                        bestNode = n;
+                        bestGpu = g;
+                        bestFree = free;
+                        bestBlock = block;
+                    }
+                }
+            }
+            trial[bestNode] |= 1L << bestGpu;
+            slices.add(new Placement.Slice(bestNode, bestGpu, 1));
+        }
+        return new Placement(slices);
+    }
+
+    private static int largestAlignedFree(long mask, int size) {
+        for (int block = Integer.highestOneBit(size); block >= 1; block >>= 1) {
+            for (int off = 0; off + block <= size; off += block) {
+                if ((mask & mask(off, block)) == 0) return block;
+            }
+        }
+        return 0;
+    }
+
     /** First free aligned block of {@code gpus} in a node's mask, else the first free contiguous run, else -1. */
     static int blockOffset(long busy, int size, int gpus) {
         int align = Integer.highestOneBit(gpus) == gpus ? gpus : Integer.highestOneBit(gpus) << 1;

@@ -1,6 +1,5 @@
 package dev.horizon.allocator;
 
-import dev.horizon.allocator.reclaim.Reclaim;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +35,9 @@ public interface SchedulingPolicy {
         return out;
     }
 
-    /** Which running work gives its GPUs back when a service grows past the free GPUs (never work inside its minimum runtime). */
-    default List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, Reclaim.UnmetDemandCost cost) {
-        return Reclaim.victims(running, gpusNeeded, now, cost);
-    }
+    /**
+     * Which running work gives its GPUs back when a service grows past the free GPUs (never work inside its minimum
+     * runtime). No default: this package depends on no action; most policies answer with Reclaim.victims.
+     */
+    List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, UnmetDemandCost cost);
 }

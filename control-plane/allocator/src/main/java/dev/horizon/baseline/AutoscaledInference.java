@@ -1,9 +1,10 @@
 package dev.horizon.baseline;
 
+import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ abstract class AutoscaledInference implements SchedulingPolicy {
     }
 
     @Override
-    public final List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, Reclaim.UnmetDemandCost cost) {
+    public final List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, UnmetDemandCost cost) {
         List<RunningJob> candidates = new ArrayList<>(running);
         candidates.removeIf(r -> r.protectedAt(now) || r.placement().shared());
         candidates.sort(LOWEST_PRIORITY_NEWEST_FIRST);

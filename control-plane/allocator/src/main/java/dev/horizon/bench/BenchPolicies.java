@@ -1,6 +1,6 @@
 package dev.horizon.bench;
 
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.baseline.BackfillPolicy;
 import dev.horizon.baseline.FifoPolicy;

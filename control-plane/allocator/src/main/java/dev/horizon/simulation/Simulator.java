@@ -1,5 +1,6 @@
 package dev.horizon.simulation;
 
+import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.PlacementRules;
@@ -10,7 +11,7 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.fairshare.FairShareLedger;
 import dev.horizon.fairshare.FairShareView;
 import dev.horizon.forecast.DurationEstimator;
@@ -194,7 +195,7 @@ public final class Simulator {
 
     /** The policy names the batch work that gives GPUs back to a growing service; it is preempted now. */
     private int takeBack(ServiceDemand service, int gpus, long t) {
-        Reclaim.UnmetDemandCost cost = new Reclaim.UnmetDemandCost(policy.unmetInferencePenalty(), service.service().weightPerGpuHour(),
+        UnmetDemandCost cost = new UnmetDemandCost(policy.unmetInferencePenalty(), service.service().weightPerGpuHour(),
                 scenario.stepSeconds());
         int freed = 0;
         for (RunningJob v : policy.inferenceVictims(runningViews(t), gpus, t, cost)) {

@@ -10,6 +10,8 @@ import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
@@ -108,6 +110,10 @@ class UpperBoundHoldsTest {
 
         public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
             return Map.of();
+        }
+
+        public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+            return List.of();
         }
 
         public Decision decide(PlanningContext ctx) {

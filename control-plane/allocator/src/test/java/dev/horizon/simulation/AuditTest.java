@@ -12,7 +12,8 @@ import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.List;
@@ -55,6 +56,10 @@ class AuditTest {
 
             public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
                 return Map.of("svc", 0);
+            }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
             }
         };
     }
@@ -133,7 +138,7 @@ class AuditTest {
             return Map.of("svc", now >= 900 ? 4 : 0);
         }
 
-        public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, Reclaim.UnmetDemandCost cost) {
+        public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
             return running;
         }
     }

@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.baseline.FifoPolicy;
@@ -49,6 +52,10 @@ class SimulatorTest {
 
             public Decision decide(PlanningContext ctx) {
                 return rogue.apply(ctx);
+            }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
             }
         };
     }
@@ -192,6 +199,10 @@ class SimulatorTest {
             public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
                 double[] seen = services.get("svc").observedMinutes();
                 return Map.of("svc", (int) Math.ceil(seen[seen.length - 1]));
+            }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
             }
         };
         RtMinute first = new Simulator(s, fromLastMinute).run(f -> { }).rtMinutes().get(31);
