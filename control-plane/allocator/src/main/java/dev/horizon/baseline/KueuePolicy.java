@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -93,14 +94,14 @@ public final class KueuePolicy extends AutoscaledInference {
     /** Admission with partial admission: the full width, else the widest allowed size that kube-scheduler can place now. */
     private static Placement admit(PendingJob j, Occupancy occupancy) {
         for (int width : j.allowedSizes()) {
-            Placement p = KUBE_SCHEDULER.place(occupancy, width, null);
+            Placement p = occupancy.findBlock(width, j.rules(), KUBE_SCHEDULER);
             if (p != null) return p;
         }
         return null;
     }
 
-    /** Where kube-scheduler puts an admitted workload's pods. */
-    private static final Preemption.Placer KUBE_SCHEDULER = Preemption.BEST_FIT;
+    /** Where kube-scheduler puts an admitted workload's pods: its default scoring spreads them. */
+    private static final NodeOrder KUBE_SCHEDULER = NodeOrder.LEAST_ALLOCATED;
 
     /**
      * Kueue's candidates, cheapest first: workloads of borrowing queues when j fits in its own nominal quota
@@ -125,7 +126,7 @@ public final class KueuePolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(others);
         candidates.addAll(own);
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), occupancy, candidates, KUBE_SCHEDULER, decision);
+        Placement p = Preemption.freeFor(j.gpus(), j.rules(), KUBE_SCHEDULER, occupancy, candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         for (RunningJob v : before) {

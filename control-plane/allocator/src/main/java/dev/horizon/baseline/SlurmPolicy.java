@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -62,7 +63,7 @@ public final class SlurmPolicy extends AutoscaledInference {
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : queue) {
             Integer s = plan.startStep().get(j.id());
-            Placement p = s != null && s == 0 ? occupancy.findBlock(j.gpus()) : null;
+            Placement p = s != null && s == 0 ? occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT) : null;
             if (p == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), s == null ? "no room within the backfill window" : "reserved to start in about " + s * ctx.stepSeconds() / 60 + " min");
@@ -85,7 +86,7 @@ public final class SlurmPolicy extends AutoscaledInference {
             lower.removeIf(r -> r.weight() >= j.weight());
             if (lower.isEmpty()) continue;
             List<RunningJob> before = new ArrayList<>(lower);
-            Placement p = Preemption.freeFor(j.gpus(), ctx.occupancy(), lower, Preemption.BEST_FIT, decision);
+            Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), lower, decision);
             if (p == null) continue;
             before.removeAll(lower);
             preemptible.removeAll(before);
