@@ -360,7 +360,7 @@ public final class Simulator {
             GpuNode node = scenario.cluster().nodes().get(e.getKey());
             if (!rules.accepts(node.gpuModel())) wrongModel = node.name() + " (" + node.gpuModel() + ")";
             if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
-            domains.add(node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain());
+            domains.add(scenario.cluster().domainOf(e.getKey()));
         }
         if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());
         boolean spread = switch (rules.topology()) {
