@@ -1,15 +1,10 @@
 package dev.horizon.kubeflow;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.JobJson;
-import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.Manifests;
-import dev.horizon.api.manifest.QueueTeams;
 import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.TeamSource;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.RuntimeCatalog;
@@ -68,36 +63,19 @@ public final class TranslateCommand {
             List<JsonNode> jobs = new ArrayList<>();
             List<String> warnings = new ArrayList<>();
             Translator translator = parse(args, file, jobs, warnings);
-            List<JobSpec> specs = new ArrayList<>();
-            for (JsonNode job : jobs) {
-                String subject = jobs.size() > 1 ? Manifests.describe(job) + ": " : "";
-                Translation translation;
-                try {
-                    translation = translator.translate(job);
-                } catch (IllegalArgumentException e) {
-                    throw new TranslationException(subject + e.getMessage());
-                }
-                specs.addAll(translation.jobs());
-                translation.warnings().forEach(w -> warnings.add(subject + w));
-            }
-            Object printed = specs.size() == 1 ? specs.get(0) : specs;
-            out.println(JobJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(printed));
-            warnings.forEach(w -> err.println("horizon: translate: " + file + ": warning: " + w));
+            Translation.ofAll(jobs, translator::translate, warnings).print(file, out, err);
             return 0;
         } catch (IllegalArgumentException e) {
             err.println("horizon: translate: " + file + ": " + e.getMessage());
             return 2;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JobSpec record always serialises", e);
         }
     }
 
     /** Reads the options and FILE; the jobs found in FILE are added to {@code jobs}, the documents skipped to {@code warnings}. */
     private static Translator parse(String[] args, String file, List<JsonNode> jobs, List<String> warnings) {
-        TranslationOptions defaults = TranslationOptions.defaults();
-        List<TeamSource> teamSources = defaults.teams().sources();
-        QueueTeams queueTeams = QueueTeams.NONE;
-        String namespace = defaults.defaultNamespace();
+        String teamFrom = null;
+        String queueTeams = null;
+        String namespace = TranslationOptions.defaults().defaultNamespace();
         Map<String, Integer> priorities = new HashMap<>();
         List<String> runtimeFiles = new ArrayList<>();
         for (int i = 3; i < args.length; i++) {
@@ -106,8 +84,8 @@ public final class TranslateCommand {
             String value = args[++i];
             switch (option) {
                 case "--runtime" -> runtimeFiles.add(value);
-                case "--team-from" -> teamSources = TeamSource.ofFlags(value);
-                case "--queue-teams" -> queueTeams = queueTeams(value);
+                case "--team-from" -> teamFrom = value;
+                case "--queue-teams" -> queueTeams = value;
                 case "--namespace" -> namespace = value;
                 case "--priority-class" -> {
                     String[] kv = value.split("=", 2);
@@ -117,6 +95,7 @@ public final class TranslateCommand {
                 default -> throw new IllegalArgumentException("unknown option '" + option + "' (see --help)");
             }
         }
+        TeamRule teams = TeamRule.configured(teamFrom, "--team-from", queueTeams, "--queue-teams");
         RuntimeCatalog catalog = new RuntimeCatalog(namespace);
         for (String runtimeFile : runtimeFiles) {
             List<JsonNode> notRuntimes;
@@ -136,14 +115,6 @@ public final class TranslateCommand {
             throw new TranslationException("holds only runtimes (" + selection.read().stream().map(Manifests::describe).toList() + "), which are"
                     + " templates for TrainJobs, not jobs; pass them with --runtime to translate a TrainJob that uses them");
         }
-        return new Translator(new TranslationOptions(new TeamRule(teamSources, queueTeams), namespace, priorities), catalog);
-    }
-
-    private static QueueTeams queueTeams(String file) {
-        try {
-            return QueueTeams.read(Path.of(file));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--queue-teams " + file + ": " + e.getMessage());
-        }
+        return new Translator(new TranslationOptions(teams, namespace, priorities), catalog);
     }
 }

@@ -32,10 +32,15 @@ public final class Accelerators {
         if (isOther(resource)) throw new UnsupportedAcceleratorException(field, resource);
     }
 
+    /** Why a resource that names another accelerator is refused, without the field ("asks for 'amd.com/gpu'; ..."). */
+    public static String refusal(String resource) {
+        return "asks for '" + resource + "'; " + ONLY_NVIDIA;
+    }
+
     /** The refusal of an accelerator Horizon does not plan. */
     public static final class UnsupportedAcceleratorException extends ManifestException {
         UnsupportedAcceleratorException(String field, String resource) {
-            super(field + ": asks for '" + resource + "'; " + ONLY_NVIDIA);
+            super(field + ": " + refusal(resource));
         }
     }
 }

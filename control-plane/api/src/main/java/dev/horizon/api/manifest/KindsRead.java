@@ -2,9 +2,9 @@ package dev.horizon.api.manifest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -17,10 +17,6 @@ import java.util.stream.Collectors;
 public record KindsRead(String what, List<KindAt> kinds) {
     /** One kind at one version: "kubeflow.org/v2beta1" "MPIJob". */
     public record KindAt(String apiVersion, String kind) {
-        String group() {
-            int slash = apiVersion.indexOf('/');
-            return slash < 0 ? "" : apiVersion.substring(0, slash);
-        }
     }
 
     /** The documents of one file, sorted. */
@@ -63,12 +59,12 @@ public record KindsRead(String what, List<KindAt> kinds) {
         return new Selection(read, skipped, what);
     }
 
-    /** The apiVersions read for a kind of a group, oldest listed first as declared. */
+    /** The apiVersions read for a kind of a group, in the order declared. */
     private List<String> versionsOf(String group, String kind) {
-        Map<String, Boolean> versions = new LinkedHashMap<>();
+        Set<String> versions = new LinkedHashSet<>();
         for (KindAt k : kinds) {
-            if (k.kind().equals(kind) && k.group().equals(group)) versions.put(k.apiVersion(), true);
+            if (k.kind().equals(kind) && Manifests.groupOf(k.apiVersion()).equals(group)) versions.add(k.apiVersion());
         }
-        return List.copyOf(versions.keySet());
+        return List.copyOf(versions);
     }
 }

@@ -23,16 +23,36 @@ public final class ManifestFile {
     }
 
     public static List<JsonNode> read(Path file) {
+        return parse(text(file));
+    }
+
+    /** The text of a file, refused in one line when it is missing or unreadable. */
+    public static String text(Path file) {
         if (!Files.isRegularFile(file)) throw new ManifestException("no such file");
         try {
-            return parse(Files.readString(file));
+            return Files.readString(file);
         } catch (IOException e) {
             throw new ManifestException("cannot read it: " + e.getMessage());
         }
     }
 
-    /** Every non-empty document of a YAML (or JSON) text, each an object. */
+    /**
+     * Every non-empty document of a YAML (or JSON) text, each a Kubernetes object: with an apiVersion and a kind, which
+     * kubectl refuses to apply a document without.
+     */
     public static List<JsonNode> parse(String text) {
+        List<JsonNode> docs = yamlObjects(text);
+        for (int i = 0; i < docs.size(); i++) {
+            if (Manifests.apiVersion(docs.get(i)).isEmpty() || Manifests.kind(docs.get(i)).isEmpty()) {
+                throw new ManifestException((docs.size() > 1 ? "document " + (i + 1) : "the document") + " has no apiVersion and kind, so it is"
+                        + " not a Kubernetes manifest (kubectl refuses it too); is it a tool's configuration file?");
+            }
+        }
+        return docs;
+    }
+
+    /** Every non-empty document of a YAML (or JSON) text, each an object, whatever it describes (a configuration file). */
+    public static List<JsonNode> yamlObjects(String text) {
         refuseTemplate(text);
         List<JsonNode> docs = new ArrayList<>();
         int index = 0;
@@ -41,7 +61,7 @@ public final class ManifestFile {
                 JsonNode doc = it.nextValue();
                 index++;
                 if (doc == null || doc.isNull() || doc.isMissingNode()) continue;
-                if (!doc.isObject()) throw new ManifestException("document " + index + " is not a Kubernetes object (a YAML mapping)");
+                if (!doc.isObject()) throw new ManifestException("document " + index + " is not a YAML mapping, so it is not a Kubernetes object");
                 docs.add(doc);
             }
         } catch (JsonProcessingException e) {

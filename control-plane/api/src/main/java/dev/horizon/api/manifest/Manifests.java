@@ -1,9 +1,15 @@
 package dev.horizon.api.manifest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.JobClass;
+import java.util.Arrays;
+import java.util.Locale;
 
 /** The metadata every adapter reads from a manifest (as JSON), read one way everywhere. */
 public final class Manifests {
+    /** The label that says what class of work a workload is ("batch-inference"); each adapter has its default. */
+    public static final String CLASS_LABEL = "horizon.dev/class";
+
     private Manifests() {
     }
 
@@ -15,9 +21,13 @@ public final class Manifests {
         return doc.path("kind").asText("");
     }
 
-    /** The group of the apiVersion ("kubeflow.org" of "kubeflow.org/v1"); empty for the core group ("v1"). */
+    /** The group of the document's apiVersion. */
     public static String group(JsonNode doc) {
-        String apiVersion = apiVersion(doc);
+        return groupOf(apiVersion(doc));
+    }
+
+    /** The group of an apiVersion ("kubeflow.org" of "kubeflow.org/v1"); empty for the core group ("v1"). */
+    public static String groupOf(String apiVersion) {
         int slash = apiVersion.indexOf('/');
         return slash < 0 ? "" : apiVersion.substring(0, slash);
     }
@@ -69,5 +79,17 @@ public final class Manifests {
         return "metadata.generateName '" + generateName(doc) + "': the API server names the " + kind(doc) + " when it is created ("
                 + generateName(doc) + "<random>); the scheduler job is named '" + nameOrPrefix(doc) + "' here, and the controller submits"
                 + " it under the name it gets";
+    }
+
+    /** The class the {@link #CLASS_LABEL} label names, else {@code fallback}; a label naming no class is refused. */
+    public static JobClass jobClass(JsonNode doc, JobClass fallback) {
+        String label = label(doc, CLASS_LABEL);
+        if (label == null) return fallback;
+        try {
+            return JobClass.valueOf(label.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new ManifestException("metadata.labels[" + CLASS_LABEL + "]: '" + label + "' is not one of "
+                    + Arrays.stream(JobClass.values()).map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
+        }
     }
 }

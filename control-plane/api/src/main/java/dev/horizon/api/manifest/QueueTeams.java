@@ -25,7 +25,7 @@ public record QueueTeams(Map<String, String> teams) {
 
     /** Reads the file; a problem is one line naming the key and the form expected. */
     public static QueueTeams read(Path file) {
-        JsonNode doc = ManifestFile.read(file).get(0);
+        JsonNode doc = ManifestFile.yamlObjects(ManifestFile.text(file)).get(0);
         Map<String, String> teams = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = doc.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> top = it.next();

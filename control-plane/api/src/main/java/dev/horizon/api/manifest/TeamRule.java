@@ -1,6 +1,7 @@
 package dev.horizon.api.manifest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,6 +19,24 @@ public record TeamRule(List<TeamSource> sources, QueueTeams queues) {
 
     public static TeamRule defaults() {
         return new TeamRule(DEFAULT_SOURCES, QueueTeams.NONE);
+    }
+
+    /**
+     * The rule a user configures: {@code sources} as flags ("kai,namespace"; null for the default) and the queue-to-team
+     * file at {@code queueTeamsFile} (null for none). Each problem names the option or variable it came from.
+     */
+    public static TeamRule configured(String sources, String sourcesOption, String queueTeamsFile, String queueTeamsOption) {
+        List<TeamSource> order;
+        try {
+            order = sources == null ? DEFAULT_SOURCES : TeamSource.ofFlags(sources);
+        } catch (ManifestException e) {
+            throw new ManifestException(sourcesOption + ": " + e.getMessage());
+        }
+        try {
+            return new TeamRule(order, queueTeamsFile == null ? QueueTeams.NONE : QueueTeams.read(Path.of(queueTeamsFile)));
+        } catch (ManifestException e) {
+            throw new ManifestException(queueTeamsOption + " " + queueTeamsFile + ": " + e.getMessage());
+        }
     }
 
     /** The team of the manifest, whose namespace (given or defaulted) is {@code namespace}. */

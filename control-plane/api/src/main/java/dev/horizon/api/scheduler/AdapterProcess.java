@@ -1,15 +1,11 @@
 package dev.horizon.api.scheduler;
 
-import dev.horizon.api.manifest.QueueTeams;
 import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.TeamSource;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /** What every adapter process (Kubeflow, Ray) does the same way: reach the control plane and reconcile on a period. */
 public final class AdapterProcess {
@@ -36,17 +32,10 @@ public final class AdapterProcess {
      * HORIZON_QUEUE_TEAMS (a queue-to-team file); a bad value stops the process with one line naming the variable.
      */
     public static TeamRule teamRule(Map<String, String> env, String program) {
-        String sources = env.get("HORIZON_TEAM_FROM");
-        String queues = env.get("HORIZON_QUEUE_TEAMS");
-        return new TeamRule(sources == null ? TeamRule.DEFAULT_SOURCES : orExit(program, "HORIZON_TEAM_FROM", () -> TeamSource.ofFlags(sources)),
-                queues == null ? QueueTeams.NONE : orExit(program, "HORIZON_QUEUE_TEAMS", () -> QueueTeams.read(Path.of(queues))));
-    }
-
-    private static <T> T orExit(String program, String variable, Supplier<T> value) {
         try {
-            return value.get();
+            return TeamRule.configured(env.get("HORIZON_TEAM_FROM"), "HORIZON_TEAM_FROM", env.get("HORIZON_QUEUE_TEAMS"), "HORIZON_QUEUE_TEAMS");
         } catch (IllegalArgumentException e) {
-            System.err.println(program + ": " + variable + ": " + e.getMessage());
+            System.err.println(program + ": " + e.getMessage());
             System.exit(2);
             throw e;
         }

@@ -11,12 +11,12 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import dev.horizon.kubeflow.translate.Translator;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -159,7 +159,7 @@ public final class SchedulerExtender {
 
     /** A bare GPU pod is most often a notebook or a debugging session; horizon.dev/class says otherwise. */
     private static JobClass podClass(JsonNode metadata) {
-        String label = field(metadata, "labels").path(Translator.CLASS_LABEL).asText("");
+        String label = field(metadata, "labels").path(Manifests.CLASS_LABEL).asText("");
         try {
             return label.isEmpty() ? JobClass.INTERACTIVE : JobClass.valueOf(label.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {

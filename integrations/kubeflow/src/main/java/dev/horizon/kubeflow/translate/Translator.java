@@ -10,10 +10,8 @@ import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.schema.CrdSchemas;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -25,7 +23,6 @@ import java.util.regex.Pattern;
  * MPI launcher) run beside them and are released with them.
  */
 public final class Translator {
-    public static final String CLASS_LABEL = "horizon.dev/class";
     public static final String DURATION_ANNOTATION = "horizon.dev/duration-estimate";
     /** Trainer marks the replicated job that trains (as opposed to dataset and model initializers) with this label. */
     static final String ANCESTOR_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
@@ -55,7 +52,7 @@ public final class Translator {
         Optional.ofNullable(Manifests.generateNameWarning(manifest)).ifPresent(warnings::add);
         Replicas replicas = kind.hasReplicaSpecs() ? replicaSpecs(kind, manifest, warnings) : trainJob(manifest, warnings);
         String namespace = Manifests.namespace(manifest, options.defaultNamespace());
-        JobSpec spec = new JobSpec(name, options.teams().team(manifest, namespace), jobClass(manifest),
+        JobSpec spec = new JobSpec(name, options.teams().team(manifest, namespace), Manifests.jobClass(manifest, JobClass.TRAINING),
                 priority(manifest.path("spec").path("runPolicy").path("schedulingPolicy")), replicas.count,
                 replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape(), true, null, durationEstimate(manifest), null,
                 new JobSource(kind.kind(), namespace, name));
@@ -187,17 +184,6 @@ public final class Translator {
             if (TRAINER_NODE.equals(replicatedJobs.get(i).path("name").asText())) return i;
         }
         return -1;
-    }
-
-    private static JobClass jobClass(JsonNode manifest) {
-        String label = Manifests.label(manifest, CLASS_LABEL);
-        if (label == null) return JobClass.TRAINING;
-        try {
-            return JobClass.valueOf(label.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw new TranslationException("metadata.labels[" + CLASS_LABEL + "]: '" + label + "' is not one of "
-                    + Arrays.stream(JobClass.values()).map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
-        }
     }
 
     private Integer priority(JsonNode schedulingPolicy) {

@@ -218,30 +218,15 @@ class KubeflowControllerTest {
     /** The mpi-operator's kubeflow.org/v2beta1 MPIJob: held through runPolicy.suspend, its GPU workers released onto the plan. */
     @Test
     void anMpiJobV2beta1IsHeldThroughItsRunPolicyAndReleasedOntoThePlannedNodes() {
-        MockCluster.installCrd(client, "kubeflow.org", "v2beta1", "MPIJob", "mpijobs");
-        Resource<GenericKubernetesResource> job = create("""
-                apiVersion: kubeflow.org/v2beta1
-                kind: MPIJob
-                metadata: {name: horovod, namespace: ml}
-                spec:
-                  slotsPerWorker: 4
-                  launcherCreationPolicy: WaitForWorkersReady
-                  runPolicy: {cleanPodPolicy: Running}
-                  mpiReplicaSpecs:
-                    Launcher:
-                      replicas: 1
-                      template: {spec: {containers: [{name: launcher, image: x, command: [mpirun], resources: {limits: {cpu: 1}}}]}}
-                    Worker:
-                      replicas: 2
-                      template: {spec: {containers: [{name: worker, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]}}
-                """);
+        installCrd(KubeflowKind.MPI_JOB_V2BETA1);
+        Resource<GenericKubernetesResource> job = create(MockCluster.MPI_JOB_V2BETA1);
         controller.reconcileAll();
         JsonNode held = tree(job);
         assertEquals("kubeflow.org/v2beta1", held.path("apiVersion").asText());
         assertTrue(held.at("/spec/runPolicy/suspend").asBoolean(), "held through runPolicy.suspend until planned");
         assertEquals("Running", held.at("/spec/runPolicy/cleanPodPolicy").asText(), "the user's run policy is kept");
         assertEquals(2, scheduler.submitted.get("job-1").replicaCount());
-        assertEquals(4, scheduler.submitted.get("job-1").perReplica().gpus());
+        assertEquals(2, scheduler.submitted.get("job-1").perReplica().gpus());
         assertEquals("MPIJob", scheduler.submitted.get("job-1").source().kind());
 
         scheduler.plan("job-1", null, "node-a", "node-b");

@@ -8,11 +8,30 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import java.util.Locale;
 
 /** The fabric8 mock API server (CRUD mode) made to hold Kubeflow jobs: their CRDs, and jobs created from YAML. */
 public final class MockCluster {
+    /**
+     * Horovod on the mpi-operator's current API (kubeflow.org/v2beta1): a CPU launcher started once its two workers of
+     * 2 GPUs each are ready; the controller's tests and tests/ run it.
+     */
+    public static final String MPI_JOB_V2BETA1 = """
+            apiVersion: kubeflow.org/v2beta1
+            kind: MPIJob
+            metadata: {name: horovod-mnist, namespace: ml, annotations: {horizon.dev/duration-estimate: 2h}}
+            spec:
+              slotsPerWorker: 2
+              mpiImplementation: OpenMPI
+              launcherCreationPolicy: WaitForWorkersReady
+              runPolicy: {cleanPodPolicy: Running}
+              mpiReplicaSpecs:
+                Launcher:
+                  replicas: 1
+                  template: {spec: {containers: [{name: launcher, image: x, command: [mpirun], resources: {limits: {cpu: 1}}}]}}
+                Worker:
+                  replicas: 2
+                  template: {spec: {containers: [{name: worker, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+            """;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private MockCluster() {
@@ -20,31 +39,24 @@ public final class MockCluster {
 
     /** A CRD that stores any content, with the status subresource the real ones have. */
     public static void installCrd(KubernetesClient client, KubeflowKind kind) {
-        installCrd(client, kind.group(), kind.version(), kind.kind(), kind.plural());
-    }
-
-    /** The same for a kind given by its names, as the operator that owns it installs it. */
-    public static void installCrd(KubernetesClient client, String group, String version, String kind, String plural) {
         JSONSchemaProps open = new JSONSchemaProps();
         open.setType("object");
         open.setXKubernetesPreserveUnknownFields(true);
         client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(plural + "." + group).endMetadata()
-                .withNewSpec().withGroup(group).withScope("Namespaced")
-                .withNewNames().withKind(kind).withPlural(plural).endNames()
-                .addNewVersion().withName(version).withServed(true).withStorage(true)
+                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
+                .withNewSpec().withGroup(kind.group()).withScope("Namespaced")
+                .withNewNames().withKind(kind.kind()).withPlural(kind.plural()).endNames()
+                .addNewVersion().withName(kind.version()).withServed(true).withStorage(true)
                 .withNewSchema().withOpenAPIV3Schema(open).endSchema()
                 .withNewSubresources().withNewStatus().endStatus().endSubresources().endVersion()
                 .endSpec().build()).create();
     }
 
-    /** Creates the first resource of the YAML (a kind whose CRD is installed, its plural the kind's plus "s") and returns its handle. */
+    /** Creates the first resource of the YAML (a Kubeflow kind) and returns its handle. */
     public static Resource<GenericKubernetesResource> create(KubernetesClient client, String yaml) {
         GenericKubernetesResource resource = JSON.convertValue(ManifestFile.parse(yaml).get(0), GenericKubernetesResource.class);
-        String[] groupVersion = resource.getApiVersion().split("/");
-        Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
-                        .withGroup(groupVersion[0]).withVersion(groupVersion[1]).withKind(resource.getKind())
-                        .withPlural(resource.getKind().toLowerCase(Locale.ROOT) + "s").withNamespaced(true).build())
+        KubeflowKind kind = KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow();
+        Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(KubeflowController.context(kind))
                 .inNamespace(resource.getMetadata().getNamespace()).resource(resource);
         handle.create();
         return handle;

@@ -44,6 +44,13 @@ class SchedulerExtenderTest {
     }
 
     @Test
+    void aBarePodsTeamIsReadByTheRuleEveryAdapterUses() throws IOException {
+        String kaiNotebook = "{\"name\": \"notebook\", \"namespace\": \"vision\", \"uid\": \"u2\", \"Labels\": {\"kai.scheduler/queue\": \"research\"}}";
+        extender.filter(args(kaiNotebook, "{\"nvidia.com/gpu\": \"1\"}"));
+        assertEquals("research", scheduler.submitted.get("job-1").team(), "KAI's queue label, under Go's field spelling");
+    }
+
+    @Test
     void aBareGpuPodWaitsForItsPlanThenGoesOnlyToThePlannedNode() throws IOException {
         scheduler.explain(new Explanation("", Instant.parse("2026-11-30T14:30:00Z").getEpochSecond(), Map.of("nlp", 1L)));
         JsonNode waiting = json(extender.filter(args(NOTEBOOK, "{\"nvidia.com/gpu\": \"1\"}")));

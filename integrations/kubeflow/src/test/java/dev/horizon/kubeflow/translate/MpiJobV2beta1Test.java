@@ -52,6 +52,14 @@ class MpiJobV2beta1Test {
     }
 
     @Test
+    void moreMpiSlotsThanAWorkerHoldsGpusIsAWarning() {
+        Result shared = translate(mpiJob("", "{cpu: 1}", 2, "{nvidia.com/gpu: 2}"));
+        assertEquals(2, Translate.job(shared).perReplica().gpus());
+        assertTrue(shared.err().contains("spec.slotsPerWorker: 4 MPI processes per worker share its 2 GPUs"), shared.err());
+        assertEquals("", translate(mpiJob("", "{cpu: 1}", 2, "{nvidia.com/gpu: 4}")).err(), "one slot per GPU says nothing");
+    }
+
+    @Test
     void schedulingPolicyOfTheRunPolicyGivesQueueAndMinAvailable() {
         JobSpec job = Translate.job(translate(mpiJob("runPolicy: {schedulingPolicy: {queue: vision, minAvailable: 3}}", "{cpu: 1}", 4,
                 "{nvidia.com/gpu: 1}")));

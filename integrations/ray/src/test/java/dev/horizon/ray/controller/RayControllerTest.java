@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.ray.KubeRayFixtures;
@@ -54,7 +55,7 @@ class RayControllerTest {
             }
         }
         scheduler = new FakeScheduler();
-        controller = new RayController(client, scheduler, new KubeRayTranslator("default", FractionalGpuPolicy.parse("time-slicing:81920")), NOON_UTC);
+        controller = new RayController(client, scheduler, new KubeRayTranslator("default", FractionalGpuPolicy.parse("time-slicing:81920"), TeamRule.defaults()), NOON_UTC);
     }
 
     private static final String RAY_JOB = """

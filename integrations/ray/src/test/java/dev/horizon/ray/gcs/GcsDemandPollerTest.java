@@ -11,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.ray.controller.RayController;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
@@ -100,7 +101,7 @@ class GcsDemandPollerTest {
 
     private GcsDemandPoller newPoller() {
         return new GcsDemandPoller(gcsClient, scheduler, new RayDemandTranslator(FractionalGpuPolicy.parse("time-slicing:81920"),
-                RayDemandTranslator.DEFAULT_ACCELERATOR_MODELS), new RayClusterWorkers(client, "ml", "chat"));
+                RayDemandTranslator.DEFAULT_ACCELERATOR_MODELS), new RayClusterWorkers(client, "ml", "chat"), TeamRule.defaults());
     }
 
     @AfterEach

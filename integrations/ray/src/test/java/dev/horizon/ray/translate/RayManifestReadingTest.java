@@ -59,6 +59,13 @@ class RayManifestReadingTest {
     }
 
     @Test
+    void migLimitsInRayPodsAreRefusedRatherThanPlannedAsNoGpu() {
+        Result mig = translate(CLUSTER.replace("LIMITS", "{nvidia.com/mig-1g.10gb: 1}"));
+        assertEquals(2, mig.exit());
+        assertTrue(mig.err().contains("limits[nvidia.com/mig-1g.10gb]: Horizon does not plan MIG slices for Ray pods yet"), mig.err());
+    }
+
+    @Test
     void otherKindsInTheFileAreSkippedAndListed() {
         Result result = translate("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: code, namespace: ml}\n---\n" + CLUSTER.replace("LIMITS", "{nvidia.com/gpu: 1}"));
         assertEquals("c-head 1 x 1", Translate.summary(result));
