@@ -3,7 +3,6 @@ package dev.horizon.ray;
 import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.TeamSource;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
@@ -33,12 +32,14 @@ public final class TranslateCommand {
               --fractional-gpus POLICY  how a fraction of a GPU (KAI's gpu-fraction annotation) is enforced:
                                         time-slicing:MIB (a share of the GPU's time and the same share of MIB of its memory;
                                         default %s) or mig:MODEL (the smallest MIG profile of MODEL that covers it)
-              --team-from SOURCES       where the team comes from, first match wins (default %s): one or more of %s
-                                        (kueue, kai, volcano, yunikorn: that scheduler's queue label; queue-label: the first of them)
-              --queue-teams FILE        the team of each queue where queues are not team names: queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
+              --team-from SOURCES       where the team comes from, first match wins (default: queue-label, then namespace):
+                                        kueue (kueue.x-k8s.io/queue-name), kai (kai.scheduler/queue), volcano
+                                        (scheduling.volcano.sh/queue-name or volcano.sh/queue-name), yunikorn
+                                        (yunikorn.apache.org/queue), queue-label (the first of those four), namespace
+              --queue-teams FILE        the team of each queue where queues are not team names:
+                                        queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
               Class: the horizon.dev/class label, else training (RayCluster, RayJob) or realtime-inference (RayService)."""
-            .formatted(DEFAULT_FRACTIONAL_POLICY, String.join(",", TeamRule.DEFAULT_SOURCES.stream().map(TeamSource::flag).toList()),
-                    TeamSource.flags());
+            .formatted(DEFAULT_FRACTIONAL_POLICY);
 
     private TranslateCommand() {
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.SchedulerClient;
@@ -12,7 +13,6 @@ import dev.horizon.ray.demand.DemandOwner;
 import dev.horizon.ray.demand.RayDemandTranslator;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayKind;
-import dev.horizon.ray.translate.RayTranslationException;
 import io.grpc.StatusRuntimeException;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -107,7 +107,7 @@ public final class GcsDemandPoller {
                 }
             } catch (NoGpuRequestedException e) {
                 refused.put(demand.key(), "no GPU"); // CPU-only demand stays Ray's own to place
-            } catch (RayTranslationException e) {
+            } catch (ManifestException e) {
                 refused.put(demand.key(), e.getMessage());
                 LOG.log(System.Logger.Level.WARNING, "Ray demand " + demand.key() + " of " + clusterName() + " is not planned by Horizon: "
                         + e.getMessage());

@@ -104,6 +104,18 @@ class RayControllerTest {
                 .map(e -> e.getReason() + ": " + e.getMessage()).toList();
     }
 
+    /** What the translation read otherwise than written (num-gpus the pod's limit does not back, a clamped worker count) is said on the workload. */
+    @Test
+    void translationWarningsAreEventsOnTheWorkload() throws IOException {
+        create(RAY_JOB.replace("name: tune,", "name: tune-warned,")
+                .replace("headGroupSpec:\n      rayStartParams: {}", "headGroupSpec:\n      rayStartParams: {num-gpus: \"1\"}"));
+        controller.reconcileAll();
+        assertEquals(4, scheduler.submitted.get("job-1").perReplica().gpus(), "only the workers hold GPUs");
+        List<String> warnings = eventsAbout("tune-warned").stream().filter(e -> e.startsWith("TranslationWarning: ")).toList();
+        assertEquals(List.of("TranslationWarning: spec.rayClusterSpec.headGroupSpec.rayStartParams[num-gpus]: advertises 1 GPU to Ray but the pod's"
+                + " nvidia.com/gpu limit is 0; Kubernetes gives the pod 0, so Horizon plans 0; Ray will place work on GPUs the pod does not have"), warnings);
+    }
+
     @Test
     void aRayJobWaitsSuspendedRunsWherePlannedIsSuspendedOnPreemptionAndCancelledOnDelete() throws IOException {
         Resource<GenericKubernetesResource> job = create(RAY_JOB);
