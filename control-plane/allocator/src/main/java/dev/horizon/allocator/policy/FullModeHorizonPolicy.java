@@ -2,14 +2,9 @@ package dev.horizon.allocator.policy;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -17,8 +12,7 @@ import java.util.function.Function;
  * warm-started from the heuristic plan within its time limit (its plan is used only where it scores higher); the other
  * decisions use the heuristic, as the hot path does between full-mode runs.
  */
-public final class FullModeHorizonPolicy implements SchedulingPolicy {
-    private final HorizonPolicy heuristic = new HorizonPolicy();
+public final class FullModeHorizonPolicy extends HorizonInference {
     private final HorizonPolicy full;
     private final long everySeconds;
     private long lastFull = Long.MIN_VALUE;
@@ -26,7 +20,7 @@ public final class FullModeHorizonPolicy implements SchedulingPolicy {
     /** fullPlanner: the planner of full mode, a {@link CpSatPlanner} (warm-started from the heuristic, never worse than it). */
     public FullModeHorizonPolicy(String name, Function<PlanProblem, Plan> fullPlanner, long everySeconds) {
         if (everySeconds < 1) throw new IllegalArgumentException("everySeconds must be >= 1 (got " + everySeconds + ")");
-        this.full = new HorizonPolicy(name, 0.99, heuristic.unmetInferencePenalty(), fullPlanner);
+        this.full = new HorizonPolicy(name, 0.99, horizon.unmetInferencePenalty(), fullPlanner);
         this.everySeconds = everySeconds;
     }
 
@@ -37,28 +31,8 @@ public final class FullModeHorizonPolicy implements SchedulingPolicy {
 
     @Override
     public Decision decide(PlanningContext ctx) {
-        if (lastFull != Long.MIN_VALUE && ctx.now() - lastFull < everySeconds) return heuristic.decide(ctx);
+        if (lastFull != Long.MIN_VALUE && ctx.now() - lastFull < everySeconds) return horizon.decide(ctx);
         lastFull = ctx.now();
         return full.decide(ctx);
-    }
-
-    @Override
-    public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
-        return heuristic.inferenceReservation(ctx);
-    }
-
-    @Override
-    public boolean lendsReservation() {
-        return heuristic.lendsReservation();
-    }
-
-    @Override
-    public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
-        return heuristic.inferenceTargets(now, services);
-    }
-
-    @Override
-    public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, UnmetDemandCost cost) {
-        return heuristic.inferenceVictims(running, gpusNeeded, now, cost);
     }
 }
