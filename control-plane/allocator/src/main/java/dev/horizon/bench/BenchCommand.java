@@ -34,7 +34,8 @@ public final class BenchCommand {
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
-              also: horizon-cpsat (CP-SAT warm-started from the heuristic plan, 0.5 s per decision), horizon-pooled (node pools apart)""";
+              also: horizon-cpsat (the control plane's full mode: CP-SAT warm-started from the heuristic plan, 0.5 s, once
+              every 300 s), horizon-cpsat-every (CP-SAT on every decision), horizon-pooled (node pools planned apart)""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds");
     private BenchCommand() {
@@ -126,14 +127,14 @@ public final class BenchCommand {
     }
 
     static void printTable(Outcome o, PrintStream out) {
-        out.printf("%-10s %11s %10s %7s %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "policy", "utilization", "output", "ofBound", "rtSLO/min",
+        out.printf("%-20s %11s %10s %7s %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "policy", "utilization", "output", "ofBound", "rtSLO/min",
                 "done", "preempt", "lostGpuH", "wide p50 s", "wide p95 s", "wait p95", "audit", "lat p99ms");
-        out.printf("%-10s %11.3f %10.1f %7.3f %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "bound", o.bound().utilization(),
+        out.printf("%-20s %11.3f %10.1f %7.3f %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "bound", o.bound().utilization(),
                 o.bound().priorityWeightedOutput(), 1.0, "1.000", "-", "-", "-", "-", "-", "-", "-", "-");
         String best = bestBaseline(o);
         for (SimResult r : byOutput(o)) {
             PolicyMetrics m = r.metrics();
-            out.printf("%-10s %11.3f %10.1f %7.3f %8.4f %6d %8d %8.1f %10.0f %10.0f %9.0f %6d %9.2f%n", r.policy() + (r.policy().equals(best) ? "*" : ""),
+            out.printf("%-20s %11.3f %10.1f %7.3f %8.4f %6d %8d %8.1f %10.0f %10.0f %9.0f %6d %9.2f%n", r.policy() + (r.policy().equals(best) ? "*" : ""),
                     m.utilization(), m.priorityWeightedOutput(), m.priorityWeightedOutput() / o.bound().priorityWeightedOutput(), m.rtSloAttainment(),
                     m.jobsCompleted(), m.preemptions(), m.lostGpuHours(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(),
                     m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99());

@@ -46,8 +46,9 @@ public final class ContextBuilder {
     }
 
     /**
-     * What is busy: MIG layouts and re-partitionings first (they need idle GPUs), lost GPUs, the running jobs' and the
-     * inference replicas' GPUs; nodes that are drained, unhealthy or have lost a GPU take no new work.
+     * What is busy: MIG layouts and re-partitionings first (they need idle GPUs), the running jobs' and the inference
+     * replicas' GPUs, lost GPUs; then nodes that are drained, unhealthy or have lost a GPU take no new work (what runs
+     * there was placed before, so it is counted first).
      */
     static Occupancy occupancy(ClusterMoment m, Cluster cluster) {
         Occupancy o = new Occupancy(cluster);
@@ -59,7 +60,6 @@ public final class ContextBuilder {
                 if (gpu.layout() != null) o.setMigLayout(n, g, gpu.layout());
                 if (gpu.changingTo() != null) o.markReconfiguring(n, g, gpu.changingTo());
             }
-            if (!node.takesNewWork()) o.drain(n);
         }
         for (JobState j : m.jobs()) if (j.isRunning()) occupy(o, j.running().placement(), "job " + j.id());
         for (ServiceState s : m.services()) for (Placement p : s.held()) occupy(o, p, "inference service " + s.service().name());
@@ -69,6 +69,7 @@ public final class ContextBuilder {
                 Placement one = new Placement(List.of(new Placement.Slice(n, g, 1)));
                 if (gpus.get(g).lost() && o.isFree(one)) o.occupy(one);
             }
+            if (!m.nodes().get(n).takesNewWork()) o.drain(n);
         }
         return o;
     }
