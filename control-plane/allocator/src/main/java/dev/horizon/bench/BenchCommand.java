@@ -1,7 +1,7 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.api.JobJson;
 import dev.horizon.baseline.BackfillPolicy;

@@ -8,7 +8,7 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.fairshare.FairShareLedger;
 import dev.horizon.fairshare.FairShareView;
 import dev.horizon.forecast.DemandForecaster;
@@ -218,7 +218,7 @@ public final class Simulator {
             long estimate = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
             long left = Math.max(MIN_ESTIMATE_SECONDS, estimate - done.getOrDefault(j.id(), 0L) / j.gpus());
             pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
-                    j.contract(), j.slice()));
+                    j.contract(), j.slice(), j.rules()));
         }
         FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
         return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
@@ -234,7 +234,7 @@ public final class Simulator {
             long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
             long left = DurationEstimator.remaining(segmentEstimate, t - r.start(), MIN_ESTIMATE_SECONDS);
             views.add(new RunningJob(j.id(), j.team(), j.jobClass(), j.weight(), g, j.arrivalSeconds(), r.start(), t + left,
-                    j.contract(), r.placement(), r.fill()));
+                    j.contract(), r.placement(), r.fill(), j.rules()));
         }
         return views;
     }
@@ -279,10 +279,9 @@ public final class Simulator {
             if (j == null) throw new IllegalStateException(policy.name() + " started " + s.jobId() + ", which is not waiting");
             if (j.arrivalSeconds() > t) throw new IllegalStateException(policy.name() + " started " + j.id() + " before it arrived");
             int g = s.placement().gpus();
-            boolean allowedShrink = j.elastic() && g >= j.minGpus() && g < j.gpus() && Integer.bitCount(g) == 1;
-            if (g != j.gpus() && !allowedShrink) {
-                throw new IllegalStateException(policy.name() + " gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus()
-                        + (j.elastic() ? " (or a power of two down to " + j.minGpus() + ")" : ""));
+            if (!j.rules().widths(j.gpus(), j.minGpus()).contains(g)) {
+                throw new IllegalStateException(policy.name() + " gave " + j.id() + " " + g + " GPUs; it may have only "
+                        + j.rules().widths(j.gpus(), j.minGpus()));
             }
             if (s.fill() && !policy.lendsReservation()) throw new IllegalStateException(policy.name() + " started fill work but does not lend");
             occupancy.occupy(s.placement());

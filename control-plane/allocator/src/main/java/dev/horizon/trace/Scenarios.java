@@ -38,7 +38,7 @@ public final class Scenarios {
             case "training-heavy" -> generated(name, o, o.gpus() != null ? o.gpus() : 8, 0.75, 0.15, 0.10, 0.0);
             case "mixed" -> generated(name, o, o.gpus() != null ? o.gpus() : 64, 0.35, 0.30, 0.20, 0.15);
             case "philly" -> philly(o);
-            case "fairshare" -> dev.horizon.fairshare.FairShareScenario.build(o);
+            case "fairshare" -> FairShareScenario.build(o);
             default -> {
                 Path file = Path.of(name);
                 if (!Files.isRegularFile(file)) {

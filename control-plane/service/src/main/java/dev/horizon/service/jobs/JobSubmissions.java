@@ -5,7 +5,7 @@ import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
-import dev.horizon.fractional.GpuTypes;
+import dev.horizon.allocator.GpuTypes;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;

@@ -1,7 +1,7 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
