@@ -62,7 +62,8 @@ public final class FairShareWeights {
             boolean budgeted = take(room, r.team(), r.gpuFraction());
             if (!budgeted) unallocated.add(r.id());
             double w = weight(fs, r.team(), r.weight(), budgeted, false);
-            newRunning.add(r.reweighted(w, r.fill() || !budgeted));
+            // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
+            newRunning.add(r.reweighted(w, r.fill() || (!budgeted && !r.protectedAt(ctx.now()))));
         }
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));

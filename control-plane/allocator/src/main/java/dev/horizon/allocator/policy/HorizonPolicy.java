@@ -3,7 +3,9 @@ package dev.horizon.allocator.policy;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
@@ -11,9 +13,11 @@ import dev.horizon.allocator.actions.allocate.Allocate;
 import dev.horizon.allocator.actions.drain.LeaveDrainedNodes;
 import dev.horizon.allocator.actions.lend.Lend;
 import dev.horizon.allocator.actions.preempt.ValuePreemption;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
+import dev.horizon.forecast.BurstMargin;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,11 +33,12 @@ import java.util.function.Function;
  * <p>A decision runs Horizon's actions in turn on one {@link Session}, in the spirit of KAI-Scheduler's actions: work on
  * drained nodes leaves ({@link LeaveDrainedNodes}), the plan starts what it places now ({@link Allocate}), waiting work
  * takes GPUs from work it outranks ({@link ValuePreemption}), and idle GPUs are lent as fill ({@link Lend}). Inference
- * takes GPUs back between decisions ({@link dev.horizon.allocator.actions.reclaim.Reclaim}).
+ * takes GPUs back between decisions ({@link Reclaim}).
  */
 public final class HorizonPolicy implements SchedulingPolicy {
     /** Value order: weight first, then first come first served. */
     public static final Comparator<PendingJob> VALUE_ORDER = Ranking.VALUE_ORDER;
+    static final BurstMargin INFERENCE_SIZING = new BurstMargin(15, 0.99);
 
     private final double unmetInferencePenalty;
     private final Allocate allocate;
@@ -78,6 +83,24 @@ public final class HorizonPolicy implements SchedulingPolicy {
         Map<String, Integer> out = new LinkedHashMap<>();
         ctx.services().forEach((service, view) -> out.put(service, reservationPath(view, ctx.horizonSteps())[0]));
         return out;
+    }
+
+    /**
+     * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of the last quarter hour
+     * plus the margin that covered 99% of its minutes over the last day); the rest of its reservation runs fill. Beyond
+     * the reservation it takes GPUs back from batch work as any service does.
+     */
+    @Override
+    public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        services.forEach((service, view) -> out.put(service, INFERENCE_SIZING.gpus(view.observedMinutes())));
+        return out;
+    }
+
+    /** Inference takes GPUs back from fill first, then from work its contract lets go ({@link Reclaim}). */
+    @Override
+    public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, UnmetDemandCost cost) {
+        return Reclaim.victims(running, gpusNeeded, now, cost);
     }
 
     /** GPUs to reserve for a service per step over the horizon (see {@link InferenceReservation#path}). */

@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.reclaim;
 
 import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.UnmetDemandCost;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,13 +53,4 @@ public final class Reclaim {
         return j.weight() * j.gpus() * (now - j.startSeconds()) / 3600.0;
     }
 
-    /**
-     * What one step of unmet inference demand costs, in the same priority-weighted GPU-hours as the
-     * output: penalty x the service's weight per GPU-hour x the step's hours, per GPU.
-     */
-    public record UnmetDemandCost(double penalty, double weightPerGpuHour, long stepSeconds) {
-        public double ofGpus(int gpus) {
-            return penalty * weightPerGpuHour * gpus * stepSeconds / 3600.0;
-        }
-    }
 }

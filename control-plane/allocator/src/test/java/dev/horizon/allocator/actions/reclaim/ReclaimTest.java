@@ -1,5 +1,6 @@
 package dev.horizon.allocator.actions.reclaim;
 
+import dev.horizon.allocator.UnmetDemandCost;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.horizon.allocator.Placement;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ReclaimTest {
     static final long NOW = 100_000;
-    private final Reclaim.UnmetDemandCost cost = new Reclaim.UnmetDemandCost(8, 4, 900);
+    private final UnmetDemandCost cost = new UnmetDemandCost(8, 4, 900);
 
     private static RunningJob job(String id, double weight, long startedAgo, boolean fill, Contract c) {
         return new RunningJob(id, "t", JobClass.TRAINING, weight, 1, 0, NOW - startedAgo, NOW + 3600, c,
