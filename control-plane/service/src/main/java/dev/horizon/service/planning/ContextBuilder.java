@@ -76,6 +76,8 @@ public class ContextBuilder {
             if (usable.get(i).drained()) world.drain(i);
         }
         SlicePlanning.Pools pools = slices.prepare(usable, world, now * 1000);
+        List<InferenceStore.Row> serviceRows = inference.all();
+        occupyInferenceGpus(serviceRows, usable, world);
         DurationEstimator estimator = jobs.durationEstimator();
         Map<String, JobRow> rows = new LinkedHashMap<>();
         Map<String, JobSpec> specs = new HashMap<>();
@@ -91,7 +93,8 @@ public class ContextBuilder {
             long estimate = estimator.estimate(j.team(), j.jobClass(), spec.durationEstimateSeconds());
             if (j.state() == JobState.RUNNING) {
                 Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
-                String gone = p == null || !world.isFree(p) ? "its node left the cluster or lost GPUs (" + j.placement() + ")" : lostGpu(p, usable, j.placement());
+                String gone = p == null || !world.isFree(p) ? "its node left the cluster, or its GPUs are gone or serve an inference service now ("
+                        + j.placement() + ")" : lostGpu(p, usable, j.placement());
                 if (gone != null) {
                     // its processes died with the node or GPU; it waits to be placed elsewhere
                     takenOff.add(Changes.displaced(j, spec.contractOrDefault(), now, gone));
@@ -110,7 +113,7 @@ public class ContextBuilder {
                         spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec)));
             }
         }
-        Map<String, PlanningContext.ServiceView> services = serviceViews();
+        Map<String, PlanningContext.ServiceView> services = serviceViews(serviceRows);
         Map<String, Integer> reserved = new TreeMap<>();
         services.forEach((name, v) -> reserved.put(name, Math.max(v.heldGpus(), HorizonPolicy.reservationPath(v, horizonSteps)[0])));
         int inferenceHeld = services.values().stream().mapToInt(PlanningContext.ServiceView::heldGpus).sum();
@@ -152,6 +155,23 @@ public class ContextBuilder {
         return new FairShare(new FairShareView(tree, owedNow, FairShareWindow.ratios(tree.teams(), totals)), booking);
     }
 
+    /**
+     * The GPUs inference replicas hold, as their agents reported them, are busy for batch work. One not on a planned node
+     * (its node left) or already taken (partitioned, re-partitioning) adds nothing.
+     */
+    private static void occupyInferenceGpus(List<InferenceStore.Row> rows, List<Node> usable, Occupancy world) {
+        Map<String, int[]> byUuid = new HashMap<>();
+        for (int n = 0; n < usable.size(); n++) for (Gpu g : usable.get(n).gpus()) byUuid.put(g.uuid(), new int[] {n, g.index()});
+        for (InferenceStore.Row row : rows) {
+            for (String uuid : row.heldOn()) {
+                int[] at = byUuid.get(uuid);
+                if (at == null) continue;
+                Placement one = new Placement(List.of(new Placement.Slice(at[0], at[1], 1)));
+                if (world.isFree(one)) world.occupy(one);
+            }
+        }
+    }
+
     /** The first GPU of the placement its agent reported lost, as a reason; null when none is. */
     private static String lostGpu(Placement p, List<Node> usable, String stored) {
         for (Placement.Slice s : p.slices()) {
@@ -168,9 +188,9 @@ public class ContextBuilder {
      * Each inference service with its forecast over the horizon. Its held GPUs are what its agents last reported
      * serving (0 until they do); they are also its standing reservation, since nothing else reserves for it.
      */
-    private Map<String, PlanningContext.ServiceView> serviceViews() {
+    private Map<String, PlanningContext.ServiceView> serviceViews(List<InferenceStore.Row> rows) {
         Map<String, PlanningContext.ServiceView> views = new TreeMap<>();
-        for (InferenceStore.Row row : inference.all()) {
+        for (InferenceStore.Row row : rows) {
             InferenceStore.Demand d = inference.demand(row.service().name());
             views.put(row.service().name(), new PlanningContext.ServiceView(row.service(), row.heldGpus(), row.heldGpus(),
                     d.forecaster().forecast(horizonSteps), (int) Math.ceil(d.peak())));

@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.fairshare.OwedDelivered;
 import dev.horizon.service.jobs.JobRow;
@@ -184,6 +185,12 @@ public class Planner {
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
         PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);
         return new Moment(nowMillis, usable, active, teams.all(), input, fingerprint);
+    }
+
+    /** What Horizon's policy reserves for each inference service for the step starting now, from the stored demand. */
+    public Map<String, Integer> inferenceReservation() {
+        Moment m = moment();
+        return m.input() == null ? Map.of() : new HorizonPolicy().inferenceReservation(m.input().context());
     }
 
     /**
