@@ -106,14 +106,23 @@ public class InferenceStore {
         });
     }
 
-    public Demand demand(String name) {
+    /** The stored steps the forecaster looks back over (the last four weeks), oldest first. */
+    public double[] observedSteps(String name) {
+        return recentSteps(name).stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private List<Double> recentSteps(String name) {
         int stepsPerDay = stepsPerDay();
-        List<Double> steps = db.query("SELECT gpus FROM (SELECT step, gpus FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?) recent"
+        return db.query("SELECT gpus FROM (SELECT step, gpus FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?) recent"
                 + " ORDER BY step", ps -> {
                     ps.setString(1, name);
                     ps.setInt(2, HISTORY_DAYS * stepsPerDay);
                 }, rs -> rs.getDouble(1));
-        DemandForecaster forecaster = new DemandForecaster(stepsPerDay, 7);
+    }
+
+    public Demand demand(String name) {
+        List<Double> steps = recentSteps(name);
+        DemandForecaster forecaster = new DemandForecaster(stepsPerDay(), 7);
         steps.forEach(forecaster::observe);
         int observed = db.query("SELECT COUNT(*) FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name), rs -> rs.getInt(1)).get(0);
         return new Demand(observed, steps.isEmpty() ? null : steps.get(steps.size() - 1), forecaster.peak(), forecaster);

@@ -32,7 +32,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The planning loop: every step, and shortly after each event (arrival, cancel, completion, node or GPU change), it
- * builds the moment from the store ({@link ContextBuilder}), asks the policy for a decision ({@link PlanningPolicy}),
+ * reads the moment from the store ({@link MomentReader}), asks the policy for a decision ({@link PlanningPolicy}),
  * turns it into writes ({@link DecisionApplier}) and commits them in one fenced transaction ({@link PlanCommitter}).
  * Plans run one at a time on one thread, and bursts of events within the debounce window share one plan. A plan with
  * nothing new to decide writes no job row. On a virtual clock only the replay asks for plans: wall time never does.
@@ -50,7 +50,7 @@ public class Planner {
     @Inject
     TeamStore teams;
     @Inject
-    ContextBuilder contexts;
+    MomentReader contexts;
     @Inject
     PlanningPolicy policy;
     @Inject
@@ -254,7 +254,7 @@ public class Planner {
     private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now) {
         List<JobStore.PlanWrite> out = new ArrayList<>();
         for (JobRow j : active) {
-            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, ContextBuilder.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
+            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
             else out.add(Changes.waiting(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
         }
         return out;

@@ -63,12 +63,19 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
     private final Set<String> refused = new HashSet<>();
     /** The scenario's job ids to the service's. */
     private final Map<String, String> ids = new HashMap<>();
-    private int stepReported = 0;
+    /** What each service's agents last reported holding, so an unchanged minute reports nothing. */
+    private final Map<String, List<String>> heldReported = new HashMap<>();
+    private int stepReported;
 
     /** Loads the scenario's cluster, teams, services and history into the (empty) store; the clock stands at its time 0. */
     public ServiceEngine replaying(Scenario s) {
         setUp.load(s);
         scenario = s;
+        running.clear();
+        refused.clear();
+        ids.clear();
+        heldReported.clear();
+        stepReported = 0;
         nodeIndex = new HashMap<>();
         for (int i = 0; i < s.cluster().nodes().size(); i++) nodeIndex.put(s.cluster().nodes().get(i).name(), i);
         return this;
@@ -118,7 +125,7 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
                 for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) uuids.add(ScenarioStore.gpuUuid(scenario.cluster().nodes().get(s.node()).name(), g));
             }
         }
-        inference.setHeld(service, uuids);
+        if (!uuids.equals(heldReported.put(service, uuids))) inference.setHeld(service, uuids);
     }
 
     /** The service's own reservation for the step starting now, after its agents reported the demand of the step that ended. */
