@@ -1,10 +1,10 @@
 package dev.horizon.service;
 
 import dev.horizon.service.replay.ReplayCommand;
-import io.quarkus.arc.Arc;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +17,8 @@ import java.util.function.Function;
  */
 @QuarkusMain
 public class HorizonMain implements QuarkusApplication {
-    /** Commands run inside the service, by name: each takes the arguments after its name and returns the exit status. */
-    private static final Map<String, Function<List<String>, Integer>> COMMANDS = Map.of(
-            "bench", args -> Arc.container().instance(ReplayCommand.class).get().run(args, System.out, System.err));
+    @Inject
+    ReplayCommand replay;
 
     public static void main(String... args) {
         Quarkus.run(HorizonMain.class, args);
@@ -31,9 +30,11 @@ public class HorizonMain implements QuarkusApplication {
             Quarkus.waitForExit();
             return 0;
         }
-        Function<List<String>, Integer> command = COMMANDS.get(args[0]);
+        // commands run inside the service, by name: each takes the arguments after its name and returns the exit status
+        Map<String, Function<List<String>, Integer>> commands = Map.of("bench", rest -> replay.run(rest, System.out, System.err));
+        Function<List<String>, Integer> command = commands.get(args[0]);
         if (command == null) {
-            System.err.println("horizon control plane: unknown command '" + args[0] + "'; commands: " + COMMANDS.keySet() + " (none: the server)");
+            System.err.println("horizon control plane: unknown command '" + args[0] + "'; commands: " + commands.keySet() + " (none: the server)");
             return 2;
         }
         return command.apply(Arrays.asList(args).subList(1, args.length));
