@@ -42,6 +42,8 @@ public final class Simulator {
     private static final long MINUTE = ServiceDemand.SECONDS_PER_MINUTE;
     private final Scenario scenario;
     private final SchedulingPolicy policy;
+    /** The policy, when it keeps its own state of the world and must hear of what happens in it (the service engine). */
+    private final WorldEvents events;
 
     private final Occupancy occupancy;
     private final Map<String, SimJob> jobsById = new HashMap<>();
@@ -85,6 +87,7 @@ public final class Simulator {
         if (reclaimSeconds < 0) throw new IllegalArgumentException("--reclaim-seconds must be >= 0 (got " + reclaimSeconds + ")");
         this.scenario = scenario;
         this.policy = policy;
+        this.events = policy instanceof WorldEvents w ? w : null;
         this.occupancy = new Occupancy(scenario.cluster());
         if (scenario.migPolicy() != null) {
             for (int n = 0; n < scenario.cluster().nodes().size(); n++) occupancy.setMigPolicy(n, scenario.migPolicy());
@@ -120,13 +123,16 @@ public final class Simulator {
                 event = true;
             }
             while (nextDrain < drains.size() && drains.get(nextDrain).atSeconds() == t) {
-                occupancy.drain(drains.get(nextDrain++).node());
+                int drained = drains.get(nextDrain++).node();
+                occupancy.drain(drained);
+                if (events != null) events.drained(drained, t);
                 event = true;
             }
             while (!completions.isEmpty() && completions.peek().time() == t) event |= complete(completions.poll(), t);
             while (nextArrival < arrivals.size() && arrivals.get(nextArrival).arrivalSeconds() == t) {
                 SimJob j = arrivals.get(nextArrival++);
                 pending.put(j.id(), j);
+                if (events != null) events.arrived(j, t);
                 event = true;
             }
             if (t == nextMinute) {
@@ -195,6 +201,7 @@ public final class Simulator {
         }
         Map<String, Integer> targets = policy.inferenceTargets(t, ContextBuilder.services(moment(t)));
         boolean moved = inference.resize(m, t, t < scenario.stepSeconds(), targets, this::takeBack);
+        if (events != null) inference.states().forEach(s -> events.inferenceHeld(s.service().name(), s.held(), t));
         return stepBegins || moved;
     }
 
@@ -212,6 +219,7 @@ public final class Simulator {
             auditPreemption(r, t, true);
             freed += r.placement().gpus();
             preempt(v.id(), t);
+            if (events != null) events.preemptedByWorld(v.id(), t);
         }
         return freed;
     }
@@ -410,6 +418,7 @@ public final class Simulator {
         segments.add(segment(r, t, t - r.start()));
         done.merge(r.job().id(), (t - r.start()) * r.placement().gpus(), Long::sum);
         completed.put(r.job().id(), true);
+        if (events != null) events.finished(r.job().id(), t);
         estimator.observe(r.job().team(), r.job().jobClass(), r.job().trueDurationSeconds());
         return true;
     }

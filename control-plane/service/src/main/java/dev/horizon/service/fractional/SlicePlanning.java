@@ -3,13 +3,13 @@ package dev.horizon.service.fractional;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import dev.horizon.service.mig.MigPolicyBody;
 import dev.horizon.service.mig.MigPolicyStore;
-import dev.horizon.service.nodes.CommandQueue;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
@@ -27,13 +27,15 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * The fractional side of a plan. Before it: tells the allocator each agent GPU's MIG layout (from its reported MIG
+ * The fractional side of a plan. Before it: tells the moment each agent GPU's MIG layout (from its reported MIG
  * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or answered inside its pool's
  * drain time), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
  * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
  * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
- * reconfiguring at once, and queues ApplyMigLayout for them; queues SetSharing for each GPU a time-slicing share
- * started on.
+ * reconfiguring at once, and asks for ApplyMigLayout for them and SetSharing for each GPU a time-slicing share started
+ * on. The plan writes those commands in its own commit, so a plan that does not commit leaves none behind. A layout
+ * command that failed (or expired unanswered) no longer holds its GPU: the GPU is planned again with the layout its
+ * agent reports.
  */
 @ApplicationScoped
 public class SlicePlanning {
@@ -43,53 +45,71 @@ public class SlicePlanning {
     MigPolicyStore policies;
     @Inject
     CommandStore commands;
-    @Inject
-    CommandQueue queue;
 
     /** The pools' policies for one plan, by node index. */
     public record Pools(Map<Integer, MigPolicy> byNode) {
     }
 
-    /** Call on an occupancy that holds no work yet. */
-    public Pools prepare(List<Node> usable, Occupancy occupancy, long nowMillis) {
+    /** A command the plan needs its node's agent to carry out. */
+    public record Wanted(String node, CommandRequest action) {
+    }
+
+    /** Per node (by index), each GPU's MIG state as the moment needs it, and the pools' policies. */
+    public record Prepared(List<List<NodeState.Gpu>> gpus, Pools pools) {
+    }
+
+    /**
+     * Each GPU as the plan must see it: its reported layout; being re-partitioned while a layout command is unanswered or
+     * inside its pool's drain time (a failed or expired one no longer holds it); kept off when MIG is on with instances
+     * whose layout cannot be read; lost when its agent said so.
+     */
+    public Prepared prepare(List<Node> usable, long nowMillis) {
         List<MigPolicyBody.Stored> stored = policies.all();
         Map<Integer, MigPolicy> byNode = new HashMap<>();
         // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
         long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
         Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(nowMillis - longestDrain);
+        List<List<NodeState.Gpu>> all = new ArrayList<>();
         for (int n = 0; n < usable.size(); n++) {
             Node node = usable.get(n);
-            if (!Node.FROM_AGENT.equals(node.source())) continue; // only an agent can apply a layout
-            Optional<MigPolicy> policy = poolOf(node, stored);
+            // only an agent can apply a layout
+            Optional<MigPolicy> policy = Node.FROM_AGENT.equals(node.source()) ? poolOf(node, stored) : Optional.empty();
             final int index = n;
-            policy.ifPresent(p -> {
-                occupancy.setMigPolicy(index, p);
-                byNode.put(index, p);
-            });
+            policy.ifPresent(p -> byNode.put(index, p));
             Map<String, NodeCommand> latest = layoutCommands.getOrDefault(node.name(), Map.of());
+            List<NodeState.Gpu> gpus = new ArrayList<>();
             for (Gpu g : node.gpus()) {
-                if (g.index() >= occupancy.cluster().nodes().get(n).gpus()) continue;
+                boolean lost = Node.LOST.equals(g.health());
+                if (!Node.FROM_AGENT.equals(node.source())) {
+                    gpus.add(new NodeState.Gpu(null, null, lost));
+                    continue;
+                }
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
-                if (c != null && (unanswered || nowMillis < c.createdAt() + drainMillis)) {
-                    occupancy.markReconfiguring(n, g.index(), layoutOf(g.model(), c.action().applyMigLayout().slots()));
-                    continue;
+                boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
+                if (unanswered || draining) {
+                    MigLayout target = layoutOf(g.model(), c.action().applyMigLayout().slots());
+                    gpus.add(new NodeState.Gpu(null, target == null ? MigLayout.unpartitioned(g.model()) : target, lost));
+                } else if (g.migDevices() == null || g.migDevices().isEmpty()) {
+                    gpus.add(new NodeState.Gpu(null, null, lost));
+                } else {
+                    MigLayout layout = reportedLayout(g);
+                    // MIG on with instances we cannot place: keep off it until its agent reports a layout we can read
+                    gpus.add(layout == null ? new NodeState.Gpu(null, MigLayout.unpartitioned(g.model()), lost) : new NodeState.Gpu(layout, null, lost));
                 }
-                if (g.migDevices() == null || g.migDevices().isEmpty()) continue;
-                MigLayout layout = reportedLayout(g);
-                if (layout == null) occupancy.markReconfiguring(n, g.index(), null); // MIG on with instances we cannot place: keep off it
-                else occupancy.setMigLayout(n, g.index(), layout);
             }
+            all.add(gpus);
         }
-        return new Pools(byNode);
+        return new Prepared(all, new Pools(byNode));
     }
 
     /**
-     * After the decision is applied to occupancy (preemptions released, starts occupied): starts the allowed
-     * re-partitionings and queues the commands.
+     * After the decision is applied to occupancy (preemptions released, starts occupied): the allowed re-partitionings and
+     * the sharing changes, as commands for the plan to write.
      */
-    public void apply(Pools pools, Decision decision, Occupancy occupancy, List<Node> usable, Instant now) {
+    public List<Wanted> apply(Pools pools, Decision decision, Occupancy occupancy, List<Node> usable, Instant now) {
+        List<Wanted> out = new ArrayList<>();
         Map<MigPolicy, Map<String, MigLayout>> wanted = new LinkedHashMap<>();
         for (Decision.Reconfigure r : decision.reconfigurations()) {
             MigPolicy p = pools.byNode().get(r.node());
@@ -111,7 +131,7 @@ public class SlicePlanning {
             ReconfigurationPlanner.Plan plan = ReconfigurationPlanner.plan(policy, gpus, layouts, now);
             for (ReconfigurationPlanner.Reconfiguration r : plan.started()) {
                 List<CommandRequest.Slot> slots = r.to().slots().stream().map(s -> new CommandRequest.Slot(s.profile(), s.start())).toList();
-                queue.queue(nodeOf.get(r.gpuId()), new CommandRequest(new CommandRequest.ApplyMigLayout(r.gpuId(), slots), null, null));
+                out.add(new Wanted(nodeOf.get(r.gpuId()), new CommandRequest(new CommandRequest.ApplyMigLayout(r.gpuId(), slots), null, null)));
             }
             plan.deferred().forEach(d -> LOG.debugf("MIG layout for %s deferred: %s", d.gpuId(), d.reason()));
         });
@@ -129,9 +149,10 @@ public class SlicePlanning {
             int before = after - count;
             // time-slicing needs at least 2 replicas; one more than runs costs nothing and spares the next share a command
             if (before > 0 && after <= Math.max(2, before)) return;
-            queue.queue(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
-                    Math.max(2, after), null, null), null));
+            out.add(new Wanted(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
+                    Math.max(2, after), null, null), null)));
         });
+        return out;
     }
 
     static Optional<MigPolicy> poolOf(Node node, List<MigPolicyBody.Stored> stored) {

@@ -1,24 +1,58 @@
 package dev.horizon.service.jobs;
 
+import dev.horizon.api.Contract;
+import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSpec;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 
 @ApplicationScoped
 public class JobStore {
     static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
-            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch";
+            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch, done_gpu_seconds";
 
     @Inject
     Db db;
+
+    /**
+     * What a plan writes to one job whose planning fields changed. A start opens its run segments; taking a running job
+     * off its GPUs (endReason: preempted, node lost) closes them and counts a preemption.
+     */
+    public record PlanWrite(JobRow before, JobState state, String placement, boolean fill, Long startedAt, String rule, String reason,
+                            Integer rank, Long plannedStart, String lastPreemption, long doneGpuSeconds, String endReason,
+                            List<RunSegments.Opening> openings) {
+        boolean takesOff() {
+            return before.state() == JobState.RUNNING && state == JobState.PENDING;
+        }
+
+        boolean starts() {
+            return before.state() == JobState.PENDING && state == JobState.RUNNING;
+        }
+
+        /** Whether it differs from the row as stored: a plan with nothing new for a job writes nothing for it. */
+        public boolean changes() {
+            JobRow r = before;
+            return r.state() != state || !Objects.equals(r.placement(), placement) || r.fill() != fill || !Objects.equals(r.startedAt(), startedAt)
+                    || !Objects.equals(r.rule(), rule) || !Objects.equals(r.reason(), reason) || !Objects.equals(r.queueRank(), rank)
+                    || !Objects.equals(r.plannedStart(), plannedStart) || r.doneGpuSeconds() != doneGpuSeconds;
+        }
+    }
 
     /** Filters of the list endpoint; null means any. */
     public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
@@ -26,7 +60,7 @@ public class JobStore {
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
     public void insert(JobRow j) {
-        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
             ps.setString(1, j.id());
             ps.setString(2, j.name());
             ps.setString(3, j.team());
@@ -37,8 +71,8 @@ public class JobStore {
             ps.setString(8, j.spec());
             ps.setString(9, j.state().name());
             ps.setLong(10, j.submittedAt());
-            ps.setNull(11, Types.BIGINT);
-            ps.setNull(12, Types.BIGINT);
+            setLong(ps, 11, j.startedAt());
+            setLong(ps, 12, j.endedAt());
             ps.setNull(13, Types.VARCHAR);
             ps.setBoolean(14, false);
             ps.setString(15, j.rule());
@@ -48,7 +82,18 @@ public class JobStore {
             ps.setInt(19, 0);
             ps.setNull(20, Types.VARCHAR);
             ps.setLong(21, j.leaderEpoch());
+            ps.setLong(22, j.doneGpuSeconds());
         });
+    }
+
+    /**
+     * A job that finished before this store saw it (an import, a replay's history): SUCCEEDED, having run runSeconds at its
+     * full width, ending at endedAt; what the duration estimator learns from.
+     */
+    public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
+        String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
+        insert(new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
+                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds));
     }
 
     public Optional<JobRow> find(String id) {
@@ -84,44 +129,130 @@ public class JobStore {
                 JobStore::row);
     }
 
-    /** Jobs that held GPUs at some point since {@code fromSeconds}: running ones and those that finished after it. */
-    public List<JobRow> ranSince(long fromSeconds) {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE started_at IS NOT NULL AND (state = 'RUNNING' OR ended_at >= ?)",
-                ps -> ps.setLong(1, fromSeconds), JobStore::row);
-    }
-
-    /** Jobs that asked for or held GPUs at some point since {@code fromSeconds}: every active job and those that finished after it. */
-    public List<JobRow> ranOrAskedSince(long fromSeconds) {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') OR ended_at >= ?",
-                ps -> ps.setLong(1, fromSeconds), JobStore::row);
-    }
-
-    /** An estimator that learned from the most recent successful runs, per (team, class). */
+    /**
+     * An estimator that learned from the most recent successful runs, per (team, class), oldest first as they finished:
+     * each run's duration at its full width, its kept work over its GPUs, however often it was preempted or narrowed.
+     */
     public DurationEstimator durationEstimator() {
         DurationEstimator estimator = new DurationEstimator();
-        db.query("SELECT team, job_class, ended_at - started_at FROM jobs WHERE state = 'SUCCEEDED' AND started_at IS NOT NULL"
-                + " ORDER BY ended_at DESC LIMIT 2000", ps -> { }, rs -> {
-                    estimator.observe(rs.getString(1), JobClass.valueOf(rs.getString(2)), Math.max(1, rs.getLong(3)));
-                    return null;
-                });
+        List<Object[]> runs = db.query("SELECT team, job_class, done_gpu_seconds / gpus FROM jobs WHERE state = 'SUCCEEDED' AND gpus > 0"
+                + " ORDER BY ended_at DESC, id DESC LIMIT 2000", ps -> { }, rs -> new Object[] {rs.getString(1), JobClass.valueOf(rs.getString(2)), rs.getLong(3)});
+        for (int i = runs.size() - 1; i >= 0; i--) {
+            Object[] r = runs.get(i);
+            estimator.observe((String) r[0], (JobClass) r[1], Math.max(1, (Long) r[2]));
+        }
         return estimator;
     }
 
-    /** Moves a job to a finished state if it is still pending or running; false when it had already finished. */
+    /**
+     * Moves a job to a finished state if it is still pending or running, closing its run and counting the work of it;
+     * false when it had already finished.
+     */
     public boolean finish(String id, JobState state, long now) {
-        return db.update("UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL"
-                + " WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> {
-                    ps.setString(1, state.name());
-                    ps.setLong(2, now);
-                    ps.setString(3, id);
-                }) == 1;
+        return db.inTransaction(c -> {
+            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
+                    JobStore::row);
+            if (found.isEmpty()) return false;
+            JobRow j = found.get(0);
+            boolean ran = j.state() == JobState.RUNNING && j.startedAt() != null && j.placement() != null;
+            long done = j.doneGpuSeconds() + (ran ? Math.max(0, now - j.startedAt()) * Placements.gpuCount(j.placement()) : 0);
+            int n = Db.update(c, "UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL,"
+                    + " done_gpu_seconds = ? WHERE id = ? AND state = ?", ps -> {
+                        ps.setString(1, state.name());
+                        ps.setLong(2, now);
+                        ps.setLong(3, done);
+                        ps.setString(4, id);
+                        ps.setString(5, j.state().name());
+                    });
+            if (n == 1 && ran) RunSegments.close(c, List.of(id), now, state.name());
+            return n == 1;
+        });
+    }
+
+    /**
+     * A running job was evicted from its GPUs by something other than the plan (its agent or adapter reports it: pods
+     * evicted, GPUs taken back by an inference service): it goes back to pending, its run closed as preempted, keeping
+     * the work its contract lets it keep. False when it was not running.
+     */
+    public boolean evict(String id, Contract contract, long now, String why) {
+        return db.inTransaction(c -> {
+            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state = 'RUNNING'", ps -> ps.setString(1, id), JobStore::row);
+            if (found.isEmpty()) return false;
+            JobRow j = found.get(0);
+            PlanWrite w = new PlanWrite(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why, j.doneIfTakenOff(contract, now),
+                    RunSegments.PREEMPTED, List.of());
+            return applyPlan(c, List.of(w), j.leaderEpoch(), now) == 1;
+        });
+    }
+
+    /**
+     * Inside the plan's transaction: writes each job whose planning fields changed, in one batch, guarded by the state the
+     * plan read (a plan that raced a cancel or completion loses that row instead of resurrecting the job), and opens or
+     * closes the run segments of those written. Returns how many job rows it wrote.
+     */
+    public static int applyPlan(Connection c, List<PlanWrite> writes, long epoch, long now) throws SQLException {
+        if (writes.isEmpty()) return 0;
+        int[] counts;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?,"
+                + " queue_rank = ?, planned_start = ?, preemptions = preemptions + ?, last_preemption = ?, leader_epoch = ?, done_gpu_seconds = ?"
+                + " WHERE id = ? AND state = ?")) {
+            for (PlanWrite w : writes) {
+                bind(ps, w, epoch);
+                ps.addBatch();
+            }
+            counts = ps.executeBatch();
+        }
+        List<RunSegments.Opening> openings = new ArrayList<>();
+        Map<String, List<String>> closing = new HashMap<>();
+        int written = 0;
+        for (int i = 0; i < writes.size(); i++) {
+            if (counts[i] != 1) continue;
+            written++;
+            PlanWrite w = writes.get(i);
+            if (w.starts()) openings.addAll(w.openings());
+            if (w.takesOff()) closing.computeIfAbsent(w.endReason(), k -> new ArrayList<>()).add(w.before().id());
+        }
+        for (Map.Entry<String, List<String>> e : closing.entrySet()) RunSegments.close(c, e.getValue(), now, e.getKey());
+        RunSegments.open(c, openings, epoch);
+        return written;
+    }
+
+    private static void bind(PreparedStatement ps, PlanWrite w, long epoch) throws SQLException {
+        ps.setString(1, w.state().name());
+        ps.setString(2, w.placement());
+        ps.setBoolean(3, w.fill());
+        setLong(ps, 4, w.startedAt());
+        ps.setString(5, w.rule());
+        ps.setString(6, w.reason());
+        if (w.rank() == null) ps.setNull(7, Types.INTEGER);
+        else ps.setInt(7, w.rank());
+        setLong(ps, 8, w.plannedStart());
+        ps.setInt(9, w.takesOff() ? 1 : 0);
+        ps.setString(10, w.lastPreemption());
+        ps.setLong(11, epoch);
+        ps.setLong(12, w.doneGpuSeconds());
+        ps.setString(13, w.before().id());
+        ps.setString(14, w.before().state().name());
+    }
+
+    private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.BIGINT);
+        else ps.setLong(i, v);
+    }
+
+    /** Inside the plan's transaction: the placements this leader keeps running are its own from now on (adapters refuse older epochs). */
+    public static void confirmRunning(Connection c, long epoch) throws SQLException {
+        Db.update(c, "UPDATE jobs SET leader_epoch = ? WHERE state = 'RUNNING' AND leader_epoch < ?", ps -> {
+            ps.setLong(1, epoch);
+            ps.setLong(2, epoch);
+        });
     }
 
     static JobRow row(ResultSet rs) throws SQLException {
         return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
                 rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
                 nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21));
+                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22));
     }
 
     private static Long nullableLong(ResultSet rs, int column) throws SQLException {

@@ -3,6 +3,7 @@ package dev.horizon.service.planning;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.jobs.JobStore;
 import jakarta.inject.Singleton;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -29,10 +30,16 @@ public class PlanHistory {
 
     private final Deque<Point> points = new ArrayDeque<>();
 
-    synchronized void record(Planner.PlanSnapshot plan, List<JobRow> active, List<Planner.Change> changes) {
+    /** Each active job's state once the plan's writes are in. */
+    static Map<String, JobState> statesAfter(List<JobRow> active, List<JobStore.PlanWrite> writes) {
         Map<String, JobState> after = new HashMap<>();
         active.forEach(j -> after.put(j.id(), j.state()));
-        changes.forEach(c -> after.put(c.row().id(), c.state()));
+        writes.forEach(w -> after.put(w.before().id(), w.state()));
+        return after;
+    }
+
+    synchronized void record(Planner.PlanSnapshot plan, List<JobRow> active, List<JobStore.PlanWrite> writes) {
+        Map<String, JobState> after = statesAfter(active, writes);
         int pending = 0, demand = 0, served = 0;
         for (JobRow j : active) {
             JobState state = after.get(j.id());

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
@@ -33,13 +35,22 @@ public class PlanResource {
                           String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
     }
 
+    /**
+     * mode: the planner that made this plan (heuristic, pooled, or cpsat when the full mode's plan was adopted); groups: the
+     * node-pool groups it planned apart (empty: one joint plan); cpSatGain: how much a CP-SAT plan's objective beat the
+     * heuristic's on the same moment (null for other modes); fullMode: the latest CP-SAT run, adopted or not (null before one).
+     */
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
-                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending,
-                           Map<String, Integer> inferenceReservedGpus) {
+                           double utilization, double decisionMillis, String mode, List<String> groups, Double cpSatGain, FullMode.Run fullMode,
+                           List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
     }
 
     @Inject
+    ServiceClock clock;
+    @Inject
     Planner planner;
+    @Inject
+    FullMode fullMode;
     @Inject
     JobStore jobs;
     @Inject
@@ -56,19 +67,21 @@ public class PlanResource {
         if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
+        long now = clock.seconds();
         for (JobRow j : jobs.active()) {
             Long left = p.estimatedSecondsLeft().get(j.id());
             if (j.state() == JobState.RUNNING) {
                 running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
-                        left));
+                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now),
+                        j.queueRank(), j.plannedStart(), left));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
-                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending,
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), p.cpSatGain(),
+                fullMode.last(), running, pending,
                 p.inferenceReservedGpus());
     }
 
