@@ -19,6 +19,8 @@ public class JobStore {
 
     @Inject
     Db db;
+    @Inject
+    DurationStats durations;
 
     /** Filters of the list endpoint; null means any. */
     public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
@@ -96,25 +98,26 @@ public class JobStore {
                 ps -> ps.setLong(1, fromSeconds), JobStore::row);
     }
 
-    /** An estimator that learned from the most recent successful runs, per (team, class). */
+    /** An estimator that learned from the most recent successful runs, per (team, class), as the store keeps them. */
     public DurationEstimator durationEstimator() {
-        DurationEstimator estimator = new DurationEstimator();
-        db.query("SELECT team, job_class, ended_at - started_at FROM jobs WHERE state = 'SUCCEEDED' AND started_at IS NOT NULL"
-                + " ORDER BY ended_at DESC LIMIT 2000", ps -> { }, rs -> {
-                    estimator.observe(rs.getString(1), JobClass.valueOf(rs.getString(2)), Math.max(1, rs.getLong(3)));
-                    return null;
-                });
-        return estimator;
+        return durations.estimator();
     }
 
-    /** Moves a job to a finished state if it is still pending or running; false when it had already finished. */
+    /**
+     * Moves a job to a finished state if it is still pending or running; false when it had already finished. A success
+     * goes into the duration statistics in the same transaction.
+     */
     public boolean finish(String id, JobState state, long now) {
-        return db.update("UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL"
-                + " WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> {
-                    ps.setString(1, state.name());
-                    ps.setLong(2, now);
-                    ps.setString(3, id);
-                }) == 1;
+        return db.inTransactionRetrying(c -> {
+            boolean finished = Db.update(c, "UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL,"
+                    + " planned_start = NULL WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> {
+                        ps.setString(1, state.name());
+                        ps.setLong(2, now);
+                        ps.setString(3, id);
+                    }) == 1;
+            if (finished && state == JobState.SUCCEEDED) durations.observeFinished(c, id, now);
+            return finished;
+        });
     }
 
     static JobRow row(ResultSet rs) throws SQLException {

@@ -1,0 +1,11 @@
+-- The duration estimator's state as a running aggregate: per (team, class), and per class across teams (team '*'),
+-- the last 200 successful run durations in seconds, oldest first, comma-separated. Updated in the transaction that
+-- finishes a job, read whole by each plan (a few rows per team), so no plan sorts the finished jobs.
+CREATE TABLE duration_stats (
+    team VARCHAR(64) NOT NULL,
+    job_class VARCHAR(32) NOT NULL,
+    runs BIGINT NOT NULL,
+    recent VARCHAR(4000) NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (team, job_class)
+);
