@@ -5,7 +5,7 @@ import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.api.JobSpec;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -18,7 +18,8 @@ import java.util.Map;
 
 /**
  * The current plan: committed placements (GPUs x time from start to estimated end) and, per pending
- * job, where the last plan put its start. This is what the web view draws as a Gantt chart.
+ * job, where the last plan put its start. This is what the web view draws as a Gantt chart. Every replica answers
+ * from the store, so a follower shows the leader's plan and its history.
  */
 @Path("/api/v1/plan")
 @Produces(MediaType.APPLICATION_JSON)
@@ -39,31 +40,26 @@ public class PlanResource {
     }
 
     @Inject
-    Planner planner;
+    PlanStore plans;
     @Inject
     JobStore jobs;
-    @Inject
-    PlanHistory history;
-    @Inject
-    Leadership leadership;
 
     @GET
     public PlanView current() {
-        Planner.PlanSnapshot p = planner.lastPlan();
-        if (p == null && !leadership.leading()) {
-            throw new ApiException(503, "this replica follows and has made no plan; the plan is the leader's: GET /api/leader says which replica leads");
-        }
-        if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
+        Planner.PlanSnapshot p = plans.current()
+                .orElseThrow(() -> new ApiException(503, "no replica has planned yet; the leader plans within a second of starting, retry then"));
+        JobEstimates estimates = new JobEstimates(jobs.durationEstimator());
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
         for (JobRow j : jobs.active()) {
-            Long left = p.estimatedSecondsLeft().get(j.id());
+            JobSpec spec = Planner.spec(j);
+            // a job that started after the plan has no end in it yet
             if (j.state() == JobState.RUNNING) {
                 running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
-                        left == null ? null : p.now() + left));
+                        j.startedAt() > p.now() ? null : p.now() + estimates.left(j, spec, p.now())));
             } else {
                 pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
-                        left));
+                        estimates.whole(j, spec)));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
@@ -76,6 +72,6 @@ public class PlanResource {
     @GET
     @Path("/history")
     public List<PlanHistory.Point> history() {
-        return history.points();
+        return plans.history();
     }
 }

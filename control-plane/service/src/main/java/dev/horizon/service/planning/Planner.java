@@ -15,7 +15,6 @@ import dev.horizon.allocator.plan.Plan;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
-import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.fractional.SlicePlanning;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
@@ -62,7 +61,6 @@ import org.jboss.logging.Logger;
 @Singleton
 public class Planner {
     private static final Logger LOG = Logger.getLogger(Planner.class);
-    private static final long MIN_ESTIMATE_SECONDS = 60;
 
     @Inject
     Db db;
@@ -79,7 +77,7 @@ public class Planner {
     @Inject
     OwedDelivered owed;
     @Inject
-    PlanHistory history;
+    PlanStore plans;
     @Inject
     Leadership leadership;
     @Inject
@@ -102,13 +100,12 @@ public class Planner {
     private long confirmedEpoch;
 
     /**
-     * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
-     * estimated remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs
-     * the plan keeps for it now (its forecast with headroom, or what it holds if more).
+     * What the last plan committed, for /api/v1/plan and the web view (stored, so every replica reads it).
+     * inferenceReservedGpus: per inference service, the GPUs the plan keeps for it now (its forecast with headroom, or
+     * what it holds if more).
      */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
-                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft,
-                               Map<String, Integer> inferenceReservedGpus) {
+                               double decisionMillis, int started, int preempted, Map<String, Integer> inferenceReservedGpus) {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
@@ -184,14 +181,14 @@ public class Planner {
                 if (j.state() == JobState.RUNNING) changes.add(Change.displaced(j, "its node is no longer in the cluster"));
                 else changes.add(Change.wait(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
             }
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of());
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of());
         } else {
             snapshot = plan(now, usable, active, changes);
         }
         int written = commit(changes, epoch);
         metrics.record(snapshot, changes);
         owed.refresh(now, snapshot.totalGpus());
-        history.record(snapshot, active, changes);
+        plans.record(snapshot, PlanHistory.of(snapshot, active, changes), epoch);
         last.set(snapshot);
         // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
         // that this plan took off a lost node but did not place), so plan again
@@ -207,21 +204,19 @@ public class Planner {
         for (int i = 0; i < gpuNodes.size(); i++) nodeIndex.put(gpuNodes.get(i).name(), i);
         TeamWeights weights = new TeamWeights(teams.all(), jobs.ranSince(now - TeamWeights.WINDOW_SECONDS), now,
                 (double) cluster.totalGpus() * TeamWeights.WINDOW_SECONDS);
-        DurationEstimator estimator = jobs.durationEstimator();
+        JobEstimates estimates = new JobEstimates(jobs.durationEstimator());
 
         Occupancy occupancy = new Occupancy(cluster);
         for (int i = 0; i < usable.size(); i++) {
             if (usable.get(i).drained()) occupancy.drain(i);
         }
         SlicePlanning.Pools pools = slices.prepare(usable, occupancy, System.currentTimeMillis());
-        Map<String, Long> secondsLeft = new HashMap<>();
         List<RunningJob> running = new ArrayList<>();
         List<PendingJob> pending = new ArrayList<>();
         for (JobRow j : active) {
             JobSpec spec = spec(j);
             Contract contract = spec.contractOrDefault();
             double weight = weights.jobWeight(j.team(), j.priority());
-            long estimate = estimator.estimate(j.team(), j.jobClass(), spec.durationEstimateSeconds());
             if (j.state() == JobState.RUNNING) {
                 Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
                 if (p == null || !occupancy.isFree(p)) {
@@ -235,14 +230,12 @@ public class Planner {
                     continue;
                 }
                 occupancy.occupy(p);
-                long left = DurationEstimator.remaining(estimate, now - j.startedAt(), MIN_ESTIMATE_SECONDS);
-                secondsLeft.put(j.id(), left);
+                long left = estimates.left(j, spec, now);
                 running.add(new RunningJob(j.id(), j.team(), j.jobClass(), weight, p.gpus(), j.submittedAt() / 1000, j.startedAt(), now + left,
                         contract, p, j.fill()));
             } else {
-                secondsLeft.put(j.id(), Math.max(MIN_ESTIMATE_SECONDS, estimate));
                 pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight, j.gpus(), j.minGpus(), j.submittedAt() / 1000,
-                        Math.max(MIN_ESTIMATE_SECONDS, estimate), contract, SliceRequest.of(spec.perReplica())));
+                        estimates.whole(j, spec), contract, SliceRequest.of(spec.perReplica())));
             }
         }
         AtomicReference<Plan> plan = new AtomicReference<>();
@@ -301,7 +294,7 @@ public class Planner {
             for (Placement.Slice sl : p.slices()) for (int g = sl.firstGpu(); g < sl.firstGpu() + sl.count(); g++) busy.add(((long) sl.node() << 16) | g);
         }
         return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
-                busy.size(), millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
+                busy.size(), millis, decision.starts().size(), decision.preemptions().size(), reserved);
     }
 
     /** The first GPU of the placement its agent reported lost ("uuid on node"), null when none is. */
