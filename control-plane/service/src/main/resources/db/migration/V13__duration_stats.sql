@@ -9,3 +9,12 @@ CREATE TABLE duration_stats (
     updated_at BIGINT NOT NULL,
     PRIMARY KEY (team, job_class)
 );
+
+-- Indexes for what each plan and the paged job list ask: active jobs and one state's jobs in submission order, one
+-- team's jobs (by state) in submission order, and the pending jobs ranked ahead of one (an explanation). They replace
+-- the single-column ones, which are their prefixes.
+CREATE INDEX jobs_state_submitted ON jobs (state, submitted_at, id);
+CREATE INDEX jobs_team_state_submitted ON jobs (team, state, submitted_at, id);
+CREATE INDEX jobs_state_rank ON jobs (state, queue_rank);
+DROP INDEX jobs_state;
+DROP INDEX jobs_team;

@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 @ApplicationScoped
@@ -22,8 +24,12 @@ public class JobStore {
     @Inject
     DurationStats durations;
 
-    /** Filters of the list endpoint; null means any. */
-    public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
+    /** Filters of the list endpoint; null means any. after: list only jobs after this one in submission order (a page's last). */
+    public record Filter(JobState state, String team, JobClass jobClass, int limit, Position after) {
+    }
+
+    /** Where a job sits in the list's order: submitted_at (ms), then id. */
+    public record Position(long submittedAt, String id) {
     }
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
@@ -72,13 +78,26 @@ public class JobStore {
             sql.append(" AND job_class = ?");
             args.add(f.jobClass().name());
         }
-        sql.append(" ORDER BY submitted_at, id LIMIT ? OFFSET ?");
+        // keyset paging: the next page starts after the last row of this one, found through the (…, submitted_at, id) indexes
+        if (f.after() != null) sql.append(" AND (submitted_at, id) > (?, ?)");
+        sql.append(" ORDER BY submitted_at, id LIMIT ?");
         return db.query(sql.toString(), ps -> {
             int i = 1;
             for (String a : args) ps.setString(i++, a);
-            ps.setInt(i++, f.limit());
-            ps.setInt(i, f.offset());
+            if (f.after() != null) {
+                ps.setLong(i++, f.after().submittedAt());
+                ps.setString(i++, f.after().id());
+            }
+            ps.setInt(i, f.limit());
         }, JobStore::row);
+    }
+
+    /** Per team, how many pending jobs the last plan ranked before the given queue rank. */
+    public Map<String, Long> pendingAheadByTeam(int queueRank) {
+        Map<String, Long> ahead = new LinkedHashMap<>();
+        db.query("SELECT team, COUNT(*) FROM jobs WHERE state = 'PENDING' AND queue_rank < ? GROUP BY team ORDER BY team",
+                ps -> ps.setInt(1, queueRank), rs -> ahead.put(rs.getString(1), rs.getLong(2)));
+        return ahead;
     }
 
     public List<JobRow> active() {
