@@ -2,8 +2,8 @@ package dev.horizon.allocator;
 
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigLayout;
-import dev.horizon.fractional.OpenbPod;
-import dev.horizon.fractional.TargetWorkload;
+import dev.horizon.allocator.fragmentation.WorkloadTask;
+import dev.horizon.allocator.fragmentation.TargetWorkload;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,11 +27,11 @@ public final class SlicePlacer {
 
     /** pending: the jobs waiting now, in value order; their shapes are the workload placements are judged against. */
     public SlicePlacer(List<PendingJob> pending) {
-        List<OpenbPod> tasks = new ArrayList<>();
+        List<WorkloadTask> tasks = new ArrayList<>();
         for (PendingJob j : pending) {
             SliceRequest r = j.slice();
-            if (r == null) tasks.add(new OpenbPod(j.id(), 0, 0, j.gpus(), OpenbPod.MILLI, Set.of()));
-            else for (int i = 0; i < j.gpus(); i++) tasks.add(new OpenbPod(j.id(), 0, 0, 1, milliOf(r), r.gpuTypes()));
+            if (r == null) tasks.add(new WorkloadTask(j.id(), 0, 0, j.gpus(), WorkloadTask.MILLI, Set.of()));
+            else for (int i = 0; i < j.gpus(); i++) tasks.add(new WorkloadTask(j.id(), 0, 0, 1, milliOf(r), r.gpuTypes()));
         }
         this.workload = TargetWorkload.complete(tasks);
         this.migDemand = pending.stream().filter(j -> j.slice() != null && j.slice().isMig()).toList();
@@ -220,6 +220,6 @@ public final class SlicePlacer {
     /** A request's size in milli-GPU for the fragmentation score: a MIG profile by its compute slices of 7. */
     static int milliOf(SliceRequest r) {
         if (!r.isMig()) return r.milli();
-        return MigGeometry.computeSlicesByProfile().get(r.migProfile()) * OpenbPod.MILLI / MigGeometry.COMPUTE_SLICES;
+        return MigGeometry.computeSlicesByProfile().get(r.migProfile()) * WorkloadTask.MILLI / MigGeometry.COMPUTE_SLICES;
     }
 }

@@ -44,8 +44,9 @@ final class SimulateCommand {
         Integer explain = a.integer("explain");
         Scenario scenario = Scenarios.build(a.get("scenario", null), BenchCommand.options(a));
         Progress progress = new Progress(err);
-        SimResult result = new Simulator(scenario, BenchCommand.POLICIES.get(policy).get()).run(f -> progress.show(policy, f));
-        BenchCommand.Outcome outcome = new BenchCommand.Outcome(scenario, FluidUpperBound.of(scenario), Map.of(policy, result));
+        long reclaimSeconds = BenchCommand.reclaimSeconds(a);
+        SimResult result = new Simulator(scenario, BenchCommand.POLICIES.get(policy).get(), reclaimSeconds).run(f -> progress.show(policy, f));
+        BenchCommand.Outcome outcome = new BenchCommand.Outcome(scenario, FluidUpperBound.of(scenario), Map.of(policy, result), reclaimSeconds);
         BenchCommand.printTable(outcome, out);
         Map<String, String> waiting = result.waitingReasons();
         out.println(waiting.size() + " jobs still waiting at the end of the window" + (waiting.isEmpty() ? "." : "; why:"));
@@ -57,6 +58,6 @@ final class SimulateCommand {
             ResultsWriter.write(outcome, dir);
             out.println("wrote " + dir.resolve("results.json") + ", schedule.csv, rt.csv, report.html");
         }
-        return 0;
+        return BenchCommand.auditVerdict(outcome, err);
     }
 }

@@ -33,7 +33,7 @@ class PhillyBenchTest {
         assumeTrue(Files.isRegularFile(traces.resolve("philly-via-pollux/philly.csv")), "needs ../shared/traces");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = HorizonCli.run(new String[] {"bench", "--scenario", "philly", "--out", out.toString(), "--seed", "" + seed,
-                "--trace-start-day", "" + day, "--load", "" + load, "--trace-dir", traces.toString()},
+                "--trace-start-day", "" + day, "--load", "" + load, "--trace-dir", traces.toString(), "--policies", "fifo,backfill,priority,horizon"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertTrue(code == 0, err.toString());
         JsonNode r = ScheduleAudit.check(out, 8, 4);

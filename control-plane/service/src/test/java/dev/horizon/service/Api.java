@@ -21,6 +21,18 @@ public final class Api {
         as(ADMIN).body("{\"name\":\"" + name + "\",\"share\":" + share + "}").post("/api/v1/teams");
     }
 
+    /** Sets a team's share, creating the team if it is not there yet. */
+    public static void budget(String name, double share) {
+        team(name, share);
+        as(ADMIN).body("{\"share\":" + share + "}").put("/api/v1/teams/" + name + "/budget").then().statusCode(200);
+    }
+
+    /** Takes every team's share away: no budgets, so jobs weigh their priority and the plan is the classic one. */
+    public static void noBudgets() {
+        java.util.List<String> names = as(ADMIN).get("/api/v1/teams").then().statusCode(200).extract().path("name");
+        names.forEach(n -> budget(n, 0));
+    }
+
     public static String token(String role, String team) {
         String teamField = team == null ? "" : ",\"team\":\"" + team + "\"";
         return as(ADMIN).body("{\"role\":\"" + role + "\"" + teamField + "}").post("/api/v1/tokens")

@@ -73,7 +73,15 @@ class HealthAndMetricsTest {
         planner.planNow();
         Api.as(Api.ADMIN).get("/api/v1/teams/owed").then().statusCode(200)
                 .body("owedGpuHoursDelivered", allOf(greaterThan(0f), lessThanOrEqualTo(1f)));
-        given().get("/q/metrics").then().statusCode(200).body(containsString("horizon_owed_gpu_hours_delivered{team=\"owed\"}"));
+        // the gauges are refreshed every 15 s on every replica, off the planner's thread
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!given().get("/q/metrics").asString().matches("(?s).*horizon_owed_gpu_hours_delivered\\{team=\"owed\"} [01]\\.[0-9].*")) {
+            assertTrue(System.nanoTime() < deadline, "horizon_owed_gpu_hours_delivered{team=owed} within 20 s");
+            Thread.sleep(500);
+        }
+        String metrics = given().get("/q/metrics").asString();
+        assertTrue(metrics.contains("horizon_owed_gpu_hours{team=\"owed\"}") && metrics.contains("horizon_delivered_gpu_hours{team=\"owed\"}"),
+                "owed and delivered GPU-hours beside the ratio");
         PlannerTest.cancelEverything();
     }
 

@@ -29,6 +29,7 @@ public class DurationStats {
     private static final Logger LOG = Logger.getLogger(DurationStats.class);
     /** The team of a class's window across teams; no team can be named so. */
     static final String ANY_TEAM = "*";
+    private static final String RUN_SECONDS = "done_gpu_seconds / gpus";
 
     @Inject
     Db db;
@@ -41,10 +42,13 @@ public class DurationStats {
         });
     }
 
-    /** Folds the job's run into its windows when it succeeded after running; call it in the transaction that finished it. */
+    /**
+     * Folds the job's run into its windows when it succeeded; call it in the transaction that finished it. A run lasts what
+     * its kept work took at its full width (done GPU-seconds over its GPUs), however often it was preempted or narrowed.
+     */
     void observeFinished(Connection c, String jobId, long now) throws SQLException {
-        List<Object[]> run = Db.query(c, "SELECT team, job_class, ended_at - started_at FROM jobs WHERE id = ? AND state = 'SUCCEEDED'"
-                + " AND started_at IS NOT NULL", ps -> ps.setString(1, jobId), rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3)});
+        List<Object[]> run = Db.query(c, "SELECT team, job_class, " + RUN_SECONDS + " FROM jobs WHERE id = ? AND state = 'SUCCEEDED' AND gpus > 0",
+                ps -> ps.setString(1, jobId), rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3)});
         if (run.isEmpty()) return;
         long seconds = Math.max(1, (Long) run.get(0)[2]);
         // always the team's row before the class's, so two finishing transactions lock in the same order
@@ -85,8 +89,8 @@ public class DurationStats {
     private static void rebuild(Connection c) throws SQLException {
         Map<List<String>, RecentRuns> windows = new HashMap<>();
         Map<List<String>, Long> counts = new HashMap<>();
-        Db.query(c, "SELECT team, job_class, ended_at - started_at FROM jobs WHERE state = 'SUCCEEDED' AND started_at IS NOT NULL"
-                + " ORDER BY ended_at, id", ps -> ps.setFetchSize(1000), rs -> {
+        Db.query(c, "SELECT team, job_class, " + RUN_SECONDS + " FROM jobs WHERE state = 'SUCCEEDED' AND gpus > 0 ORDER BY ended_at, id",
+                ps -> ps.setFetchSize(1000), rs -> {
                     long seconds = Math.max(1, rs.getLong(3));
                     for (String team : new String[] {rs.getString(1), ANY_TEAM}) {
                         List<String> key = List.of(team, rs.getString(2));

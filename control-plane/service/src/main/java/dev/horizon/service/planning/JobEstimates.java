@@ -4,7 +4,10 @@ import dev.horizon.api.JobSpec;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 
-/** How long the planner expects a job to run: one rule for the plan and for what /api/v1/plan shows of it. */
+/**
+ * How long the planner expects a job to run, as the simulator estimates it: one rule for the plan and for what
+ * /api/v1/plan shows of it, on every replica.
+ */
 final class JobEstimates {
     /** No job is planned shorter than a minute, whatever its estimate says. */
     static final long MIN_SECONDS = 60;
@@ -14,14 +17,19 @@ final class JobEstimates {
         this.estimator = estimator;
     }
 
-    /** A whole run: the user's own estimate, else what the team's recent runs of the class took. */
-    long whole(JobRow j, JobSpec spec) {
-        return Math.max(MIN_SECONDS, estimate(j, spec));
+    /** A waiting job's run: its estimate (the user's own, else its team's recent runs of the class) less what earlier runs kept. */
+    long waiting(JobRow j, JobSpec spec) {
+        return Math.max(MIN_SECONDS, estimate(j, spec) - j.doneGpuSeconds() / Math.max(1, j.gpus()));
     }
 
-    /** What is left at now of a run that started at the job's startedAt. */
-    long left(JobRow j, JobSpec spec, long now) {
-        return DurationEstimator.remaining(estimate(j, spec), now - j.startedAt(), MIN_SECONDS);
+    /**
+     * A running job's time left at now: the work left of its estimate (less what earlier runs did) spread over the GPUs it
+     * holds, then what {@link DurationEstimator#remaining} makes of this run's age.
+     */
+    long running(JobRow j, JobSpec spec, int holding, long now) {
+        long work = estimate(j, spec) * j.gpus() - j.doneGpuSeconds();
+        long runEstimate = Math.max(MIN_SECONDS, work / Math.max(1, holding));
+        return DurationEstimator.remaining(runEstimate, now - j.startedAt(), MIN_SECONDS);
     }
 
     private long estimate(JobRow j, JobSpec spec) {

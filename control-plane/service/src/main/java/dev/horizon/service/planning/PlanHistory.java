@@ -3,6 +3,7 @@ package dev.horizon.service.planning;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.jobs.JobStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,17 @@ public final class PlanHistory {
         }
     }
 
-    /** The point of a plan: active is what it planned, changes what it decided for them. */
-    static Point of(Planner.PlanSnapshot plan, List<JobRow> active, List<Planner.Change> changes) {
+    /** Each active job's state once the plan's writes are in. */
+    static Map<String, JobState> statesAfter(List<JobRow> active, List<JobStore.PlanWrite> writes) {
         Map<String, JobState> after = new HashMap<>();
         active.forEach(j -> after.put(j.id(), j.state()));
-        changes.forEach(c -> after.put(c.row().id(), c.state()));
+        writes.forEach(w -> after.put(w.before().id(), w.state()));
+        return after;
+    }
+
+    /** The point of a plan: active is what it planned, writes what it changed of them. */
+    static Point of(Planner.PlanSnapshot plan, List<JobRow> active, List<JobStore.PlanWrite> writes) {
+        Map<String, JobState> after = statesAfter(active, writes);
         int pending = 0, demand = 0, served = 0;
         for (JobRow j : active) {
             JobState state = after.get(j.id());

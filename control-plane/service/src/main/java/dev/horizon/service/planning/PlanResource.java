@@ -4,8 +4,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.api.JobSpec;
+import dev.horizon.service.jobs.Placements;
+import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -34,11 +37,14 @@ public class PlanResource {
                           String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
     }
 
+    /** mode: the planner that made this plan; groups: the node-pool groups it planned apart (empty: one joint plan). */
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
-                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending,
-                           Map<String, Integer> inferenceReservedGpus) {
+                           double utilization, double decisionMillis, String mode, List<String> groups, List<Block> running,
+                           List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
     }
 
+    @Inject
+    ServiceClock clock;
     @Inject
     PlanStore plans;
     @Inject
@@ -51,20 +57,21 @@ public class PlanResource {
         JobEstimates estimates = new JobEstimates(jobs.durationEstimator());
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
+        long now = clock.seconds();
         for (JobRow j : jobs.active()) {
-            JobSpec spec = Planner.spec(j);
+            JobSpec spec = ContextBuilder.spec(j);
             // a job that started after the plan has no end in it yet
             if (j.state() == JobState.RUNNING) {
                 running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
-                        j.startedAt() > p.now() ? null : p.now() + estimates.left(j, spec, p.now())));
+                        j.startedAt() > p.now() ? null : p.now() + estimates.running(j, spec, Placements.gpuCount(j.placement()), p.now())));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
-                        estimates.whole(j, spec)));
+                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now),
+                        j.queueRank(), j.plannedStart(), estimates.waiting(j, spec)));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
-                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending,
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), running, pending,
                 p.inferenceReservedGpus());
     }
 
