@@ -21,6 +21,14 @@ public final class Api {
         as(ADMIN).body("{\"name\":\"" + name + "\",\"share\":" + share + "}").post("/api/v1/teams");
     }
 
+    /** Cancels every pending and running job: tests that share a store start from an empty queue. */
+    public static void cancelEverything() {
+        for (String state : java.util.List.of("PENDING", "RUNNING")) {
+            java.util.List<String> ids = as(ADMIN).queryParam("state", state).queryParam("limit", 10000).get("/api/v1/jobs").then().extract().path("id");
+            ids.forEach(id -> as(ADMIN).delete("/api/v1/jobs/" + id));
+        }
+    }
+
     /** Sets a team's share, creating the team if it is not there yet. */
     public static void budget(String name, double share) {
         team(name, share);

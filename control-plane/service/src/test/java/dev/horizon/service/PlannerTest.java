@@ -67,9 +67,6 @@ class PlannerTest {
     }
 
     static void cancelEverything() {
-        for (String state : List.of("PENDING", "RUNNING")) {
-            List<String> ids = as(ADMIN).queryParam("state", state).queryParam("limit", 10000).get("/api/v1/jobs").then().extract().path("id");
-            ids.forEach(id -> as(ADMIN).delete("/api/v1/jobs/" + id));
-        }
+        Api.cancelEverything();
     }
 }

@@ -2,6 +2,9 @@ package dev.horizon.service.jobs;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.NodeOrder;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
@@ -89,11 +92,36 @@ public class JobSubmissions {
                 throw new ApiException(422, "no GPU in the cluster can hold the job", List.of("perReplica.gpuTypes: " + e.getMessage()));
             }
         }
-        if (slice != null && !cluster.isEmpty()) {
-            List<String> problems = slice.problems(new Cluster(cluster.stream()
-                    .map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain())).toList()));
+        if (cluster.isEmpty()) return;
+        Cluster shape = new Cluster(cluster.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))
+                .toList());
+        if (slice != null) {
+            List<String> problems = slice.problems(shape);
             if (!problems.isEmpty()) throw new ApiException(422, "no GPU in the cluster can hold the job", problems);
+        } else {
+            checkPlaceable(spec, shape);
         }
+    }
+
+    /**
+     * Whether the job, at the narrowest width it may start with, fits on the cluster when every GPU is free, by the
+     * allocator's own placement rules: a job that fits nowhere even then would wait for good, so it is refused now,
+     * naming topology when only its topology stands in the way, else replicas.
+     */
+    private static void checkPlaceable(JobSpec spec, Cluster cluster) {
+        PlacementRules rules = PlacementRules.of(spec);
+        int gpus = spec.minReplicaCount() * spec.perReplica().gpus();
+        Occupancy empty = new Occupancy(cluster);
+        if (empty.findBlock(gpus, rules, NodeOrder.BEST_FIT) != null) return;
+        int largest = cluster.nodes().stream().filter(n -> rules.accepts(n.gpuModel())).mapToInt(GpuNode::gpus).max().orElse(0);
+        if (rules.topology() != PlacementRules.Topology.ANY && empty.findBlock(gpus, rules.withTopology(PlacementRules.Topology.ANY), NodeOrder.BEST_FIT) != null) {
+            throw new ApiException(422, "no node or NVLink domain of the cluster can ever hold the job", List.of("topology '" + rules.topology().json()
+                    + "': no " + (rules.topology() == PlacementRules.Topology.SAME_NODE ? "node" : "NVLink domain") + " holds " + gpus
+                    + " GPUs of the models the job accepts (the largest node has " + largest + "); use fewer replicas, or topology 'any'"));
+        }
+        throw new ApiException(422, "no node of the cluster can ever hold the job", List.of("replicas: " + spec.minReplicaCount() + " x perReplica.gpus "
+                + spec.perReplica().gpus() + " cannot be placed even on an empty cluster (each replica needs " + spec.perReplica().gpus()
+                + " GPUs on one node; the largest node of an accepted model has " + largest + "); lower perReplica.gpus or replicas"));
     }
 
 }

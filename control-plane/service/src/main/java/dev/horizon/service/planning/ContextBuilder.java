@@ -6,6 +6,7 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SliceRequest;
@@ -40,8 +41,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Builds one planning moment from the store: the planned nodes (drained ones held out of new work), the active jobs
- * with what they have done so far, the inference services with their forecasts, and fair share from the stored team
- * tree and the hourly aggregates. Nothing here decides: every rule of what to run lives in the allocator.
+ * with their placement rules from the job JSON (GPU models, replica width, gang, topology) and what they have done so
+ * far, the inference services with their forecasts, and fair share from the stored team tree and the hourly aggregates.
+ * Nothing here decides: every rule of what to run lives in the allocator.
  */
 @ApplicationScoped
 public class ContextBuilder {
@@ -94,10 +96,10 @@ public class ContextBuilder {
                 holding.put(j.id(), p);
                 long left = estimates.running(j, spec, p.gpus(), now);
                 running.add(new RunningJob(j.id(), j.team(), j.jobClass(), j.priority(), p.gpus(), j.submittedAt() / 1000, j.startedAt(), now + left,
-                        spec.contractOrDefault(), p, j.fill()));
+                        spec.contractOrDefault(), p, j.fill(), PlacementRules.of(spec)));
             } else {
                 pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
-                        estimates.waiting(j, spec), spec.contractOrDefault(), SliceRequest.of(spec.perReplica())));
+                        estimates.waiting(j, spec), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec)));
             }
         }
         Map<String, PlanningContext.ServiceView> services = serviceViews();

@@ -37,16 +37,22 @@ public class PlanResource {
                           String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
     }
 
-    /** mode: the planner that made this plan; groups: the node-pool groups it planned apart (empty: one joint plan). */
+    /**
+     * mode: the planner that made this plan (heuristic, pooled, or cpsat when the full mode's plan was adopted); groups: the
+     * node-pool groups it planned apart (empty: one joint plan); cpSatGain: how much a CP-SAT plan's objective beat the
+     * heuristic's on the same moment (null for other modes); fullMode: the latest CP-SAT run, adopted or not (null before one).
+     */
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
-                           double utilization, double decisionMillis, String mode, List<String> groups, List<Block> running,
-                           List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
+                           double utilization, double decisionMillis, String mode, List<String> groups, Double cpSatGain, FullMode.Run fullMode,
+                           List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
     }
 
     @Inject
     ServiceClock clock;
     @Inject
     PlanStore plans;
+    @Inject
+    FullMode fullMode;
     @Inject
     JobStore jobs;
 
@@ -71,7 +77,8 @@ public class PlanResource {
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
-                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), running, pending,
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), p.cpSatGain(),
+                fullMode.last(), running, pending,
                 p.inferenceReservedGpus());
     }
 
