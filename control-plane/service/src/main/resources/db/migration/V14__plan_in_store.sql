@@ -1,11 +1,12 @@
 -- Every replica serves reads: the leader's last plan (JSON of the snapshot) and a bounded history of what recent plans
 -- left (one point a minute at most) live in the store, so a follower answers /api/v1/plan, /api/v1/plan/history and
--- the web view as the leader does, and a new leader keeps the history from before the failover.
+-- the web view as the leader does, and a new leader keeps the history from before the failover. The snapshot is
+-- JSON text of unbounded length (it holds an estimate per active job): TEXT in both H2 and PostgreSQL.
 CREATE TABLE plan_snapshot (
     name VARCHAR(32) PRIMARY KEY,
     planned_at BIGINT NOT NULL,
     leader_epoch BIGINT NOT NULL,
-    snapshot VARCHAR(1000000)
+    snapshot TEXT
 );
 INSERT INTO plan_snapshot (name, planned_at, leader_epoch, snapshot) VALUES ('current', 0, 0, NULL);
 

@@ -36,13 +36,16 @@ public final class BenchCommand {
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE]
+                                   [--engine simulator|service] [--db-url jdbc:postgresql://...]
               S: training-heavy | mixed | philly | fairshare | path of a scenario file
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
-              every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results""";
+              every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
+              --engine service replays the scenario through the control plane's planning code and store (H2 in a temp dir,
+              or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
-            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds");
+            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "engine", "db-url");
     static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
 
     static {
@@ -60,24 +63,42 @@ public final class BenchCommand {
     private BenchCommand() {
     }
 
-    /** The results of one bench run, as written to results.json. */
-    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
+    /** The results of one bench run, as written to results.json; engine: what made Horizon's decisions. */
+    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds, String engine) {
+        public Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
+            this(scenario, bound, results, reclaimSeconds, Engine.SIMULATOR.name());
+        }
     }
 
     static int run(List<String> args, PrintStream out, PrintStream err) throws IOException {
+        return run(args, out, err, Engine.SIMULATOR);
+    }
+
+    /** The bench with Horizon's decisions made by engine; any engine but the simulator runs horizon only. */
+    public static int run(List<String> args, PrintStream out, PrintStream err, Engine engine) throws IOException {
         if (args.contains("--help")) {
             out.println(USAGE);
             return 0;
         }
         CliArgs a = new CliArgs("bench", args, OPTIONS);
         if (!a.has("scenario") || !a.has("out")) throw new CliArgs.UsageException("bench needs --scenario S and --out DIR (see ./horizon bench --help)");
+        String asked = a.get("engine", Engine.SIMULATOR.name());
+        if (!asked.equals(engine.name())) {
+            throw new CliArgs.UsageException("--engine must be simulator or service (got '" + asked + "'); the launcher starts the service engine"
+                    + " from the control plane: ./horizon bench ... --engine service");
+        }
+        if (a.has("db-url") && engine == Engine.SIMULATOR) throw new CliArgs.UsageException("--db-url is for --engine service (the store it replays through)");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
-        String defaults = fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
+        boolean simulator = engine == Engine.SIMULATOR;
+        String defaults = !simulator ? "horizon" : fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
         List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
             if (!POLICIES.containsKey(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + POLICIES.keySet());
+            if (!simulator && !p.equals("horizon")) {
+                throw new CliArgs.UsageException("--policies: the " + engine.name() + " engine runs horizon only; run '" + p + "' with --engine simulator");
+            }
         }
-        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), err);
+        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, err);
         Path dir = Path.of(a.get("out", null));
         Files.createDirectories(dir);
         ResultsWriter.write(outcome, dir);
@@ -114,22 +135,22 @@ public final class BenchCommand {
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
-        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, err);
+        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, err);
     }
 
-    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, PrintStream err)
-            throws IOException {
+    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine,
+                                PrintStream err) throws IOException {
         Progress progress = new Progress(err);
         Scenario scenario = Scenarios.build(scenarioName, options);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
         for (String name : policies) {
-            SchedulingPolicy policy = POLICIES.get(name).get();
+            SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : POLICIES.get(name).get();
             progress.reset();
             results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
         }
-        return new Outcome(scenario, bound, results, reclaimSeconds);
+        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name());
     }
 
     /** The policies by priority-weighted output, highest first. */

@@ -27,21 +27,34 @@ public final class HorizonCli {
             return 2;
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
+        return guarded(args[0], err, () -> switch (args[0]) {
+            case "bench" -> isOpenb(rest) ? OpenbBenchCommand.run(rest, out, err) : BenchCommand.run(rest, out, err);
+            case "latency" -> LatencyCommand.run(rest, out, err);
+            case "simulate" -> SimulateCommand.run(rest, out, err);
+            default -> {
+                err.println("horizon: unknown command '" + args[0] + "'; run ./horizon help");
+                yield 2;
+            }
+        });
+    }
+
+    /** {@code bench} with Horizon's decisions made by engine (the control plane's replay), with the same errors and exit codes. */
+    public static int bench(List<String> args, PrintStream out, PrintStream err, Engine engine) {
+        return guarded("bench", err, () -> BenchCommand.run(args, out, err, engine));
+    }
+
+    private interface Command {
+        int run() throws IOException;
+    }
+
+    private static int guarded(String name, PrintStream err, Command command) {
         try {
-            return switch (args[0]) {
-                case "bench" -> isOpenb(rest) ? OpenbBenchCommand.run(rest, out, err) : BenchCommand.run(rest, out, err);
-                case "latency" -> LatencyCommand.run(rest, out, err);
-                case "simulate" -> SimulateCommand.run(rest, out, err);
-                default -> {
-                    err.println("horizon: unknown command '" + args[0] + "'; run ./horizon help");
-                    yield 2;
-                }
-            };
+            return command.run();
         } catch (CliArgs.UsageException | IllegalArgumentException e) {
-            err.println("horizon " + args[0] + ": " + e.getMessage());
+            err.println("horizon " + name + ": " + e.getMessage());
             return 2;
         } catch (IOException e) {
-            err.println("horizon " + args[0] + ": " + e.getMessage());
+            err.println("horizon " + name + ": " + e.getMessage());
             return 1;
         }
     }

@@ -22,6 +22,7 @@ final class ResultsWriter {
         ObjectNode scenario = JobJson.mapper().valueToTree(o.scenario().description());
         scenario.put("rtSloResolutionSeconds", ServiceDemand.SECONDS_PER_MINUTE);
         scenario.put("reclaimSeconds", o.reclaimSeconds());
+        scenario.put("engine", o.engine());
         root.set("scenario", scenario);
         ObjectNode bound = root.putObject("upperBound");
         bound.put("priorityWeightedOutput", o.bound().priorityWeightedOutput());

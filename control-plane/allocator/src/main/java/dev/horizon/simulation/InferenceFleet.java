@@ -2,18 +2,16 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlanningContext;
-import dev.horizon.forecast.DemandForecaster;
+import dev.horizon.allocator.moment.ServiceState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The inference services of one run, minute by minute: the GPUs each holds and from when each serves, the demand
- * observed so far (what policies may size from), the forecasters fed per step, and the per-minute score. A service
+ * observed so far per minute and per step (what policies may size and forecast from), and the per-minute score. A service
  * gains or loses at most its swap cap in GPUs within a planning step; a GPU taken back from batch work serves only
  * after the reclaim grace period, GPUs that were free serve at once.
  */
@@ -32,21 +30,23 @@ final class InferenceFleet {
 
     private static final class Service {
         final ServiceDemand demand;
-        final DemandForecaster forecaster;
         final int historicalPeak;
         final List<Held> held = new ArrayList<>();
         final double[] observed;
         int observedCount;
+        /** Per-step demand observed: the history, then the window's steps that have ended. */
+        final double[] observedSteps;
+        int observedStepCount;
         int reservation;
         int heldAtStepStart;
 
-        Service(ServiceDemand demand, int stepsPerDay) {
+        Service(ServiceDemand demand) {
             this.demand = demand;
-            this.forecaster = new DemandForecaster(stepsPerDay, 7);
-            for (double d : demand.history()) forecaster.observe(d);
-            this.historicalPeak = (int) Math.ceil(forecaster.peak() - 1e-9);
+            this.historicalPeak = (int) Math.ceil(Math.max(0, Arrays.stream(demand.history()).max().orElse(0)) - 1e-9);
             this.observed = Arrays.copyOf(demand.historyMinutes(), demand.historyMinutes().length + demand.windowMinutes().length);
             this.observedCount = demand.historyMinutes().length;
+            this.observedSteps = Arrays.copyOf(demand.history(), demand.history().length + demand.window().length);
+            this.observedStepCount = demand.history().length;
         }
     }
 
@@ -56,20 +56,17 @@ final class InferenceFleet {
     private final Map<String, Service> services = new LinkedHashMap<>();
     private final List<RtMinute> minutes = new ArrayList<>();
     private Map<String, double[]> shownMinutes = Map.of();
-    private long forecastStep = -1;
-    private Map<String, double[]> forecasts = Map.of();
 
     InferenceFleet(Scenario scenario, Occupancy occupancy, long reclaimSeconds) {
         this.scenario = scenario;
         this.occupancy = occupancy;
         this.reclaimSeconds = reclaimSeconds;
-        int stepsPerDay = (int) Math.max(1, 86_400 / scenario.stepSeconds());
         for (ServiceDemand s : scenario.services()) {
             if (s.windowMinutes().length < scenario.windowMinutes()) {
                 throw new IllegalArgumentException("service " + s.service().name() + " has " + s.windowMinutes().length
                         + " minutes of demand; the window needs " + scenario.windowMinutes());
             }
-            services.put(s.service().name(), new Service(s, stepsPerDay));
+            services.put(s.service().name(), new Service(s));
         }
         refreshShown();
     }
@@ -78,10 +75,10 @@ final class InferenceFleet {
         return services.isEmpty();
     }
 
-    /** A new planning step k begins: the forecasters see step k-1's demand, and the swap cap counts from here. */
+    /** A new planning step k begins: step k-1's demand is observed, and the swap cap counts from here. */
     void stepBegins(int k) {
         for (Service s : services.values()) {
-            if (k > 0) s.forecaster.observe(s.demand.window()[k - 1]);
+            if (k > 0) s.observedSteps[s.observedStepCount++] = s.demand.window()[k - 1];
             s.heldAtStepStart = s.held.size();
         }
     }
@@ -103,18 +100,11 @@ final class InferenceFleet {
         return services.values().stream().mapToInt(s -> Math.max(s.reservation, s.held.size())).sum();
     }
 
-    /** What policies see of each service at time t (forecasts are rebuilt once a step). */
-    Map<String, PlanningContext.ServiceView> views(long t, int horizonSteps) {
-        long k = t / scenario.stepSeconds();
-        if (k != forecastStep) {
-            Map<String, double[]> f = new LinkedHashMap<>();
-            services.forEach((name, s) -> f.put(name, s.forecaster.forecast(horizonSteps)));
-            forecasts = f;
-            forecastStep = k;
-        }
-        Map<String, PlanningContext.ServiceView> out = new TreeMap<>();
-        services.forEach((name, s) -> out.put(name, new PlanningContext.ServiceView(s.demand.service(), s.held.size(), s.reservation,
-                forecasts.get(name), s.historicalPeak, shownMinutes.get(name))));
+    /** Each service as the moment describes it: what it holds, its reservation, the demand it has shown. */
+    List<ServiceState> states() {
+        List<ServiceState> out = new ArrayList<>();
+        services.forEach((name, s) -> out.add(new ServiceState(s.demand.service(), s.held.stream().map(Held::gpu).toList(), s.reservation,
+                Arrays.copyOf(s.observedSteps, s.observedStepCount), shownMinutes.get(name), s.historicalPeak)));
         return out;
     }
 

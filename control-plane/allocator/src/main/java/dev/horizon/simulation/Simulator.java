@@ -1,18 +1,21 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.Occupancy;
-import dev.horizon.fractional.mig.ReconfigurationPlanner;
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.actions.reclaim.Reclaim;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.moment.Teams;
+import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fairshare.FairShareLedger;
-import dev.horizon.fairshare.FairShareView;
 import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,7 +32,6 @@ import java.util.PriorityQueue;
  * given twice, a start of a job that is not waiting) is refused, the others are carried out, and each breach is listed.
  */
 public final class Simulator {
-    private static final long MIN_ESTIMATE_SECONDS = 60;
     /** Kubernetes' default termination grace period: a GPU taken back from batch work serves inference after it. */
     public static final long DEFAULT_RECLAIM_SECONDS = 30;
     /** Ai2's sliding window for fair share. */
@@ -37,6 +39,8 @@ public final class Simulator {
     private static final long MINUTE = ServiceDemand.SECONDS_PER_MINUTE;
     private final Scenario scenario;
     private final SchedulingPolicy policy;
+    /** The policy, when it keeps its own state of the world and must hear of what happens in it (the service engine). */
+    private final WorldEvents events;
 
     private final Occupancy occupancy;
     private final Map<String, SimJob> jobsById = new HashMap<>();
@@ -44,6 +48,9 @@ public final class Simulator {
     private final Map<String, SimJob> pending = new LinkedHashMap<>();
     /** GPU-seconds of work each job has done and kept (finished segments and checkpoints). */
     private final Map<String, Long> done = new HashMap<>();
+    /** How often each job started, and how often it was preempted. */
+    private final Map<String, Integer> timesStarted = new HashMap<>();
+    private final Map<String, Integer> timesPreempted = new HashMap<>();
     private final Map<String, Long> firstStart = new HashMap<>();
     private final PriorityQueue<Completion> completions = new PriorityQueue<>(Comparator.comparingLong(Completion::time).thenComparing(Completion::jobId));
     private final DurationEstimator estimator = new DurationEstimator();
@@ -77,6 +84,7 @@ public final class Simulator {
         if (reclaimSeconds < 0) throw new IllegalArgumentException("--reclaim-seconds must be >= 0 (got " + reclaimSeconds + ")");
         this.scenario = scenario;
         this.policy = policy;
+        this.events = policy instanceof WorldEvents w ? w : null;
         this.occupancy = new Occupancy(scenario.cluster());
         if (scenario.migPolicy() != null) {
             for (int n = 0; n < scenario.cluster().nodes().size(); n++) occupancy.setMigPolicy(n, scenario.migPolicy());
@@ -112,13 +120,16 @@ public final class Simulator {
                 event = true;
             }
             while (nextDrain < drains.size() && drains.get(nextDrain).atSeconds() == t) {
-                occupancy.drain(drains.get(nextDrain++).node());
+                int drained = drains.get(nextDrain++).node();
+                occupancy.drain(drained);
+                if (events != null) events.drained(drained, t);
                 event = true;
             }
             while (!completions.isEmpty() && completions.peek().time() == t) event |= complete(completions.poll(), t);
             while (nextArrival < arrivals.size() && arrivals.get(nextArrival).arrivalSeconds() == t) {
                 SimJob j = arrivals.get(nextArrival++);
                 pending.put(j.id(), j);
+                if (events != null) events.arrived(j, t);
                 event = true;
             }
             if (t == nextMinute) {
@@ -185,8 +196,9 @@ public final class Simulator {
             inference.reserve(policy.inferenceReservation(context(t)));
             latencies.add((System.nanoTime() - started) / 1e6);
         }
-        Map<String, Integer> targets = policy.inferenceTargets(t, inference.views(t, scenario.horizonSteps()));
+        Map<String, Integer> targets = policy.inferenceTargets(t, ContextBuilder.services(moment(t)));
         boolean moved = inference.resize(m, t, t < scenario.stepSeconds(), targets, this::takeBack);
+        if (events != null) inference.states().forEach(s -> events.inferenceHeld(s.service().name(), s.held(), t));
         return stepBegins || moved;
     }
 
@@ -195,7 +207,7 @@ public final class Simulator {
         UnmetDemandCost cost = new UnmetDemandCost(policy.unmetInferencePenalty(), service.service().weightPerGpuHour(),
                 scenario.stepSeconds());
         int freed = 0;
-        for (RunningJob v : policy.inferenceVictims(runningViews(t), gpus, t, cost)) {
+        for (RunningJob v : policy.inferenceVictims(ContextBuilder.running(moment(t)), gpus, t, cost)) {
             Run r = running.get(v.id());
             if (r == null) {
                 audit.violation(Audit.Kind.PREEMPTED_NOT_RUNNING, t, policy.name() + " gave inference the GPUs of " + v.id() + ", which is not running");
@@ -204,35 +216,43 @@ public final class Simulator {
             auditPreemption(r, t, true);
             freed += r.placement().gpus();
             preempt(v.id(), t);
+            if (events != null) events.preemptedByWorld(v.id(), t);
         }
         return freed;
     }
 
     private PlanningContext context(long t) {
-        List<PendingJob> pendingViews = new ArrayList<>(pending.size());
-        for (SimJob j : pending.values()) {
-            long estimate = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
-            long left = Math.max(MIN_ESTIMATE_SECONDS, estimate - done.getOrDefault(j.id(), 0L) / j.gpus());
-            pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
-                    j.contract(), j.slice(), j.rules()));
-        }
-        FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
-        return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
-                runningViews(t), pendingViews, inference.views(t, scenario.horizonSteps()), fairShare);
+        return ContextBuilder.build(moment(t));
     }
 
-    private List<RunningJob> runningViews(long t) {
-        List<RunningJob> views = new ArrayList<>(running.size());
-        for (Run r : running.values()) {
-            SimJob j = r.job();
-            int g = r.placement().gpus();
-            long estimatedWork = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds()) * j.gpus() - done.getOrDefault(j.id(), 0L);
-            long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
-            long left = DurationEstimator.remaining(segmentEstimate, t - r.start(), MIN_ESTIMATE_SECONDS);
-            views.add(new RunningJob(j.id(), j.team(), j.jobClass(), j.weight(), g, j.arrivalSeconds(), r.start(), t + left,
-                    j.contract(), r.placement(), r.fill(), j.rules()));
+    /** The cluster at t as the scheduler may know it: the world without true durations and future demand. */
+    private ClusterMoment moment(long t) {
+        List<NodeState> nodes = new ArrayList<>();
+        for (int n = 0; n < scenario.cluster().nodes().size(); n++) nodes.add(nodeState(n));
+        List<JobState> jobs = new ArrayList<>(running.size() + pending.size());
+        for (Run r : running.values()) jobs.add(jobState(r.job(), new JobState.Running(r.start(), r.placement(), r.fill())));
+        for (SimJob j : pending.values()) jobs.add(jobState(j, null));
+        Teams teams = ledger == null ? null : new Teams(ledger.tree(), ledger.windowUsage());
+        return new ClusterMoment(t, scenario.stepSeconds(), scenario.horizonSteps(), nodes, jobs, teams, inference.states(), estimator);
+    }
+
+    private NodeState nodeState(int n) {
+        var node = scenario.cluster().nodes().get(n);
+        List<NodeState.Gpu> gpus = new ArrayList<>(node.gpus());
+        for (int g = 0; g < node.gpus(); g++) {
+            MigLayout changingTo = !occupancy.isReconfiguring(n, g) ? null
+                    : java.util.Objects.requireNonNullElse(occupancy.reconfiguringTo(n, g), MigLayout.unpartitioned(node.gpuModel()));
+            gpus.add(new NodeState.Gpu(occupancy.migLayout(n, g), changingTo, false));
         }
-        return views;
+        // a scenario's drains are nodes turning unhealthy
+        return new NodeState(node, occupancy.isDrained(n) ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, scenario.migPolicy(), gpus);
+    }
+
+    private JobState jobState(SimJob j, JobState.Running run) {
+        JobState.RunHistory history = new JobState.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
+                timesPreempted.getOrDefault(j.id(), 0));
+        return new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                j.contract(), j.slice(), j.rules(), history, run);
     }
 
     /**
@@ -286,6 +306,7 @@ public final class Simulator {
             int g = s.placement().gpus();
             occupancy.occupy(s.placement());
             firstStart.putIfAbsent(j.id(), t);
+            timesStarted.merge(j.id(), 1, Integer::sum);
             long version = t * 31 + segments.size();
             running.put(j.id(), new Run(j, t, s.placement(), s.fill(), version));
             long workLeft = j.work() - done.getOrDefault(j.id(), 0L);
@@ -366,6 +387,7 @@ public final class Simulator {
         segments.add(segment(r, t, t - r.start()));
         done.merge(r.job().id(), (t - r.start()) * r.placement().gpus(), Long::sum);
         completed.put(r.job().id(), true);
+        if (events != null) events.finished(r.job().id(), t);
         estimator.observe(r.job().team(), r.job().jobClass(), r.job().trueDurationSeconds());
         return true;
     }
@@ -379,6 +401,7 @@ public final class Simulator {
         if (r.job().contract().resumable()) done.merge(id, credit * r.placement().gpus(), Long::sum);
         else done.remove(id);
         pending.put(id, r.job());
+        timesPreempted.merge(id, 1, Integer::sum);
         preemptions++;
     }
 

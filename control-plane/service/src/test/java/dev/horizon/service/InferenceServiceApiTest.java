@@ -80,6 +80,35 @@ class InferenceServiceApiTest {
     }
 
     @Test
+    void gpusAnInferenceServiceHoldsTakeNoBatchWorkAndAnEvictedJobWaitsAgain() {
+        PlannerTest.cancelEverything();
+        Api.noBudgets();
+        Api.team("holding", 0);
+        as(ADMIN).body(service("held", "holding")).post("/api/v1/inference-services").then().statusCode(201);
+        try {
+            List<String> node0 = as(ADMIN).get("/api/v1/nodes/node-0").then().statusCode(200).extract().path("gpus.uuid");
+            as(ADMIN).body("{\"gpuUuids\":[\"GPU-nope\"]}").put("/api/v1/inference-services/held/held").then().statusCode(422)
+                    .body("problems[0]", containsString("gpuUuids[0]"));
+            as(ADMIN).body("{\"gpuUuids\":[\"" + node0.get(0) + "\"]}").put("/api/v1/inference-services/held/held").then().statusCode(200)
+                    .body("heldGpus", equalTo(1));
+            String a = Api.submit(ADMIN, Api.job("a", "holding", "QUANTIZATION", 8));
+            String b = Api.submit(ADMIN, Api.job("b", "holding", "QUANTIZATION", 8));
+            planner.planNow();
+            List<String> states = List.of(a, b).stream().map(id -> as(ADMIN).get("/api/v1/jobs/" + id).then().extract().<String>path("state")).toList();
+            assertEquals(1, states.stream().filter("RUNNING"::equals).count(), "one GPU of node-0 serves inference: one 8-GPU job waits " + states);
+            String running = states.get(0).equals("RUNNING") ? a : b;
+            as(ADMIN).get("/api/v1/jobs/" + running).then().body("placement", equalTo("node-1[0-7]"));
+
+            as(ADMIN).body("{\"state\":\"EVICTED\"}").post("/api/v1/jobs/" + running + "/outcome").then().statusCode(200)
+                    .body("state", equalTo("PENDING")).body("preemptions", equalTo(1));
+            as(ADMIN).body("{\"state\":\"EVICTED\"}").post("/api/v1/jobs/" + running + "/outcome").then().statusCode(409);
+        } finally {
+            as(ADMIN).delete("/api/v1/inference-services/held").then().statusCode(204);
+            PlannerTest.cancelEverything();
+        }
+    }
+
+    @Test
     void badServicesAndReportsAreRefusedAndRolesAreChecked() {
         Api.team("infer-a", 0.1);
         Api.team("infer-b", 0.1);

@@ -1,12 +1,11 @@
 package dev.horizon.service.fairshare;
 
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Ai2's sliding window over the hourly aggregates, read the way the simulator's ledger reads its own: the hours from
- * (now - 7 days) to now's hour, both included.
+ * (now - 7 days) to now's hour, both included. Each team's occupancy / owed over it is {@link dev.horizon.fairshare.TeamUsage#ratio()}.
  */
 public final class FairShareWindow {
     public static final long WINDOW_SECONDS = 7 * 86_400L;
@@ -20,16 +19,6 @@ public final class FairShareWindow {
 
     public static long toHour(long now) {
         return now / UsageBooking.HOUR;
-    }
-
-    /** Occupancy / owed over the window per team, 1 for a team owed nothing (the simulator's {@code FairShareLedger.ratios}). */
-    public static Map<String, Double> ratios(Collection<String> teams, Map<String, UsageStore.Totals> totals) {
-        Map<String, Double> out = new LinkedHashMap<>();
-        for (String team : teams) {
-            UsageStore.Totals t = totals.get(team);
-            out.put(team, t == null || t.owed() < 1e-9 ? 1.0 : t.used() / t.owed());
-        }
-        return out;
     }
 
     /** GPU-hours held over GPU-hours owed, capped at 1, for the teams owed anything (as Ai2 reports it). */

@@ -3,6 +3,7 @@ package dev.horizon.service.fractional;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
@@ -26,7 +27,7 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * The fractional side of a plan. Before it: tells the allocator each agent GPU's MIG layout (from its reported MIG
+ * The fractional side of a plan. Before it: tells the moment each agent GPU's MIG layout (from its reported MIG
  * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or answered inside its pool's
  * drain time), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
  * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
@@ -53,40 +54,54 @@ public class SlicePlanning {
     public record Wanted(String node, CommandRequest action) {
     }
 
-    /** Call on an occupancy that holds no work yet. */
-    public Pools prepare(List<Node> usable, Occupancy occupancy, long nowMillis) {
+    /** Per node (by index), each GPU's MIG state as the moment needs it, and the pools' policies. */
+    public record Prepared(List<List<NodeState.Gpu>> gpus, Pools pools) {
+    }
+
+    /**
+     * Each GPU as the plan must see it: its reported layout; being re-partitioned while a layout command is unanswered or
+     * inside its pool's drain time (a failed or expired one no longer holds it); kept off when MIG is on with instances
+     * whose layout cannot be read; lost when its agent said so.
+     */
+    public Prepared prepare(List<Node> usable, long nowMillis) {
         List<MigPolicyBody.Stored> stored = policies.all();
         Map<Integer, MigPolicy> byNode = new HashMap<>();
         // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
         long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
         Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(nowMillis - longestDrain);
+        List<List<NodeState.Gpu>> all = new ArrayList<>();
         for (int n = 0; n < usable.size(); n++) {
             Node node = usable.get(n);
-            if (!Node.FROM_AGENT.equals(node.source())) continue; // only an agent can apply a layout
-            Optional<MigPolicy> policy = poolOf(node, stored);
+            // only an agent can apply a layout
+            Optional<MigPolicy> policy = Node.FROM_AGENT.equals(node.source()) ? poolOf(node, stored) : Optional.empty();
             final int index = n;
-            policy.ifPresent(p -> {
-                occupancy.setMigPolicy(index, p);
-                byNode.put(index, p);
-            });
+            policy.ifPresent(p -> byNode.put(index, p));
             Map<String, NodeCommand> latest = layoutCommands.getOrDefault(node.name(), Map.of());
+            List<NodeState.Gpu> gpus = new ArrayList<>();
             for (Gpu g : node.gpus()) {
-                if (g.index() >= occupancy.cluster().nodes().get(n).gpus()) continue;
+                boolean lost = Node.LOST.equals(g.health());
+                if (!Node.FROM_AGENT.equals(node.source())) {
+                    gpus.add(new NodeState.Gpu(null, null, lost));
+                    continue;
+                }
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
                 boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
                 if (unanswered || draining) {
-                    occupancy.markReconfiguring(n, g.index(), layoutOf(g.model(), c.action().applyMigLayout().slots()));
-                    continue;
+                    MigLayout target = layoutOf(g.model(), c.action().applyMigLayout().slots());
+                    gpus.add(new NodeState.Gpu(null, target == null ? MigLayout.unpartitioned(g.model()) : target, lost));
+                } else if (g.migDevices() == null || g.migDevices().isEmpty()) {
+                    gpus.add(new NodeState.Gpu(null, null, lost));
+                } else {
+                    MigLayout layout = reportedLayout(g);
+                    // MIG on with instances we cannot place: keep off it until its agent reports a layout we can read
+                    gpus.add(layout == null ? new NodeState.Gpu(null, MigLayout.unpartitioned(g.model()), lost) : new NodeState.Gpu(layout, null, lost));
                 }
-                if (g.migDevices() == null || g.migDevices().isEmpty()) continue;
-                MigLayout layout = reportedLayout(g);
-                if (layout == null) occupancy.markReconfiguring(n, g.index(), null); // MIG on with instances we cannot place: keep off it
-                else occupancy.setMigLayout(n, g.index(), layout);
             }
+            all.add(gpus);
         }
-        return new Pools(byNode);
+        return new Prepared(all, new Pools(byNode));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.horizon.service.inference;
 
 import dev.horizon.allocator.InferenceService;
+import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.TeamStore;
@@ -11,6 +12,7 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -18,7 +20,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Real-time inference services: teams declare them, agents report their demand, and the planner reserves GPUs by its forecast. */
@@ -38,6 +42,10 @@ public class InferenceResource {
     public record Demand(List<Double> gpus, Integer heldGpus) {
     }
 
+    /** The GPUs the service's replicas serve on now, by uuid. */
+    public record Held(List<String> gpuUuids) {
+    }
+
     /** lastDemand: the newest observed step (null before any); forecast[k]: GPUs needed k + 1 steps after it. */
     public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, int heldGpus, int observedSteps,
                               Double lastDemand, double[] forecast) {
@@ -49,6 +57,8 @@ public class InferenceResource {
     InferenceStore services;
     @Inject
     TeamStore teams;
+    @Inject
+    NodeStore nodes;
     @Inject
     Planner planner;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -121,6 +131,33 @@ public class InferenceResource {
         }
         if (!problems.isEmpty()) throw new ApiException(400, "invalid demand report", problems);
         services.report(name, d.gpus(), d.heldGpus());
+        planner.requestPlan();
+        return get(name);
+    }
+
+    /**
+     * Agents report which GPUs the service's replicas hold now: the plan keeps batch work off them, and a job it finds on
+     * one has lost it to the service and waits to be placed again.
+     */
+    @PUT
+    @Path("/{name}/held")
+    public ServiceView held(@PathParam("name") String name, String body) {
+        caller.requireAgentOrAdmin("reporting the GPUs an inference service holds");
+        find(name);
+        Held h = JsonBodies.read(body, Held.class, "{\"gpuUuids\":[\"GPU-...\"]}");
+        List<String> problems = new ArrayList<>();
+        if (h.gpuUuids() == null) problems.add("gpuUuids is required: the uuids of the GPUs serving the service now ([] for none)");
+        else {
+            Set<String> known = new HashSet<>();
+            nodes.planned().forEach(n -> n.gpus().forEach(g -> known.add(g.uuid())));
+            for (int i = 0; i < h.gpuUuids().size(); i++) {
+                String uuid = h.gpuUuids().get(i);
+                if (!known.contains(uuid)) problems.add("gpuUuids[" + i + "]: no GPU '" + uuid + "' on a node in the plan (GET /api/v1/nodes lists them)");
+            }
+            if (new HashSet<>(h.gpuUuids()).size() != h.gpuUuids().size()) problems.add("gpuUuids: a GPU is listed twice");
+        }
+        if (!problems.isEmpty()) throw new ApiException(422, "invalid held GPUs", problems);
+        services.setHeld(name, h.gpuUuids());
         planner.requestPlan();
         return get(name);
     }

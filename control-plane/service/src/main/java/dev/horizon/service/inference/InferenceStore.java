@@ -3,7 +3,9 @@ package dev.horizon.service.inference;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.forecast.DemandForecaster;
 import dev.horizon.service.clock.ServiceClock;
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.horizon.service.store.Db;
+import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -21,13 +23,19 @@ public class InferenceStore {
 
     @Inject
     ServiceClock clock;
+    private static final TypeReference<List<String>> UUIDS = new TypeReference<>() {
+    };
+
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
 
-    /** A service as stored: heldGpus is what its agents last reported serving. */
-    public record Row(InferenceService service, int heldGpus) {
+    /**
+     * A service as stored: heldGpus is what its agents last reported serving; heldOn the uuids of the GPUs they reported
+     * serving on (empty when they report only a count).
+     */
+    public record Row(InferenceService service, int heldGpus, List<String> heldOn) {
     }
 
     /** What the stored steps say: how many, the last one, the highest one and the forecaster fed with them. */
@@ -35,8 +43,9 @@ public class InferenceStore {
     }
 
     public List<Row> all() {
-        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus FROM inference_services ORDER BY name", ps -> { },
-                rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5)));
+        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, held_gpu_uuids FROM inference_services ORDER BY name",
+                ps -> { }, rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5),
+                        StoredJson.read(rs.getString(6), UUIDS)));
     }
 
     public Optional<Row> find(String name) {
@@ -61,6 +70,15 @@ public class InferenceStore {
         });
     }
 
+    /** The GPUs the service's replicas hold now, by uuid; its held count follows. */
+    public void setHeld(String name, List<String> gpuUuids) {
+        db.update("UPDATE inference_services SET held_gpus = ?, held_gpu_uuids = ? WHERE name = ?", ps -> {
+            ps.setInt(1, gpuUuids.size());
+            ps.setString(2, StoredJson.write(gpuUuids));
+            ps.setString(3, name);
+        });
+    }
+
     /** Appends the steps after the last stored one, and the held GPUs when reported, in one transaction. */
     public void report(String name, List<Double> gpus, Integer heldGpus) {
         long now = clock.millis();
@@ -78,7 +96,8 @@ public class InferenceStore {
                 });
             }
             if (heldGpus != null) {
-                Db.update(c, "UPDATE inference_services SET held_gpus = ? WHERE name = ?", ps -> {
+                // a count without GPUs: which GPUs serve is no longer known
+                Db.update(c, "UPDATE inference_services SET held_gpus = ?, held_gpu_uuids = '[]' WHERE name = ?", ps -> {
                     ps.setInt(1, heldGpus);
                     ps.setString(2, name);
                 });
@@ -87,14 +106,23 @@ public class InferenceStore {
         });
     }
 
-    public Demand demand(String name) {
+    /** The stored steps the forecaster looks back over (the last four weeks), oldest first. */
+    public double[] observedSteps(String name) {
+        return recentSteps(name).stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private List<Double> recentSteps(String name) {
         int stepsPerDay = stepsPerDay();
-        List<Double> steps = db.query("SELECT gpus FROM (SELECT step, gpus FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?) recent"
+        return db.query("SELECT gpus FROM (SELECT step, gpus FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?) recent"
                 + " ORDER BY step", ps -> {
                     ps.setString(1, name);
                     ps.setInt(2, HISTORY_DAYS * stepsPerDay);
                 }, rs -> rs.getDouble(1));
-        DemandForecaster forecaster = new DemandForecaster(stepsPerDay, 7);
+    }
+
+    public Demand demand(String name) {
+        List<Double> steps = recentSteps(name);
+        DemandForecaster forecaster = new DemandForecaster(stepsPerDay(), 7);
         steps.forEach(forecaster::observe);
         int observed = db.query("SELECT COUNT(*) FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name), rs -> rs.getInt(1)).get(0);
         return new Demand(observed, steps.isEmpty() ? null : steps.get(steps.size() - 1), forecaster.peak(), forecaster);

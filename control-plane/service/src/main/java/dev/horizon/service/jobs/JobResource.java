@@ -44,6 +44,9 @@ public class JobResource {
     public record Outcome(String state) {
     }
 
+    /** The outcome that puts a running job back in the queue instead of finishing it. */
+    static final String EVICTED = "EVICTED";
+
     @Inject
     ServiceClock clock;
     @Inject
@@ -134,16 +137,23 @@ public class JobResource {
         return JobView.of(find(id), clock.seconds());
     }
 
-    /** Agents and adapters report that a running job ended; its GPUs go back to the plan. */
+    /**
+     * Agents and adapters report that a running job ended (SUCCEEDED, FAILED), or was evicted from its GPUs by something
+     * other than the plan (EVICTED: it waits to be placed again); its GPUs go back to the plan.
+     */
     @POST
     @Path("/{id}/outcome")
     @Consumes(MediaType.APPLICATION_JSON)
     public JobView outcome(@PathParam("id") String id, String body) {
         caller.requireAgentOrAdmin("reporting a job's outcome");
         Outcome outcome = JsonBodies.read(body, Outcome.class, "{\"state\":\"SUCCEEDED\"}");
+        if (EVICTED.equalsIgnoreCase(String.valueOf(outcome.state()))) {
+            submissions.evicted(find(id));
+            return JobView.of(find(id), clock.seconds());
+        }
         JobState state = parse(JobState.class, "state", String.valueOf(outcome.state()));
         if (!state.finished() || state == JobState.CANCELLED) {
-            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED or FAILED (got " + outcome.state() + ")"));
+            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED, FAILED or EVICTED (got " + outcome.state() + ")"));
         }
         submissions.outcome(find(id), state);
         return JobView.of(find(id), clock.seconds());

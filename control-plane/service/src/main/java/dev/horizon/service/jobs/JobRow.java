@@ -1,5 +1,6 @@
 package dev.horizon.service.jobs;
 
+import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 
 /**
@@ -14,4 +15,14 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
                      JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, boolean fill, String rule,
                      String reason, Integer queueRank, Long plannedStart, int preemptions,
                      String lastPreemption, long leaderEpoch, long doneGpuSeconds) {
+
+    /**
+     * The work it keeps when its run ends now before it is done, as the simulator counts it: a resumable job keeps all of
+     * this run but its checkpoint cost; one that cannot resume starts over.
+     */
+    public long doneIfTakenOff(Contract contract, long now) {
+        if (!contract.resumable()) return 0;
+        long ran = startedAt == null ? 0 : Math.max(0, now - startedAt);
+        return doneGpuSeconds + Math.max(0, ran - contract.checkpointCostSeconds()) * (placement == null ? 0 : Placements.gpuCount(placement));
+    }
 }

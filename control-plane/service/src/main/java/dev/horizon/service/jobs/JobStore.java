@@ -1,6 +1,10 @@
 package dev.horizon.service.jobs;
 
+import dev.horizon.api.Contract;
+import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSpec;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 
 @ApplicationScoped
 public class JobStore {
@@ -73,8 +78,8 @@ public class JobStore {
             ps.setString(8, j.spec());
             ps.setString(9, j.state().name());
             ps.setLong(10, j.submittedAt());
-            ps.setNull(11, Types.BIGINT);
-            ps.setNull(12, Types.BIGINT);
+            setLong(ps, 11, j.startedAt());
+            setLong(ps, 12, j.endedAt());
             ps.setNull(13, Types.VARCHAR);
             ps.setBoolean(14, false);
             ps.setString(15, j.rule());
@@ -84,8 +89,18 @@ public class JobStore {
             ps.setInt(19, 0);
             ps.setNull(20, Types.VARCHAR);
             ps.setLong(21, j.leaderEpoch());
-            ps.setLong(22, 0);
+            ps.setLong(22, j.doneGpuSeconds());
         });
+    }
+
+    /**
+     * A job that finished before this store saw it (an import, a replay's history): SUCCEEDED, having run runSeconds at its
+     * full width, ending at endedAt; what the duration estimator learns from.
+     */
+    public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
+        String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
+        insert(new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
+                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds));
     }
 
     public Optional<JobRow> find(String id) {
@@ -162,6 +177,22 @@ public class JobStore {
             if (n == 1 && ran) RunSegments.close(c, List.of(id), now, state.name());
             if (n == 1 && state == JobState.SUCCEEDED) durations.observeFinished(c, id, now);
             return n == 1;
+        });
+    }
+
+    /**
+     * A running job was evicted from its GPUs by something other than the plan (its agent or adapter reports it: pods
+     * evicted, GPUs taken back by an inference service): it goes back to pending, its run closed as preempted, keeping
+     * the work its contract lets it keep. False when it was not running.
+     */
+    public boolean evict(String id, Contract contract, long now, String why) {
+        return db.inTransaction(c -> {
+            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state = 'RUNNING'", ps -> ps.setString(1, id), JobStore::row);
+            if (found.isEmpty()) return false;
+            JobRow j = found.get(0);
+            PlanWrite w = new PlanWrite(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why, j.doneIfTakenOff(contract, now),
+                    RunSegments.PREEMPTED, List.of());
+            return applyPlan(c, List.of(w), j.leaderEpoch(), now) == 1;
         });
     }
 

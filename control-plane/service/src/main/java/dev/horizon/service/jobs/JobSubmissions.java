@@ -58,9 +58,22 @@ public class JobSubmissions {
     /** A running job ended (the agents' and adapters' report): its run is closed and its GPUs go back to the plan. */
     public void outcome(JobRow j, JobState state) {
         if (j.state() != JobState.RUNNING || !jobs.finish(j.id(), state, clock.seconds())) {
-            throw new ApiException(409, "job " + j.id() + " is " + j.state() + ", not RUNNING; only running jobs end with an outcome");
+            throw notRunning(j);
         }
         planner.requestPlan();
+    }
+
+    /** A running job was evicted from its GPUs (the agents' and adapters' report): it waits to be placed again. */
+    public void evicted(JobRow j) {
+        long now = clock.seconds();
+        String why = "evicted at " + java.time.Instant.ofEpochSecond(now) + ": its agent reported its GPUs taken back; it waits to be placed again";
+        JobSpec spec = JobJson.parse(j.spec());
+        if (j.state() != JobState.RUNNING || !jobs.evict(j.id(), spec.contractOrDefault(), now, why)) throw notRunning(j);
+        planner.requestPlan();
+    }
+
+    private static ApiException notRunning(JobRow j) {
+        return new ApiException(409, "job " + j.id() + " is " + j.state() + ", not RUNNING; only running jobs end with an outcome");
     }
 
     /** What only the store knows: the team exists, and the job fits in the cluster at all. */

@@ -10,6 +10,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public class NodeStore {
     public record Reading(String uuid, Double utilization, long memoryUsedMiB, List<Gpu.Process> processes) {
     }
 
-    /** Every node with its GPUs, ordered by name (the order the planner indexes them in). */
+    /** Every node with its GPUs, ordered by name with numbers by value (node-2 before node-10: the order the planner indexes them in). */
     public List<Node> all() {
         return select(null);
     }
@@ -77,6 +78,7 @@ public class NodeStore {
             gpus.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
         }
         List<Node> out = new ArrayList<>();
+        rows.sort(Comparator.comparing(NodeRow::name, NodeStore::naturalOrder));
         for (NodeRow r : rows) {
             out.add(new Node(r.name(), r.model(), r.memory(), r.domain(), r.source(), r.health(), r.healthReason(), r.lastSeen(),
                     gpus.getOrDefault(r.name(), List.of())));
@@ -215,6 +217,28 @@ public class NodeStore {
                 ps.setString(4, Node.HEALTHY);
             }) == 1;
         });
+    }
+
+    /** Names compared with each run of digits by its value, so node-2 comes before node-10. */
+    static int naturalOrder(String a, String b) {
+        int i = 0, j = 0;
+        while (i < a.length() && j < b.length()) {
+            char x = a.charAt(i), y = b.charAt(j);
+            if (Character.isDigit(x) && Character.isDigit(y)) {
+                int ei = i, ej = j;
+                while (ei < a.length() && Character.isDigit(a.charAt(ei))) ei++;
+                while (ej < b.length() && Character.isDigit(b.charAt(ej))) ej++;
+                int c = new java.math.BigInteger(a.substring(i, ei)).compareTo(new java.math.BigInteger(b.substring(j, ej)));
+                if (c != 0) return c;
+                i = ei;
+                j = ej;
+            } else {
+                if (x != y) return Character.compare(x, y);
+                i++;
+                j++;
+            }
+        }
+        return Integer.compare(a.length() - i, b.length() - j) != 0 ? Integer.compare(a.length() - i, b.length() - j) : a.compareTo(b);
     }
 
     private static boolean sameInventory(Node a, Node b) {

@@ -4,7 +4,6 @@ import dev.horizon.api.Contract;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore.PlanWrite;
-import dev.horizon.service.jobs.Placements;
 import dev.horizon.service.jobs.RunSegments;
 import dev.horizon.service.jobs.WaitReasons;
 import java.time.Instant;
@@ -40,14 +39,8 @@ final class Changes {
                 j.doneGpuSeconds(), null, List.of());
     }
 
-    /**
-     * A run that ends before its work is done keeps what its checkpoints saved, as the simulator counts it: a resumable job
-     * keeps all but its checkpoint cost; one that cannot resume starts over.
-     */
     private static PlanWrite takenOff(JobRow j, Contract contract, long now, String rule, String reason, String preemption, String endReason) {
-        long ran = j.startedAt() == null ? 0 : Math.max(0, now - j.startedAt());
-        long kept = Math.max(0, ran - contract.checkpointCostSeconds()) * (j.placement() == null ? 0 : Placements.gpuCount(j.placement()));
-        long done = contract.resumable() ? j.doneGpuSeconds() + kept : 0;
-        return new PlanWrite(j, JobState.PENDING, null, false, null, rule, reason, null, null, preemption, done, endReason, List.of());
+        return new PlanWrite(j, JobState.PENDING, null, false, null, rule, reason, null, null, preemption, j.doneIfTakenOff(contract, now), endReason,
+                List.of());
     }
 }

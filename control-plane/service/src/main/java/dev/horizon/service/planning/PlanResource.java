@@ -6,8 +6,6 @@ import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
-import dev.horizon.api.JobSpec;
-import dev.horizon.service.jobs.Placements;
 import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
@@ -60,19 +58,17 @@ public class PlanResource {
     public PlanView current() {
         Planner.PlanSnapshot p = plans.current()
                 .orElseThrow(() -> new ApiException(503, "no replica has planned yet; the leader plans within a second of starting, retry then"));
-        JobEstimates estimates = new JobEstimates(jobs.durationEstimator());
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
         long now = clock.seconds();
         for (JobRow j : jobs.active()) {
-            JobSpec spec = ContextBuilder.spec(j);
-            // a job that started after the plan has no end in it yet
+            Long left = p.estimatedSecondsLeft().get(j.id());
             if (j.state() == JobState.RUNNING) {
                 running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
-                        j.startedAt() > p.now() ? null : p.now() + estimates.running(j, spec, Placements.gpuCount(j.placement()), p.now())));
+                        left == null ? null : p.now() + left));
             } else {
                 pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now),
-                        j.queueRank(), j.plannedStart(), estimates.waiting(j, spec)));
+                        j.queueRank(), j.plannedStart(), left));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));

@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
@@ -28,7 +29,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The planning loop: every step, and shortly after each event (arrival, cancel, completion, node or GPU change), it
- * builds the moment from the store ({@link ContextBuilder}), asks the policy for a decision ({@link PlanningPolicy}),
+ * reads the moment from the store ({@link MomentReader}), asks the policy for a decision ({@link PlanningPolicy}),
  * turns it into writes ({@link DecisionApplier}) and commits them in one fenced transaction ({@link PlanCommitter}).
  * Plans run one at a time on one thread, and bursts of events within the debounce window share one plan. A plan with
  * nothing new to decide writes no job row. On a virtual clock only the replay asks for plans: wall time never does.
@@ -44,7 +45,7 @@ public class Planner {
     @Inject
     NodeStore nodes;
     @Inject
-    ContextBuilder contexts;
+    MomentReader contexts;
     @Inject
     PlanningPolicy policy;
     @Inject
@@ -75,15 +76,16 @@ public class Planner {
     private long confirmedEpoch;
 
     /**
-     * What the last plan committed, for /api/v1/plan and the web view (stored, so every replica reads it; the jobs' own
-     * estimates are read with it, see PlanResource). inferenceReservedGpus: per inference service, the GPUs the plan keeps
+     * What the last plan committed, for /api/v1/plan and the web view; stored, so every replica reads it.
+     * estimatedSecondsLeft: per active job, its estimated remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs the plan keeps
      * for it now. mode: the planner that made it (heuristic, pooled, cpsat: the full mode's plan, adopted); groups: the
      * node-pool groups it planned apart (empty: one joint plan); cpSatGain: for a CP-SAT plan, how much its objective
      * beats the heuristic plan on the same moment (0.02: 2% higher); jobRowsWritten: the job rows its commit changed.
      */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
-                               double decisionMillis, int started, int preempted, Map<String, Integer> inferenceReservedGpus, String mode,
-                               List<String> groups, Double cpSatGain, int jobRowsWritten) {
+                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft,
+                               Map<String, Integer> inferenceReservedGpus, String mode, List<String> groups, Double cpSatGain,
+                               int jobRowsWritten) {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
@@ -178,6 +180,12 @@ public class Planner {
         return new Moment(nowMillis, usable, active, input, fingerprint);
     }
 
+    /** What Horizon's policy reserves for each inference service for the step starting now, from the stored demand. */
+    public Map<String, Integer> inferenceReservation() {
+        Moment m = moment();
+        return m.input() == null ? Map.of() : new HorizonPolicy().inferenceReservation(m.input().context());
+    }
+
     /**
      * Commits a decision CP-SAT made on an earlier moment, on the loop's thread like every plan, if it still holds: the
      * moment it was made on is the moment now (same nodes, same jobs in the same states and places). Returns whether it did.
@@ -211,7 +219,7 @@ public class Planner {
         if (m.input() == null) {
             commit = new PlanCommit(nothingToPlanOn(m.active(), now), List.of(), PlanInput.Booking.NONE);
             phases.decided(0);
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), "none", List.of(), null, 0);
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
         } else {
             PlanInput in = m.input();
             DecisionApplier.Applied applied = applier.apply(in, outcome);
@@ -219,7 +227,7 @@ public class Planner {
             commit = applied.commit();
             snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, in.cluster().nodes().stream().map(n -> n.name()).toList(),
                     in.cluster().totalGpus(), applied.busyGpus(), decideMillis, outcome.decision().starts().size(),
-                    outcome.decision().preemptions().size(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0);
+                    outcome.decision().preemptions().size(), in.secondsLeft(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0);
         }
         int written = committer.commit(commit, epoch, confirmedEpoch != epoch, m.nowMillis());
         confirmedEpoch = epoch;
@@ -238,7 +246,7 @@ public class Planner {
     private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now) {
         List<JobStore.PlanWrite> out = new ArrayList<>();
         for (JobRow j : active) {
-            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, ContextBuilder.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
+            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
             else out.add(Changes.waiting(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
         }
         return out;
@@ -246,6 +254,6 @@ public class Planner {
 
     private static PlanSnapshot withWritten(PlanSnapshot s, int written) {
         return new PlanSnapshot(s.now(), s.stepSeconds(), s.horizonSteps(), s.nodeNames(), s.totalGpus(), s.busyGpus(), s.decisionMillis(),
-                s.started(), s.preempted(), s.inferenceReservedGpus(), s.mode(), s.groups(), s.cpSatGain(), written);
+                s.started(), s.preempted(), s.estimatedSecondsLeft(), s.inferenceReservedGpus(), s.mode(), s.groups(), s.cpSatGain(), written);
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fairshare.FairShareLedger;
+import dev.horizon.fairshare.TeamUsage;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,9 +55,15 @@ class UsageBookingTest {
                 window.merge(parts[0], v, (a, b) -> a.plus(b.used(), b.owed()));
             }
         });
-        Map<String, Double> ratios = FairShareWindow.ratios(tree.teams(), window);
-        ledger.ratios().forEach((team, r) -> assertEquals(r, ratios.get(team), 1e-9, team));
-        assertEquals(1.5, ratios.get("x"), 1e-9, "x held 6 of the 4 GPUs it was owed");
+        ledger.windowUsage().forEach((team, u) -> {
+            assertEquals(u.usedGpuSeconds(), window.get(team).used(), 1e-6, team);
+            assertEquals(u.owedGpuSeconds(), window.get(team).owed(), 1e-6, team);
+        });
+        assertEquals(1.5, ratio(window.get("x")), 1e-9, "x held 6 of the 4 GPUs it was owed");
+    }
+
+    private static double ratio(UsageStore.Totals t) {
+        return new TeamUsage(t.used(), t.owed()).ratio();
     }
 
     private static Map<String, double[]> byTeamHour(List<UsageBooking.Hourly> rows) {

@@ -1,0 +1,41 @@
+package dev.horizon.service;
+
+import dev.horizon.service.replay.ReplayCommand;
+import io.quarkus.arc.Arc;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The control plane's entry point. Without arguments it is the server. With a command it runs that command inside the
+ * service, in-process, and exits with its status: {@code bench} replays a scenario through the service's planning code
+ * and store (the launcher's {@code ./horizon bench --engine service}, on {@code horizon.clock=virtual}).
+ */
+@QuarkusMain
+public class HorizonMain implements QuarkusApplication {
+    /** Commands run inside the service, by name: each takes the arguments after its name and returns the exit status. */
+    private static final Map<String, Function<List<String>, Integer>> COMMANDS = Map.of(
+            "bench", args -> Arc.container().instance(ReplayCommand.class).get().run(args, System.out, System.err));
+
+    public static void main(String... args) {
+        Quarkus.run(HorizonMain.class, args);
+    }
+
+    @Override
+    public int run(String... args) {
+        if (args.length == 0) {
+            Quarkus.waitForExit();
+            return 0;
+        }
+        Function<List<String>, Integer> command = COMMANDS.get(args[0]);
+        if (command == null) {
+            System.err.println("horizon control plane: unknown command '" + args[0] + "'; commands: " + COMMANDS.keySet() + " (none: the server)");
+            return 2;
+        }
+        return command.apply(Arrays.asList(args).subList(1, args.length));
+    }
+}

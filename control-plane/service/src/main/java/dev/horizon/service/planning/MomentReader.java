@@ -1,0 +1,216 @@
+package dev.horizon.service.planning;
+
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.actions.InferenceReservation;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.moment.ServiceState;
+import dev.horizon.allocator.moment.Teams;
+import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSpec;
+import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.fairshare.TeamUsage;
+import dev.horizon.service.fairshare.FairShareWindow;
+import dev.horizon.service.fairshare.UsageBooking;
+import dev.horizon.service.fairshare.UsageStore;
+import dev.horizon.service.fractional.SlicePlanning;
+import dev.horizon.service.inference.InferenceStore;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.jobs.Placements;
+import dev.horizon.service.nodes.Gpu;
+import dev.horizon.service.nodes.Node;
+import dev.horizon.service.teams.TeamStore;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Reads one planning moment from the store and hands it to the allocator's one planning input
+ * ({@link ContextBuilder#build}), as the simulator does with its world: the planned nodes with their health and GPUs'
+ * MIG states, the active jobs with their placement rules from the job JSON and the work they have done (run history),
+ * the team tree with each team's usage over the window from the hourly aggregates, and the inference services with the
+ * GPUs they hold and their stored demand. Nothing here decides: every rule of what to run lives in the allocator.
+ */
+@ApplicationScoped
+public class MomentReader {
+    @Inject
+    JobStore jobs;
+    @Inject
+    TeamStore teams;
+    @Inject
+    InferenceStore inference;
+    @Inject
+    UsageStore usage;
+    @Inject
+    SlicePlanning slices;
+    @ConfigProperty(name = "horizon.planner.step-seconds")
+    long stepSeconds;
+    @ConfigProperty(name = "horizon.planner.horizon-steps")
+    int horizonSteps;
+
+    PlanInput build(long now, List<Node> usable, List<JobRow> active) {
+        SlicePlanning.Prepared prepared = slices.prepare(usable, now * 1000);
+        List<NodeState> nodes = new ArrayList<>();
+        Map<String, Integer> nodeIndex = new HashMap<>();
+        Map<String, int[]> gpuByUuid = new HashMap<>();
+        for (int n = 0; n < usable.size(); n++) {
+            Node node = usable.get(n);
+            nodeIndex.put(node.name(), n);
+            for (Gpu g : node.gpus()) gpuByUuid.put(g.uuid(), new int[] {n, g.index()});
+            GpuNode shape = new GpuNode(node.name(), node.gpuModel(), node.gpus().size(), node.gpuMemoryMiB(), node.nvlinkDomain());
+            nodes.add(new NodeState(shape, node.drained() ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, prepared.pools().byNode().get(n),
+                    prepared.gpus().get(n)));
+        }
+        List<ServiceState> services = services(gpuByUuid);
+        Jobs js = jobs(now, active, nodes, nodeIndex, services);
+        Booked booked = booked(now);
+        BudgetTree tree = TeamTree.of(teams.all());
+        Teams teamView = tree.teams().isEmpty() ? null : new Teams(tree, booked.window());
+        ClusterMoment moment = new ClusterMoment(now, stepSeconds, horizonSteps, nodes, js.states(), teamView, withReservations(services, nodes, now),
+                jobs.durationEstimator());
+        PlanningContext ctx = ContextBuilder.build(moment);
+        Map<String, Long> secondsLeft = new HashMap<>();
+        ctx.running().forEach(r -> secondsLeft.put(r.id(), r.estimatedEndSeconds() - now));
+        ctx.pending().forEach(p -> secondsLeft.put(p.id(), p.estimatedRemainingSeconds()));
+        Map<String, Integer> reserved = new LinkedHashMap<>();
+        ctx.services().forEach((name, v) -> reserved.put(name, Math.max(v.heldGpus(), v.reservedGpus())));
+        Map<String, Double> owedNext = ctx.fairShare() == null ? Map.of() : ctx.fairShare().owedNow();
+        PlanInput.Booking booking = new PlanInput.Booking(booked.hourly(), booked.until(), owedNext);
+        return new PlanInput(now, usable, ctx.cluster(), js.rows(), js.specs(), ctx, ctx.occupancy().copy(), js.holding(), prepared.pools(),
+                js.takenOff(), secondsLeft, reserved, booking);
+    }
+
+    /** The active jobs as the moment holds them (running first, then waiting), and those already off their GPUs. */
+    private record Jobs(List<JobState> states, Map<String, JobRow> rows, Map<String, JobSpec> specs, Map<String, Placement> holding,
+                        List<JobStore.PlanWrite> takenOff) {
+    }
+
+    private Jobs jobs(long now, List<JobRow> active, List<NodeState> nodes, Map<String, Integer> nodeIndex, List<ServiceState> services) {
+        dev.horizon.allocator.Cluster cluster = new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList());
+        java.util.Set<Long> inferenceGpus = new java.util.HashSet<>();
+        for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(key(sl.node(), sl.firstGpu()));
+        Map<String, JobRow> rows = new LinkedHashMap<>();
+        Map<String, JobSpec> specs = new HashMap<>();
+        Map<String, Placement> holding = new LinkedHashMap<>();
+        List<JobStore.PlanWrite> takenOff = new ArrayList<>();
+        List<JobState> running = new ArrayList<>(), waiting = new ArrayList<>();
+        for (JobRow j : active) {
+            JobSpec spec = spec(j);
+            rows.put(j.id(), j);
+            specs.put(j.id(), spec);
+            JobState.Running run = null;
+            if (j.state() == dev.horizon.service.jobs.JobState.RUNNING) {
+                Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
+                String gone = gone(p, j.placement(), nodes, inferenceGpus, holding.values());
+                if (gone != null) {
+                    // its processes died with the node or GPU, or its GPUs serve inference now: it waits to be placed elsewhere
+                    takenOff.add(Changes.displaced(j, spec.contractOrDefault(), now, gone));
+                    continue;
+                }
+                holding.put(j.id(), p);
+                run = new JobState.Running(j.startedAt(), p, j.fill());
+            }
+            JobState state = new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
+                    spec.durationEstimateSeconds(), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec),
+                    new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions()), run);
+            (run == null ? waiting : running).add(state);
+        }
+        running.addAll(waiting);
+        return new Jobs(running, rows, specs, holding, takenOff);
+    }
+
+    /** Why a running job's placement no longer holds, or null when it does. */
+    private static String gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<Long> inferenceGpus, java.util.Collection<Placement> taken) {
+        if (p == null) return "its node left the cluster or lost GPUs (" + stored + ")";
+        for (Placement.Slice s : p.slices()) {
+            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) {
+                if (nodes.get(s.node()).gpus().get(g).lost()) return "GPU " + g + " of " + nodes.get(s.node()).node().name() + " fell off the bus (" + stored + ")";
+                if (inferenceGpus.contains(key(s.node(), g))) return "its GPUs serve an inference service now (" + stored + ")";
+            }
+        }
+        for (Placement other : taken) {
+            if (overlaps(p, other)) return "another job holds its GPUs (" + stored + ")";
+        }
+        return null;
+    }
+
+    private static boolean overlaps(Placement a, Placement b) {
+        for (Placement.Slice x : a.slices()) {
+            for (Placement.Slice y : b.slices()) {
+                if (x.node() == y.node() && x.share() == null && y.share() == null && x.firstGpu() < y.firstGpu() + y.count() && y.firstGpu() < x.firstGpu() + x.count()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static long key(int node, int gpu) {
+        return ((long) node << 16) | gpu;
+    }
+
+    /** Each inference service with the GPUs its replicas hold (one placement each) and its stored demand. */
+    private List<ServiceState> services(Map<String, int[]> gpuByUuid) {
+        List<ServiceState> out = new ArrayList<>();
+        for (InferenceStore.Row row : inference.all()) {
+            List<Placement> held = new ArrayList<>();
+            for (String uuid : row.heldOn()) {
+                int[] at = gpuByUuid.get(uuid);
+                if (at != null) held.add(new Placement(List.of(new Placement.Slice(at[0], at[1], 1))));
+            }
+            double[] steps = inference.observedSteps(row.service().name());
+            int peak = (int) Math.ceil(java.util.Arrays.stream(steps).max().orElse(0) - 1e-9);
+            out.add(new ServiceState(row.service(), held, 0, steps, new double[0], peak));
+        }
+        return out;
+    }
+
+    /** The step's reservation of each service, by the policy's rule on its forecast (what the simulator asks the policy for). */
+    private List<ServiceState> withReservations(List<ServiceState> services, List<NodeState> nodes, long now) {
+        if (services.isEmpty()) return services;
+        Map<String, PlanningContext.ServiceView> views = ContextBuilder.services(new ClusterMoment(now, stepSeconds, horizonSteps, nodes, List.of(), null,
+                services, jobs.durationEstimator()));
+        List<ServiceState> out = new ArrayList<>();
+        for (ServiceState s : services) {
+            int reserved = Math.max(0, InferenceReservation.path(views.get(s.service().name()), horizonSteps)[0]);
+            out.add(new ServiceState(s.service(), s.held(), reserved, s.observedSteps(), s.observedMinutes(), s.historicalPeakGpus()));
+        }
+        return out;
+    }
+
+    /** What this plan books (the stretch since the last one) and each team's usage over the window with it. */
+    private record Booked(List<UsageBooking.Hourly> hourly, long until, Map<String, TeamUsage> window) {
+    }
+
+    private Booked booked(long now) {
+        UsageStore.Ledger ledger = usage.ledger();
+        long from = ledger.bookedUntil() < 0 ? now : Math.min(now, ledger.bookedUntil());
+        List<UsageBooking.Hourly> hourly = UsageBooking.book(from, now, usage.heldSince(from), ledger.owedNow());
+        long fromHour = FairShareWindow.fromHour(now), toHour = FairShareWindow.toHour(now);
+        Map<String, TeamUsage> window = new HashMap<>();
+        UsageStore.withBooking(usage.totals(fromHour, toHour), hourly, fromHour, toHour)
+                .forEach((team, t) -> window.put(team, new TeamUsage(t.used(), t.owed())));
+        return new Booked(hourly, Math.max(now, ledger.bookedUntil()), window);
+    }
+
+    static JobSpec spec(JobRow j) {
+        try {
+            return JobJson.mapper().readValue(j.spec(), JobSpec.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("job " + j.id() + " holds a spec this service wrote", e);
+        }
+    }
+}
