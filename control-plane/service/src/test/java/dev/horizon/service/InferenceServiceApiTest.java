@@ -101,6 +101,7 @@ class InferenceServiceApiTest {
 
             as(ADMIN).body("{\"state\":\"EVICTED\"}").post("/api/v1/jobs/" + running + "/outcome").then().statusCode(200)
                     .body("state", equalTo("PENDING")).body("preemptions", equalTo(1));
+            as(ADMIN).delete("/api/v1/jobs/" + running).then().statusCode(200);
             as(ADMIN).body("{\"state\":\"EVICTED\"}").post("/api/v1/jobs/" + running + "/outcome").then().statusCode(409);
         } finally {
             as(ADMIN).delete("/api/v1/inference-services/held").then().statusCode(204);

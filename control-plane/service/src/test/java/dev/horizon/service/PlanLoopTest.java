@@ -12,6 +12,7 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.planning.PlanningPolicy;
 import dev.horizon.service.store.Db;
+import io.quarkus.arc.ClientProxy;
 import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -33,6 +34,8 @@ class PlanLoopTest {
     ServiceClock clock;
     @Inject
     Db db;
+    @Inject
+    PlanningPolicy policy;
 
     @Test
     void aPlanWithNothingNewWritesNoJobRowEvenAsItsPlannedStartsComeCloser() {
@@ -60,6 +63,7 @@ class PlanLoopTest {
     @Test
     void theLeaseIsRenewedWhileASlowPlanDecides() throws Exception {
         CountDownLatch deciding = new CountDownLatch(1), release = new CountDownLatch(1);
+        PlanningPolicy real = ClientProxy.unwrap(policy);
         QuarkusMock.installMockForType(new PlanningPolicy() {
             @Override
             public Outcome decide(PlanningContext ctx) {
@@ -69,7 +73,7 @@ class PlanLoopTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return super.decide(ctx);
+                return real.decide(ctx);
             }
         }, PlanningPolicy.class);
         PlannerTest.cancelEverything();

@@ -50,7 +50,8 @@ class WebViewTest {
         String serving = Api.submit(ADMIN, Api.job("chat-serve", "web", "REALTIME_INFERENCE", 2));
         planner.planNow();
         // submitted once the others run, so it waits for their GPUs whatever order the planner would rank them in
-        String waits = Api.submit(ADMIN, Api.job("pretrain-16", "web", "TRAINING", 16));
+        String waits = Api.submit(ADMIN, "{\"name\":\"pretrain-16\",\"team\":\"web\",\"class\":\"TRAINING\",\"replicas\":2,"
+                + "\"perReplica\":{\"gpus\":8},\"durationEstimateSeconds\":3600}");
         planner.planNow();
         assertEquals("PENDING", Api.as(ADMIN).get("/api/v1/jobs/" + waits).then().extract().path("state"), "16 GPUs cannot start beside the others");
 

@@ -10,7 +10,6 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.pool.PoolConstraints;
 import dev.horizon.allocator.pool.PooledPlanner;
 import io.quarkus.runtime.ShutdownEvent;
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.HashMap;
@@ -40,17 +39,14 @@ public class PlanningPolicy {
     /** Filled by each group's planner during one decision; the loop decides one plan at a time. */
     private final Map<String, Integer> steps = new ConcurrentHashMap<>();
 
-    @PostConstruct
-    void open() {
-        pooled = new PooledPlanner(() -> capturing(new HeuristicPlanner()::plan, steps), poolThreads);
-    }
-
     void close(@Observes ShutdownEvent event) {
-        pooled.close();
+        if (pooled != null) pooled.close();
     }
 
     public Outcome decide(PlanningContext ctx) {
         steps.clear();
+        // made on first use: its worker threads are not needed until a plan is
+        if (pooled == null) pooled = new PooledPlanner(() -> capturing(new HeuristicPlanner()::plan, steps), poolThreads);
         PooledPlanner.Result r = pooled.decide(ctx, constraints(ctx));
         List<String> groups = r.groups().size() < 2 ? List.of() : r.groups().stream().map(g -> String.join("+", g.models())).toList();
         return new Outcome(r.decision(), Map.copyOf(steps), groups.isEmpty() ? "heuristic" : "pooled", groups);
