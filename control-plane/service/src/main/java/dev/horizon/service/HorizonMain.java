@@ -1,6 +1,7 @@
 package dev.horizon.service;
 
 import dev.horizon.service.replay.ReplayCommand;
+import dev.horizon.service.soak.SoakCommand;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -13,13 +14,15 @@ import java.util.function.Function;
 /**
  * The control plane's entry point. Without arguments it is the server. With a command it runs that command inside the
  * service, in-process, and exits with its status: {@code bench} replays a scenario through the service's planning code
- * and store (the launcher's {@code ./horizon bench --engine service}, on {@code horizon.clock=virtual}).
+ * and store (the launcher's {@code ./horizon bench --engine service}, on {@code horizon.clock=virtual}); {@code soak} times the
+ * plan loop on an empty store and on one holding months of history ({@code ./horizon soak}).
  */
 @QuarkusMain
 public class HorizonMain implements QuarkusApplication {
     /** Commands run inside the service, by name: each takes the arguments after its name and returns the exit status. */
     private static final Map<String, Function<List<String>, Integer>> COMMANDS = Map.of(
-            "bench", args -> Arc.container().instance(ReplayCommand.class).get().run(args, System.out, System.err));
+            "bench", args -> Arc.container().instance(ReplayCommand.class).get().run(args, System.out, System.err),
+            "soak", args -> Arc.container().instance(SoakCommand.class).get().run(args, System.out, System.err));
 
     public static void main(String... args) {
         Quarkus.run(HorizonMain.class, args);

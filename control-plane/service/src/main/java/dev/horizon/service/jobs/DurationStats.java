@@ -13,9 +13,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.jboss.logging.Logger;
 
 /**
@@ -50,10 +52,25 @@ public class DurationStats {
         List<Object[]> run = Db.query(c, "SELECT team, job_class, " + RUN_SECONDS + " FROM jobs WHERE id = ? AND state = 'SUCCEEDED' AND gpus > 0",
                 ps -> ps.setString(1, jobId), rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3)});
         if (run.isEmpty()) return;
-        long seconds = Math.max(1, (Long) run.get(0)[2]);
+        List<Long> seconds = List.of(Math.max(1, (Long) run.get(0)[2]));
         // always the team's row before the class's, so two finishing transactions lock in the same order
         fold(c, (String) run.get(0)[0], (String) run.get(0)[1], seconds, now);
         fold(c, ANY_TEAM, (String) run.get(0)[1], seconds, now);
+    }
+
+    /** Folds many successful runs at once, in their order, touching each window once (an import of finished jobs). */
+    void observeAll(Connection c, List<JobRow> succeeded, long now) throws SQLException {
+        Map<List<String>, List<Long>> byTeam = new TreeMap<>(Comparator.comparing((List<String> k) -> k.get(0)).thenComparing(k -> k.get(1)));
+        Map<String, List<Long>> byClass = new TreeMap<>();
+        for (JobRow j : succeeded) {
+            if (j.gpus() <= 0) continue;
+            long seconds = Math.max(1, j.doneGpuSeconds() / j.gpus());
+            byTeam.computeIfAbsent(List.of(j.team(), j.jobClass().name()), k -> new ArrayList<>()).add(seconds);
+            byClass.computeIfAbsent(j.jobClass().name(), k -> new ArrayList<>()).add(seconds);
+        }
+        // teams' rows before the classes', each in key order, so concurrent folds lock in the same order
+        for (Map.Entry<List<String>, List<Long>> e : byTeam.entrySet()) fold(c, e.getKey().get(0), e.getKey().get(1), e.getValue(), now);
+        for (Map.Entry<String, List<Long>> e : byClass.entrySet()) fold(c, ANY_TEAM, e.getKey(), e.getValue(), now);
     }
 
     /** An estimator holding every stored window. */
@@ -67,22 +84,23 @@ public class DurationStats {
         return estimator;
     }
 
-    private static void fold(Connection c, String team, String jobClass, long seconds, long now) throws SQLException {
+    private static void fold(Connection c, String team, String jobClass, List<Long> seconds, long now) throws SQLException {
         List<RecentRuns> stored = Db.query(c, "SELECT recent FROM duration_stats WHERE team = ? AND job_class = ? FOR UPDATE", ps -> {
             ps.setString(1, team);
             ps.setString(2, jobClass);
         }, rs -> parse(rs.getString(1)));
         RecentRuns runs = stored.isEmpty() ? new RecentRuns() : stored.get(0);
-        runs.observe(seconds);
+        seconds.forEach(runs::observe);
         // a first run of a key inserts; two replicas inserting the same key at once conflict, and the loser's
         // transaction is retried whole by Db.inTransactionRetrying, finding the row then
-        String sql = stored.isEmpty() ? "INSERT INTO duration_stats (recent, updated_at, runs, team, job_class) VALUES (?, ?, 1, ?, ?)"
-                : "UPDATE duration_stats SET recent = ?, updated_at = ?, runs = runs + 1 WHERE team = ? AND job_class = ?";
+        String sql = stored.isEmpty() ? "INSERT INTO duration_stats (recent, updated_at, runs, team, job_class) VALUES (?, ?, ?, ?, ?)"
+                : "UPDATE duration_stats SET recent = ?, updated_at = ?, runs = runs + ? WHERE team = ? AND job_class = ?";
         Db.update(c, sql, ps -> {
             ps.setString(1, format(runs));
             ps.setLong(2, now);
-            ps.setString(3, team);
-            ps.setString(4, jobClass);
+            ps.setLong(3, seconds.size());
+            ps.setString(4, team);
+            ps.setString(5, jobClass);
         });
     }
 

@@ -67,40 +67,70 @@ public class JobStore {
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
     public void insert(JobRow j) {
-        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
-            ps.setString(1, j.id());
-            ps.setString(2, j.name());
-            ps.setString(3, j.team());
-            ps.setString(4, j.jobClass().name());
-            ps.setInt(5, j.priority());
-            ps.setInt(6, j.gpus());
-            ps.setInt(7, j.minGpus());
-            ps.setString(8, j.spec());
-            ps.setString(9, j.state().name());
-            ps.setLong(10, j.submittedAt());
-            setLong(ps, 11, j.startedAt());
-            setLong(ps, 12, j.endedAt());
-            ps.setNull(13, Types.VARCHAR);
-            ps.setBoolean(14, false);
-            ps.setString(15, j.rule());
-            ps.setString(16, j.reason());
-            ps.setNull(17, Types.INTEGER);
-            ps.setNull(18, Types.BIGINT);
-            ps.setInt(19, 0);
-            ps.setNull(20, Types.VARCHAR);
-            ps.setLong(21, j.leaderEpoch());
-            ps.setLong(22, j.doneGpuSeconds());
-        });
+        db.inTransaction(c -> insert(c, j));
+    }
+
+    private static int insert(Connection c, JobRow j) throws SQLException {
+        return Db.update(c, "INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ps -> bindInsert(ps, j));
+    }
+
+    /** Every column as the row holds it (a new submission's planning fields are empty; an imported job's are its own). */
+    private static void bindInsert(PreparedStatement ps, JobRow j) throws SQLException {
+        ps.setString(1, j.id());
+        ps.setString(2, j.name());
+        ps.setString(3, j.team());
+        ps.setString(4, j.jobClass().name());
+        ps.setInt(5, j.priority());
+        ps.setInt(6, j.gpus());
+        ps.setInt(7, j.minGpus());
+        ps.setString(8, j.spec());
+        ps.setString(9, j.state().name());
+        ps.setLong(10, j.submittedAt());
+        setLong(ps, 11, j.startedAt());
+        setLong(ps, 12, j.endedAt());
+        ps.setString(13, j.placement());
+        ps.setBoolean(14, j.fill());
+        ps.setString(15, j.rule());
+        ps.setString(16, j.reason());
+        if (j.queueRank() == null) ps.setNull(17, Types.INTEGER);
+        else ps.setInt(17, j.queueRank());
+        setLong(ps, 18, j.plannedStart());
+        ps.setInt(19, j.preemptions());
+        ps.setString(20, j.lastPreemption());
+        ps.setLong(21, j.leaderEpoch());
+        ps.setLong(22, j.doneGpuSeconds());
     }
 
     /**
      * A job that finished before this store saw it (an import, a replay's history): SUCCEEDED, having run runSeconds at its
-     * full width, ending at endedAt; what the duration estimator learns from.
+     * full width, ending at endedAt; the duration estimator learns it in the same transaction, as from a job finished here.
      */
     public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
         String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
-        insert(new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
-                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds));
+        JobRow row = new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
+                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds);
+        db.inTransactionRetrying(c -> {
+            importFinished(c, List.of(row), endedAt);
+            return null;
+        });
+    }
+
+    /**
+     * Inside the caller's transaction: jobs that finished before this store saw them, as their rows say (an import, the
+     * soak's history), in one batch; their successes go into the duration statistics in their order, as if they had
+     * finished here.
+     */
+    public void importFinished(Connection c, List<JobRow> rows, long now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                + " ?, ?, ?, ?)")) {
+            for (JobRow j : rows) {
+                bindInsert(ps, j);
+                ps.addBatch();
+            }
+            if (!rows.isEmpty()) ps.executeBatch();
+        }
+        durations.observeAll(c, rows.stream().filter(j -> j.state() == JobState.SUCCEEDED).toList(), now);
     }
 
     public Optional<JobRow> find(String id) {

@@ -29,7 +29,7 @@ import org.jboss.logging.Logger;
 @Singleton
 public class Retention {
     private static final Logger LOG = Logger.getLogger(Retention.class);
-    static final long DAY = 86_400;
+    public static final long DAY = 86_400;
     private static final int FAIR_SHARE_WINDOW_DAYS = 7;
 
     @Inject
