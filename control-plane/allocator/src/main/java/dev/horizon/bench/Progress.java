@@ -3,16 +3,16 @@ package dev.horizon.bench;
 import java.io.PrintStream;
 
 /** A one-line progress bar on stderr, redrawn in place on a terminal and printed every 25% otherwise. */
-final class Progress {
+public final class Progress {
     private final PrintStream out;
     private final boolean terminal = System.console() != null;
     private int lastQuarter = -1;
 
-    Progress(PrintStream out) {
+    public Progress(PrintStream out) {
         this.out = out;
     }
 
-    void show(String label, double fraction) {
+    public void show(String label, double fraction) {
         int pct = (int) Math.round(100 * fraction);
         if (terminal) {
             int filled = pct / 4;
@@ -25,7 +25,7 @@ final class Progress {
         out.flush();
     }
 
-    void reset() {
+    public void reset() {
         lastQuarter = -1;
     }
 }

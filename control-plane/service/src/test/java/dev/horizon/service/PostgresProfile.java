@@ -5,8 +5,8 @@ import java.util.Map;
 
 /** The store on PostgreSQL instead of H2, from HORIZON_TEST_POSTGRES_URL / _USER / _PASSWORD (.ci/run sets them). */
 public class PostgresProfile implements QuarkusTestProfile {
-    static final String URL = "HORIZON_TEST_POSTGRES_URL";
-    static final String SKIPPED = "PostgreSQL store tests skipped: set HORIZON_TEST_POSTGRES_URL (and _USER, _PASSWORD), as .ci/run does";
+    public static final String URL = "HORIZON_TEST_POSTGRES_URL";
+    public static final String SKIPPED = "PostgreSQL store tests skipped: set HORIZON_TEST_POSTGRES_URL (and _USER, _PASSWORD), as .ci/run does";
 
     @Override
     public Map<String, String> getConfigOverrides() {

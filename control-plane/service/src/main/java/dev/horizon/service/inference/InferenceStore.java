@@ -19,7 +19,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class InferenceStore {
     /** Four weeks: the forecaster looks back a week, and a week before that once it has two (the same weekday). */
-    private static final int HISTORY_DAYS = 28;
+    public static final int HISTORY_DAYS = 28;
 
     @Inject
     ServiceClock clock;

@@ -18,11 +18,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,6 +33,7 @@ import java.util.Map;
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
     private static final int MAX_LIST = 10_000;
+    private static final int DEFAULT_LIST = 1000;
 
     /** memoryViolations: processes on the job's GPUs that agents caught over their memory share while it ran, newest first. */
     public record Explanation(String id, JobState state, String rule, String reason, Long plannedStart, Integer queuePosition,
@@ -70,17 +72,33 @@ public class JobResource {
         return Response.created(URI.create("/api/v1/jobs/" + row.id())).entity(JobView.of(row, clock.seconds())).build();
     }
 
+    /**
+     * Jobs in submission order, a page at a time: when more match, the answer's Link header (rel="next") and
+     * Horizon-Next-Cursor give the cursor of the next page, which starts after this page's last job however many jobs
+     * were submitted or finished since.
+     */
     @GET
-    public List<JobView> list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                              @QueryParam("limit") Integer limit, @QueryParam("offset") Integer offset) {
-        int l = limit == null ? 1000 : limit;
-        int o = offset == null ? 0 : offset;
+    public Response list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
+                         @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor, @QueryParam("offset") String offset,
+                         @Context UriInfo uri) {
+        int l = limit == null ? DEFAULT_LIST : limit;
         if (l < 1 || l > MAX_LIST) throw new ApiException(400, "invalid query", List.of("limit must be between 1 and " + MAX_LIST + " (got " + l + ")"));
-        if (o < 0) throw new ApiException(400, "invalid query", List.of("offset must be >= 0 (got " + o + ")"));
-        long now = clock.seconds();
+        if (offset != null) {
+            throw new ApiException(400, "invalid query", List.of("offset is not supported: page with cursor, the value of the Horizon-Next-Cursor"
+                    + " header (or the Link rel=\"next\") of the page before"));
+        }
         JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), team,
-                jobClass == null ? null : parse(JobClass.class, "class", jobClass), l, o);
-        return jobs.list(f).stream().map(j -> JobView.of(j, now)).toList();
+                jobClass == null ? null : parse(JobClass.class, "class", jobClass), l + 1, cursor == null ? null : JobCursor.decode(cursor));
+        List<JobRow> rows = jobs.list(f);
+        List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
+        long now = clock.seconds();
+        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.of(j, now)).toList());
+        if (rows.size() > l) {
+            JobRow last = page.get(page.size() - 1);
+            String next = JobCursor.encode(new JobStore.Position(last.submittedAt(), last.id()));
+            answer.header(JobCursor.HEADER, next).link(uri.getRequestUriBuilder().replaceQueryParam("cursor", next).build(), "next");
+        }
+        return answer.build();
     }
 
     @GET
@@ -101,12 +119,7 @@ public class JobResource {
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
                     j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()));
         }
-        Map<String, Long> ahead = new LinkedHashMap<>();
-        if (j.queueRank() != null) {
-            for (JobRow other : jobs.list(new JobStore.Filter(JobState.PENDING, null, null, MAX_LIST, 0))) {
-                if (other.queueRank() != null && other.queueRank() < j.queueRank()) ahead.merge(other.team(), 1L, Long::sum);
-            }
-        }
+        Map<String, Long> ahead = j.queueRank() == null ? Map.of() : jobs.pendingAheadByTeam(j.queueRank());
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), clock.seconds()), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(),
                 j.lastPreemption(), violations.ofJob(j.id()));

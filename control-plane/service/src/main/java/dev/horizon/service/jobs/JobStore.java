@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +30,8 @@ public class JobStore {
 
     @Inject
     Db db;
+    @Inject
+    DurationStats durations;
 
     /**
      * What a plan writes to one job whose planning fields changed. A start opens its run segments; taking a running job
@@ -54,46 +57,80 @@ public class JobStore {
         }
     }
 
-    /** Filters of the list endpoint; null means any. */
-    public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
+    /** Filters of the list endpoint; null means any. after: list only jobs after this one in submission order (a page's last). */
+    public record Filter(JobState state, String team, JobClass jobClass, int limit, Position after) {
+    }
+
+    /** Where a job sits in the list's order: submitted_at (ms), then id. */
+    public record Position(long submittedAt, String id) {
     }
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
     public void insert(JobRow j) {
-        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
-            ps.setString(1, j.id());
-            ps.setString(2, j.name());
-            ps.setString(3, j.team());
-            ps.setString(4, j.jobClass().name());
-            ps.setInt(5, j.priority());
-            ps.setInt(6, j.gpus());
-            ps.setInt(7, j.minGpus());
-            ps.setString(8, j.spec());
-            ps.setString(9, j.state().name());
-            ps.setLong(10, j.submittedAt());
-            setLong(ps, 11, j.startedAt());
-            setLong(ps, 12, j.endedAt());
-            ps.setNull(13, Types.VARCHAR);
-            ps.setBoolean(14, false);
-            ps.setString(15, j.rule());
-            ps.setString(16, j.reason());
-            ps.setNull(17, Types.INTEGER);
-            ps.setNull(18, Types.BIGINT);
-            ps.setInt(19, 0);
-            ps.setNull(20, Types.VARCHAR);
-            ps.setLong(21, j.leaderEpoch());
-            ps.setLong(22, j.doneGpuSeconds());
-        });
+        db.inTransaction(c -> insert(c, j));
+    }
+
+    private static int insert(Connection c, JobRow j) throws SQLException {
+        return Db.update(c, "INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ps -> bindInsert(ps, j));
+    }
+
+    /** Every column as the row holds it (a new submission's planning fields are empty; an imported job's are its own). */
+    private static void bindInsert(PreparedStatement ps, JobRow j) throws SQLException {
+        ps.setString(1, j.id());
+        ps.setString(2, j.name());
+        ps.setString(3, j.team());
+        ps.setString(4, j.jobClass().name());
+        ps.setInt(5, j.priority());
+        ps.setInt(6, j.gpus());
+        ps.setInt(7, j.minGpus());
+        ps.setString(8, j.spec());
+        ps.setString(9, j.state().name());
+        ps.setLong(10, j.submittedAt());
+        setLong(ps, 11, j.startedAt());
+        setLong(ps, 12, j.endedAt());
+        ps.setString(13, j.placement());
+        ps.setBoolean(14, j.fill());
+        ps.setString(15, j.rule());
+        ps.setString(16, j.reason());
+        if (j.queueRank() == null) ps.setNull(17, Types.INTEGER);
+        else ps.setInt(17, j.queueRank());
+        setLong(ps, 18, j.plannedStart());
+        ps.setInt(19, j.preemptions());
+        ps.setString(20, j.lastPreemption());
+        ps.setLong(21, j.leaderEpoch());
+        ps.setLong(22, j.doneGpuSeconds());
     }
 
     /**
      * A job that finished before this store saw it (an import, a replay's history): SUCCEEDED, having run runSeconds at its
-     * full width, ending at endedAt; what the duration estimator learns from.
+     * full width, ending at endedAt; the duration estimator learns it in the same transaction, as from a job finished here.
      */
     public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
         String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
-        insert(new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
-                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds));
+        JobRow row = new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
+                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds);
+        db.inTransactionRetrying(c -> {
+            importFinished(c, List.of(row), endedAt);
+            return null;
+        });
+    }
+
+    /**
+     * Inside the caller's transaction: jobs that finished before this store saw them, as their rows say (an import, the
+     * soak's history), in one batch; their successes go into the duration statistics in their order, as if they had
+     * finished here.
+     */
+    public void importFinished(Connection c, List<JobRow> rows, long now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                + " ?, ?, ?, ?)")) {
+            for (JobRow j : rows) {
+                bindInsert(ps, j);
+                ps.addBatch();
+            }
+            if (!rows.isEmpty()) ps.executeBatch();
+        }
+        durations.observeAll(c, rows.stream().filter(j -> j.state() == JobState.SUCCEEDED).toList(), now);
     }
 
     public Optional<JobRow> find(String id) {
@@ -115,13 +152,26 @@ public class JobStore {
             sql.append(" AND job_class = ?");
             args.add(f.jobClass().name());
         }
-        sql.append(" ORDER BY submitted_at, id LIMIT ? OFFSET ?");
+        // keyset paging: the next page starts after the last row of this one, found through the (…, submitted_at, id) indexes
+        if (f.after() != null) sql.append(" AND (submitted_at, id) > (?, ?)");
+        sql.append(" ORDER BY submitted_at, id LIMIT ?");
         return db.query(sql.toString(), ps -> {
             int i = 1;
             for (String a : args) ps.setString(i++, a);
-            ps.setInt(i++, f.limit());
-            ps.setInt(i, f.offset());
+            if (f.after() != null) {
+                ps.setLong(i++, f.after().submittedAt());
+                ps.setString(i++, f.after().id());
+            }
+            ps.setInt(i, f.limit());
         }, JobStore::row);
+    }
+
+    /** Per team, how many pending jobs the last plan ranked before the given queue rank. */
+    public Map<String, Long> pendingAheadByTeam(int queueRank) {
+        Map<String, Long> ahead = new LinkedHashMap<>();
+        db.query("SELECT team, COUNT(*) FROM jobs WHERE state = 'PENDING' AND queue_rank < ? GROUP BY team ORDER BY team",
+                ps -> ps.setInt(1, queueRank), rs -> ahead.put(rs.getString(1), rs.getLong(2)));
+        return ahead;
     }
 
     public List<JobRow> active() {
@@ -129,27 +179,17 @@ public class JobStore {
                 JobStore::row);
     }
 
-    /**
-     * An estimator that learned from the most recent successful runs, per (team, class), oldest first as they finished:
-     * each run's duration at its full width, its kept work over its GPUs, however often it was preempted or narrowed.
-     */
+    /** An estimator that learned from the most recent successful runs, per (team, class), as the store keeps them. */
     public DurationEstimator durationEstimator() {
-        DurationEstimator estimator = new DurationEstimator();
-        List<Object[]> runs = db.query("SELECT team, job_class, done_gpu_seconds / gpus FROM jobs WHERE state = 'SUCCEEDED' AND gpus > 0"
-                + " ORDER BY ended_at DESC, id DESC LIMIT 2000", ps -> { }, rs -> new Object[] {rs.getString(1), JobClass.valueOf(rs.getString(2)), rs.getLong(3)});
-        for (int i = runs.size() - 1; i >= 0; i--) {
-            Object[] r = runs.get(i);
-            estimator.observe((String) r[0], (JobClass) r[1], Math.max(1, (Long) r[2]));
-        }
-        return estimator;
+        return durations.estimator();
     }
 
     /**
      * Moves a job to a finished state if it is still pending or running, closing its run and counting the work of it;
-     * false when it had already finished.
+     * false when it had already finished. A success goes into the duration statistics in the same transaction.
      */
     public boolean finish(String id, JobState state, long now) {
-        return db.inTransaction(c -> {
+        return db.inTransactionRetrying(c -> {
             List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
                     JobStore::row);
             if (found.isEmpty()) return false;
@@ -165,6 +205,7 @@ public class JobStore {
                         ps.setString(5, j.state().name());
                     });
             if (n == 1 && ran) RunSegments.close(c, List.of(id), now, state.name());
+            if (n == 1 && state == JobState.SUCCEEDED) durations.observeFinished(c, id, now);
             return n == 1;
         });
     }

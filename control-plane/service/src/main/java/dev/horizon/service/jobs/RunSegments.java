@@ -40,6 +40,30 @@ public final class RunSegments {
         }
     }
 
+    /** A run that began and ended before the store saw it. */
+    public record Closed(Opening run, long endedAt, String reason) {
+    }
+
+    /** Inside the caller's transaction, in one batch: runs that began and ended before the store saw them (an import, the soak's history). */
+    public static void importClosed(Connection c, List<Closed> runs, long epoch) throws SQLException {
+        if (runs.isEmpty()) return;
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_segments (job_id, team, node, gpus, started_at, ended_at, end_reason, leader_epoch)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (Closed r : runs) {
+                ps.setString(1, r.run().jobId());
+                ps.setString(2, r.run().team());
+                ps.setString(3, r.run().node());
+                ps.setDouble(4, r.run().gpus());
+                ps.setLong(5, r.run().startedAt());
+                ps.setLong(6, r.endedAt());
+                ps.setString(7, r.reason());
+                ps.setLong(8, epoch);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
     /** Ends the open segments of these jobs at {@code at}. */
     static void close(Connection c, List<String> jobIds, long at, String reason) throws SQLException {
         if (jobIds.isEmpty()) return;

@@ -7,7 +7,6 @@ import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.WaitReasons;
-import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -20,7 +19,8 @@ import java.util.Map;
 
 /**
  * The current plan: committed placements (GPUs x time from start to estimated end) and, per pending
- * job, where the last plan put its start. This is what the web view draws as a Gantt chart.
+ * job, where the last plan put its start. This is what the web view draws as a Gantt chart. Every replica answers
+ * from the store, so a follower shows the leader's plan and its history.
  */
 @Path("/api/v1/plan")
 @Produces(MediaType.APPLICATION_JSON)
@@ -48,23 +48,16 @@ public class PlanResource {
     @Inject
     ServiceClock clock;
     @Inject
-    Planner planner;
+    PlanStore plans;
     @Inject
     FullMode fullMode;
     @Inject
     JobStore jobs;
-    @Inject
-    PlanHistory history;
-    @Inject
-    Leadership leadership;
 
     @GET
     public PlanView current() {
-        Planner.PlanSnapshot p = planner.lastPlan();
-        if (p == null && !leadership.leading()) {
-            throw new ApiException(503, "this replica follows and has made no plan; the plan is the leader's: GET /api/leader says which replica leads");
-        }
-        if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
+        Planner.PlanSnapshot p = plans.current()
+                .orElseThrow(() -> new ApiException(503, "no replica has planned yet; the leader plans within a second of starting, retry then"));
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
         long now = clock.seconds();
@@ -89,6 +82,6 @@ public class PlanResource {
     @GET
     @Path("/history")
     public List<PlanHistory.Point> history() {
-        return history.points();
+        return plans.history();
     }
 }

@@ -2,7 +2,6 @@ package dev.horizon.service.planning;
 
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.clock.ServiceClock;
-import dev.horizon.service.fairshare.OwedDelivered;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
@@ -10,8 +9,6 @@ import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.teams.Team;
-import dev.horizon.service.teams.TeamStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -48,8 +45,6 @@ public class Planner {
     @Inject
     NodeStore nodes;
     @Inject
-    TeamStore teams;
-    @Inject
     MomentReader contexts;
     @Inject
     PlanningPolicy policy;
@@ -60,9 +55,7 @@ public class Planner {
     @Inject
     PlannerMetrics metrics;
     @Inject
-    OwedDelivered owed;
-    @Inject
-    PlanHistory history;
+    PlanStore plans;
     @Inject
     Leadership leadership;
     @ConfigProperty(name = "horizon.planner.step-seconds")
@@ -83,8 +76,8 @@ public class Planner {
     private long confirmedEpoch;
 
     /**
-     * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its estimated
-     * remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs the plan keeps
+     * What the last plan committed, for /api/v1/plan and the web view; stored, so every replica reads it.
+     * estimatedSecondsLeft: per active job, its estimated remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs the plan keeps
      * for it now. mode: the planner that made it (heuristic, pooled, cpsat: the full mode's plan, adopted); groups: the
      * node-pool groups it planned apart (empty: one joint plan); cpSatGain: for a CP-SAT plan, how much its objective
      * beats the heuristic plan on the same moment (0.02: 2% higher); jobRowsWritten: the job rows its commit changed.
@@ -172,7 +165,7 @@ public class Planner {
      * The store as one plan reads it. input is null when there are no nodes to plan on; fingerprint is what a plan made
      * on this moment depends on (nodes and their health, active jobs, their states and placements).
      */
-    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, List<Team> teams, PlanInput input, List<String> fingerprint) {
+    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint) {
     }
 
     /** Reads the moment now; any thread may (the full mode reads one to solve on). */
@@ -184,7 +177,7 @@ public class Planner {
         usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.gpus().size()));
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
         PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);
-        return new Moment(nowMillis, usable, active, teams.all(), input, fingerprint);
+        return new Moment(nowMillis, usable, active, input, fingerprint);
     }
 
     /** What Horizon's policy reserves for each inference service for the step starting now, from the stored demand. */
@@ -241,8 +234,7 @@ public class Planner {
         phases.committed();
         snapshot = withWritten(snapshot, written);
         metrics.record(snapshot, commit.writes(), m.active());
-        owed.refresh(now, m.teams().stream().map(Team::name).toList());
-        history.record(snapshot, m.active(), commit.writes());
+        plans.record(snapshot, PlanHistory.of(snapshot, m.active(), commit.writes()), epoch);
         last.set(snapshot);
         // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
         // that this plan took off a lost node but did not place), so plan again
