@@ -7,6 +7,9 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -17,7 +20,7 @@ import java.util.stream.Collectors;
 /**
  * How every request body is read: JSON no deeper than {@value #MAX_DEPTH} levels, no string over
  * {@value #MAX_STRING_LENGTH} characters and no number over {@value #MAX_NUMBER_LENGTH} digits, no key twice in one
- * object, no unknown field, no number where a name is wanted or a fraction where a count is, and nothing after the
+ * object, no unknown field, no number where text is wanted or a fraction or text where a count is, and nothing after the
  * first value. Each of these is a 400 naming the field (where the parser knows it), never a stack page.
  */
 public final class JsonLimits {
@@ -33,6 +36,9 @@ public final class JsonLimits {
                     DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS, DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            // a number or boolean where text is wanted is a mistake, not a name "12"
+            .withCoercionConfig(LogicalType.Textual, text -> text.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail).setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
             .build();
 
     private JsonLimits() {

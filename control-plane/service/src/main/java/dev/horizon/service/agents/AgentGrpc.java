@@ -146,7 +146,7 @@ public class AgentGrpc implements AgentService {
         String node = registered(own(AgentTokenInterceptor.grant(), result.getNodeId()));
         if (!result.getSuccess() && result.getError().isBlank()) throw AgentMessages.invalid("error: a failed command needs the reason, for people");
         NodeCommand command = commands.find(node, result.getCommandId()).orElseThrow(() -> Status.NOT_FOUND
-                .withDescription("node " + node + " has no command '" + result.getCommandId() + "'").asRuntimeException());
+                .withDescription("node " + node + " has no command " + Limits.quote(result.getCommandId())).asRuntimeException());
         commands.finish(command.id(), result.getSuccess(), result.getError(), System.currentTimeMillis());
         return Uni.createFrom().item(ResultAck.newBuilder().setState(commands.find(node, command.id()).orElseThrow().state()).build());
     }

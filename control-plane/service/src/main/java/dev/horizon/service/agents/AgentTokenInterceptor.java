@@ -4,6 +4,7 @@ import dev.horizon.service.security.Role;
 import dev.horizon.service.security.Tokens;
 import io.grpc.Context;
 import io.grpc.Contexts;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -36,10 +37,43 @@ public class AgentTokenInterceptor implements ServerInterceptor {
         // one primary-key lookup, on the thread that accepted the call: gRPC interceptors run before any offloading
         Tokens.Authentication auth = tokens.authenticate(headers.get(AUTHORIZATION));
         Status refusal = refusal(auth, call.getMethodDescriptor().getBareMethodName());
-        if (refusal == null) return Contexts.interceptCall(Context.current().withValue(GRANT, auth.grant()), call, headers, next);
+        if (refusal == null) {
+            ServerCall.Listener<Q> listener = Contexts.interceptCall(Context.current().withValue(GRANT, auth.grant()), call, headers, next);
+            return call.getMethodDescriptor().getType().clientSendsOneMessage() ? new OneMessage<>(listener, call) : listener;
+        }
         call.close(refusal, new Metadata());
         return new ServerCall.Listener<>() {
         };
+    }
+
+    /**
+     * A unary call whose request could not be parsed as its message type reaches the service as a half-close without
+     * a message, which gRPC answers INTERNAL; that is the client's malformed bytes, so it is answered INVALID_ARGUMENT.
+     */
+    private static final class OneMessage<Q, R> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+        private final ServerCall<Q, R> call;
+        private boolean received;
+
+        OneMessage(ServerCall.Listener<Q> delegate, ServerCall<Q, R> call) {
+            super(delegate);
+            this.call = call;
+        }
+
+        @Override
+        public void onMessage(Q message) {
+            received = true;
+            super.onMessage(message);
+        }
+
+        @Override
+        public void onHalfClose() {
+            if (received) {
+                super.onHalfClose();
+                return;
+            }
+            call.close(Status.INVALID_ARGUMENT.withDescription("the request is not a valid " + call.getMethodDescriptor().getBareMethodName()
+                    + " message of horizon/agent/v1/agent.proto"), new Metadata());
+        }
     }
 
     private static Status refusal(Tokens.Authentication auth, String method) {

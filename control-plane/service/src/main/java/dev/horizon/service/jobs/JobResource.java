@@ -18,6 +18,7 @@ import dev.horizon.service.teams.Team;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
+import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -113,11 +114,9 @@ public class JobResource {
 
     @GET
     public List<JobView> list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                              @QueryParam("limit") Integer limit, @QueryParam("offset") Integer offset) {
-        int l = limit == null ? 1000 : limit;
-        int o = offset == null ? 0 : offset;
-        if (l < 1 || l > MAX_LIST) throw new ApiException(400, "invalid query", List.of("limit must be between 1 and " + MAX_LIST + " (got " + l + ")"));
-        if (o < 0) throw new ApiException(400, "invalid query", List.of("offset must be >= 0 (got " + o + ")"));
+                              @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+        int l = QueryParams.number("limit", limit, 1000, 1, MAX_LIST);
+        int o = QueryParams.number("offset", offset, 0, 0, Integer.MAX_VALUE);
         JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), team,
                 jobClass == null ? null : parse(JobClass.class, "class", jobClass), l, o);
         return jobs.list(f).stream().map(j -> JobView.visibleTo(caller, j)).toList();

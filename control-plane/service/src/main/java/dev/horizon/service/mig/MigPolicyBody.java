@@ -43,7 +43,8 @@ public record MigPolicyBody(Set<String> partitionableModels, Set<String> allowed
             problems.add("allowedProfiles: required, at least one profile of the partitionable models " + offered);
         } else if (partitionableModels != null && !partitionableModels.isEmpty()) {
             for (String p : allowedProfiles) {
-                if (!offered.contains(p)) problems.add("allowedProfiles: unknown MIG profile " + Limits.quote(p) + " for " + partitionableModels + "; use one of " + offered);
+                if (!offered.contains(p)) problems.add("allowedProfiles: unknown MIG profile " + Limits.quote(p) + " for " + Limits.quote(partitionableModels) + "; use one of "
+                        + offered);
             }
         }
         if (layout == null || !Set.of("FIXED", "DYNAMIC").contains(layout.toUpperCase(Locale.ROOT))) {

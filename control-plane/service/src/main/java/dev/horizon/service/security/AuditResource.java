@@ -16,7 +16,8 @@ import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 /**
  * GET /api/v1/audit (admins): the audit log, newest first, {@code limit} entries (100, at most 1000) older than entry
  * {@code before}. Every change an admin token makes through the API that succeeds is recorded by the filter below, so a
- * new admin endpoint is audited without doing anything.
+ * new admin endpoint is audited without doing anything; only the work itself is left out (submitting a job, reporting
+ * inference demand), which the jobs and services keep.
  */
 @Path("/api/v1/audit")
 @Produces(MediaType.APPLICATION_JSON)
@@ -40,7 +41,8 @@ public class AuditResource {
     @ServerResponseFilter
     public void record(ContainerRequestContext request, ContainerResponseContext response) {
         if (!CHANGES.contains(request.getMethod()) || response.getStatus() >= 400) return;
-        if (!request.getUriInfo().getPath().startsWith("/api/")) return;
+        String path = request.getUriInfo().getPath();
+        if (!path.startsWith("/api/") || isWork(request.getMethod(), path)) return;
         Tokens.Grant grant;
         try {
             grant = caller.grant();
@@ -50,6 +52,10 @@ public class AuditResource {
         if (grant == null || grant.role() != Role.ADMIN) return;
         String location = response.getHeaderString("Location");
         String detail = caller.auditDetail() != null ? caller.auditDetail() : location;
-        audit.record(grant, request.getMethod(), request.getUriInfo().getPath(), response.getStatus(), detail);
+        audit.record(grant, request.getMethod(), path, response.getStatus(), detail);
+    }
+
+    private static boolean isWork(String method, String path) {
+        return method.equals("POST") && (path.equals("/api/v1/jobs") || path.endsWith("/demand"));
     }
 }
