@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -285,5 +286,57 @@ class AgentGrpcTest {
         as(enrollment).body("{\"drain\":{\"reason\":\"maintenance\"}}").post("/api/v1/nodes/host-d/commands").then().statusCode(403);
         agent.register(host("host-d", 1)).await().atMost(WAIT);
         as(ADMIN).get("/api/v1/nodes/host-d").then().body("commands", hasSize(0));
+    }
+
+    // agent identity: an enrollment token enrolls a node once and gets its credential, which acts for that node only
+
+    private static Status.Code code(Runnable call) {
+        try {
+            call.run();
+            return Status.Code.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
+    }
+
+    @Test
+    void anEnrollmentTokenEnrollsANodeOnceAndOnlyRegisters() {
+        String enrollment = Api.token("agent", null);
+        RegisterReply first = agent("Bearer " + enrollment).register(AgentStub.host("id-a", 2)).await().atMost(WAIT);
+        String credential = first.getNodeCredential();
+        assertFalse(credential.isEmpty(), "enrolling answers the node's own credential");
+
+        StatusRuntimeException again = assertThrows(StatusRuntimeException.class,
+                () -> agent("Bearer " + enrollment).register(AgentStub.host("id-a", 1)).await().atMost(WAIT));
+        assertEquals(Status.Code.PERMISSION_DENIED, again.getStatus().getCode());
+        assertTrue(again.getStatus().getDescription().contains("re-enrolling it needs an admin"), again.getStatus().getDescription());
+        as(ADMIN).get("/api/v1/nodes/id-a").then().body("gpus.size()", org.hamcrest.Matchers.equalTo(2));
+        assertEquals(Status.Code.PERMISSION_DENIED, code(() -> agent("Bearer " + enrollment).telemetry(Multi.createFrom().item(TelemetryReport.newBuilder()
+                .setNodeId("id-a").build())).await().atMost(WAIT)), "an enrollment token only registers");
+
+        // the credential registers its own node again (an inventory change) and answers no second credential
+        RegisterReply own = agent("Bearer " + credential).register(AgentStub.host("id-a", 2)).await().atMost(WAIT);
+        assertTrue(own.getNodeCredential().isEmpty());
+        assertEquals(Status.Code.PERMISSION_DENIED, code(() -> agent("Bearer " + credential).register(AgentStub.host("id-b", 2)).await().atMost(WAIT)));
+        assertEquals(Status.Code.PERMISSION_DENIED, code(() -> agent("Bearer " + credential).telemetry(Multi.createFrom().item(TelemetryReport.newBuilder()
+                .setNodeId("id-b").build())).await().atMost(WAIT)));
+        as(ADMIN).get("/api/v1/nodes/id-b").then().statusCode(404);
+        as(ADMIN).get("/api/v1/tokens").then().body("find { it.node == 'id-a' }.createdBy", org.hamcrest.Matchers.notNullValue());
+    }
+
+    @Test
+    void revokingACredentialCutsItsOpenStreamAndAnAdminReEnrollsTheNode() {
+        String credential = agent("Bearer " + Api.token("agent", null)).register(AgentStub.host("id-c", 1)).await().atMost(WAIT).getNodeCredential();
+        AssertSubscriber<Command> stream = agent("Bearer " + credential).commands(AgentHello.newBuilder().setNodeId("id-c").build()).subscribe()
+                .withSubscriber(AssertSubscriber.create(10));
+        String id = as(ADMIN).get("/api/v1/tokens").then().extract().path("find { it.node == 'id-c' }.id");
+
+        // an admin's credential for the node replaces the live one, whose stream ends at once
+        String replacement = as(ADMIN).body("{\"role\":\"agent\",\"node\":\"id-c\"}").post("/api/v1/tokens").then().statusCode(201).extract().path("token");
+        Throwable cut = stream.awaitFailure(WAIT).getFailure();
+        assertEquals(Status.Code.UNAUTHENTICATED, Status.fromThrowable(cut).getCode(), cut.toString());
+        as(ADMIN).get("/api/v1/tokens/" + id).then().body("revokedAt", org.hamcrest.Matchers.notNullValue());
+        assertEquals(Status.Code.UNAUTHENTICATED, code(() -> agent("Bearer " + credential).register(AgentStub.host("id-c", 1)).await().atMost(WAIT)));
+        assertEquals(Status.Code.OK, code(() -> agent("Bearer " + replacement).register(AgentStub.host("id-c", 1)).await().atMost(WAIT)));
     }
 }
