@@ -1,5 +1,6 @@
 package dev.horizon.api.scheduler;
 
+import dev.horizon.api.manifest.TeamRule;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -32,6 +33,20 @@ public final class AdapterProcess {
             System.err.println(program + ": " + e.getMessage());
             System.exit(2);
             return null;
+        }
+    }
+
+    /**
+     * The team rule of HORIZON_TEAM_FROM (sources, first match wins; default {@link TeamRule#DEFAULT_SOURCES}) and
+     * HORIZON_QUEUE_TEAMS (a queue-to-team file); a bad value stops the process with one line naming the variable.
+     */
+    public static TeamRule teamRule(Map<String, String> env, String program) {
+        try {
+            return TeamRule.configured(env.get("HORIZON_TEAM_FROM"), "HORIZON_TEAM_FROM", env.get("HORIZON_QUEUE_TEAMS"), "HORIZON_QUEUE_TEAMS");
+        } catch (IllegalArgumentException e) {
+            System.err.println(program + ": " + e.getMessage());
+            System.exit(2);
+            throw e;
         }
     }
 
