@@ -196,24 +196,39 @@ final class Horizon {
     static final class Rest {
         private final int port;
         private final String token;
-        private HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        /** For a control plane on TLS: the context trusting its CA (the API port is then https); null for plaintext. */
+        private final javax.net.ssl.SSLContext tls;
+        private HttpClient http;
 
         Rest(int port, String token) {
+            this(port, token, null);
+        }
+
+        Rest(int port, String token, javax.net.ssl.SSLContext tls) {
             this.port = port;
             this.token = token;
+            this.tls = tls;
+            reconnect();
         }
 
         int port() {
             return port;
         }
 
+        /** The same control plane with another token. */
+        Rest as(String other) {
+            return new Rest(port, other, tls);
+        }
+
         /** Drops pooled connections, which died with a killed process. */
         void reconnect() {
-            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(tls == null ? 2 : 30));
+            http = (tls == null ? b : b.sslContext(tls)).build();
         }
 
         HttpResponse<String> call(String method, String path, String body) throws IOException, InterruptedException {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create((tls == null ? "http" : "https") + "://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json")
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
             if (token != null) b.header("Authorization", "Bearer " + token);

@@ -31,10 +31,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,8 +50,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The hostile-input corpus ({@link HostileInputCorpus}, REST, and the agent protocol's messages here) sent to one running
- * control plane process: every request gets its 4xx (or gRPC refusal) naming the field, never a 5xx; the process keeps
- * serving; and what it accepted before the corpus is all still there, unchanged. The subclasses run it on the embedded H2
+ * control plane process: every request gets its 4xx (or gRPC refusal) naming the field, never a 5xx; then the fuzz half,
+ * valid bodies of every endpoint changed in one random way ({@link BodyMutations}) and valid registrations with random bytes
+ * flipped, none of which may cost a 5xx or a gRPC server failure; the process keeps serving; and what it accepted before
+ * all this is still there, unchanged. The fuzz cases come from a seeded Random (printed; replay with
+ * -Dhorizon.fuzz.seed=N). The subclasses run it on the embedded H2
  * file and on PostgreSQL, which refuses what H2 stores (a NUL character) and so shows checks the H2 run would miss.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -58,6 +63,9 @@ abstract class HostileInput {
     private static final String ADMIN = "hostile-input-admin";
     static final String NODE = "hostile-node";
     /** The gRPC codes that mean the server failed rather than refused: the agent protocol's 5xx. */
+    private static final int MUTATED_BODIES = 200;
+    private static final int MUTATED_REGISTRATIONS = 100;
+    private static final long SEED = Long.getLong("horizon.fuzz.seed", System.nanoTime());
     private static final Set<Status.Code> SERVER_FAILURES = Set.of(Status.Code.UNKNOWN, Status.Code.INTERNAL, Status.Code.UNAVAILABLE,
             Status.Code.DATA_LOSS, Status.Code.UNIMPLEMENTED);
 
@@ -75,6 +83,7 @@ abstract class HostileInput {
     private final Map<String, String> tokens = new HashMap<>();
     /** What was accepted before the corpus: path to its JSON then. */
     private final Map<String, JsonNode> kept = new LinkedHashMap<>();
+    private List<BodyMutations.Template> templates;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     /** The store's environment (HORIZON_DB_URL ...) and JVM options; an empty map for the embedded H2 file. */
@@ -103,6 +112,11 @@ abstract class HostileInput {
         wire = AgentWire.plaintext(port);
         wire.as(tokens.get("node")).register(AgentWire.host(NODE, 8));
         keep();
+        admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-chat\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1}", 201);
+        String job = admin.json("POST", "/api/v1/jobs", "{\"name\":\"fz\",\"team\":\"alpha\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}}", 201)
+                .get("id").asText();
+        templates = BodyMutations.templates(job, "fz-chat");
+        System.out.println(getClass().getSimpleName() + " fuzz seed " + SEED + " (replay with -Dhorizon.fuzz.seed=" + SEED + ")");
     }
 
     /** Accepted before the corpus: jobs with every optional field, a service, a MIG policy; compared after it. */
@@ -136,13 +150,18 @@ abstract class HostileInput {
         return cases.stream().map(c -> DynamicTest.dynamicTest(c.toString(), () -> check(c)));
     }
 
-    private void check(HostileInputCorpus.Case c) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + c.path())).timeout(Duration.ofSeconds(30))
+    /** token: a key of tokens, "none", or "raw:" and the Authorization header's value. */
+    private HttpResponse<String> send(String method, String path, String token, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
-                .method(c.method(), c.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(c.body()));
-        if (c.token().startsWith("raw:")) b.header("Authorization", c.token().substring(4));
-        else if (!c.token().equals("none")) b.header("Authorization", "Bearer " + tokens.get(c.token()));
-        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token.startsWith("raw:")) b.header("Authorization", token.substring(4));
+        else if (!token.equals("none")) b.header("Authorization", "Bearer " + tokens.get(token));
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void check(HostileInputCorpus.Case c) throws Exception {
+        HttpResponse<String> r = send(c.method(), c.path(), c.token(), c.body());
         assertTrue(r.statusCode() < 500, c.what() + ": a " + r.statusCode() + " " + r.body());
         assertEquals(c.status(), r.statusCode(), c.what() + ": " + r.body());
         JsonNode error = Horizon.JSON.readTree(r.body());
@@ -271,8 +290,41 @@ abstract class HostileInput {
         }
     }
 
-    @Test
+    @TestFactory
     @Order(3)
+    Stream<DynamicTest> aMutatedBodyNeverCostsA5xx() {
+        Random random = new Random(SEED);
+        return IntStream.range(0, MUTATED_BODIES).mapToObj(i -> BodyMutations.next(random, templates)).map(m -> DynamicTest.dynamicTest(m.toString(),
+                () -> {
+                    HttpResponse<String> r = send(m.template().method(), m.template().path(), m.template().token(), BodyMutations.apply(m));
+                    assertTrue(r.statusCode() < 500, r.statusCode() + " for " + m + " (seed " + SEED + "): " + r.body());
+                    if (r.statusCode() >= 400) assertFalse(Horizon.JSON.readTree(r.body()).path("error").asText().isBlank(), "a refusal says why: " + r.body());
+                }));
+    }
+
+    @TestFactory
+    @Order(4)
+    Stream<DynamicTest> aMutatedRegistrationNeverCostsAServerFailure() {
+        Random random = new Random(SEED + 1);
+        byte[] valid = AgentWire.host("fz-host", 2).toByteArray();
+        return IntStream.range(0, MUTATED_REGISTRATIONS).mapToObj(i -> {
+            byte[] bytes = valid.clone();
+            StringBuilder what = new StringBuilder("flips");
+            for (int f = 0, flips = 1 + random.nextInt(6); f < flips; f++) {
+                int at = random.nextInt(bytes.length);
+                int mask = 1 + random.nextInt(255);
+                bytes[at] ^= (byte) mask;
+                what.append(' ').append(at).append('^').append(mask);
+            }
+            return DynamicTest.dynamicTest(what.toString(), () -> {
+                Status s = wire.raw("Register", bytes, tokens.get("agent"));
+                assertFalse(SERVER_FAILURES.contains(s.getCode()), "a server failure for " + what + " (seed " + SEED + "): " + s);
+            });
+        });
+    }
+
+    @Test
+    @Order(5)
     void theServiceStillServesAndKeepsEverythingItAcceptedBefore() throws Exception {
         Horizon.Rest admin = new Horizon.Rest(port, ADMIN);
         assertTrue(admin.ready(), "still ready");

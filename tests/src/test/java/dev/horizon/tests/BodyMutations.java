@@ -4,46 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.agent.v1.Inventory;
-import io.grpc.Status;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.stream.IntStream;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
 
 /**
- * Property-based: valid request bodies of every endpoint, each changed in one random way (a field's value replaced by
- * random text, control characters, extreme or fractional numbers, another type, deep nesting; a field dropped or added
- * or given twice; the text cut or a character inserted), never get a 5xx from the control plane process; nor do random
- * changes to the bytes of a valid agent registration get a gRPC server failure. On PostgreSQL when
- * HORIZON_TEST_POSTGRES_URL is set (as .ci/run sets it), else on the embedded H2 file.
- *
- * The cases come from a seeded generator (each test's name says its mutation), so a failure is replayed by running
- * again with the seed it printed: -Dhorizon.fuzz.seed=N (plain JUnit dynamic tests; no shrinking, the mutations are
- * one change each).
+ * The fuzz half of the hostile-input test: valid request bodies of every endpoint, and one random change to one of them
+ * (a field's value replaced by random text, control characters, extreme or fractional numbers, another type, deep
+ * nesting; a field dropped or added or given twice; the text cut or a character inserted), drawn from a seeded Random.
  */
-class HostileInputFuzzIT {
-    private static final int BODIES = 400;
-    private static final int REGISTRATIONS = 200;
-    private static final long SEED = Long.getLong("horizon.fuzz.seed", System.nanoTime());
-    private static final String ADMIN = "fuzz-admin";
-    private static final Set<Status.Code> SERVER_FAILURES = Set.of(Status.Code.UNKNOWN, Status.Code.INTERNAL, Status.Code.UNAVAILABLE,
-            Status.Code.DATA_LOSS, Status.Code.UNIMPLEMENTED);
+final class BodyMutations {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /** A valid request: which token sends it, where, and its body. */
@@ -59,33 +29,12 @@ class HostileInputFuzzIT {
         }
     }
 
-    private static Path dir;
-    private static Process service;
-    private static int port;
-    private static PostgresSchema schema;
-    private static AgentWire wire;
-    private static final Map<String, String> TOKENS = new HashMap<>();
-    private static final List<Template> TEMPLATES = new ArrayList<>();
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private BodyMutations() {
+    }
 
-    @BeforeAll
-    static void start() throws Exception {
-        System.out.println("HostileInputFuzzIT seed " + SEED + " (replay with -Dhorizon.fuzz.seed=" + SEED + ")");
-        dir = Files.createTempDirectory("horizon-fuzz");
-        port = Horizon.freePort();
-        schema = PostgresSchema.fromEnvironment("fuzz_it").orElse(null);
-        service = schema == null ? Horizon.controlPlane(dir, port, ADMIN, "-Dhorizon.nodes=8xH100-80GB,8xH100-80GB")
-                : Horizon.controlPlane(dir, port, ADMIN, schema.env(), schema.flywayOption(), "-Dhorizon.nodes=8xH100-80GB,8xH100-80GB");
-        Horizon.Rest admin = new Horizon.Rest(port, ADMIN);
-        Horizon.await("the control plane's readiness", 90, dir, admin::ready, Boolean::booleanValue);
-        admin.json("POST", "/api/v1/teams", "{\"name\":\"alpha\",\"share\":0.5}", 201);
-        TOKENS.put("admin", ADMIN);
-        TOKENS.put("submitter", admin.json("POST", "/api/v1/tokens", "{\"role\":\"submitter\",\"team\":\"alpha\"}", 201).get("token").asText());
-        TOKENS.put("agent", admin.json("POST", "/api/v1/tokens", "{\"role\":\"agent\"}", 201).get("token").asText());
-        admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-chat\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1}", 201);
-        String job = admin.json("POST", "/api/v1/jobs", "{\"name\":\"fz\",\"team\":\"alpha\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}}", 201)
-                .get("id").asText();
-        TEMPLATES.addAll(List.of(
+    /** A valid body for every endpoint that takes one; job is a job of team alpha for the outcome, service one for the demand. */
+    static List<Template> templates(String job, String service) {
+        return List.of(
                 new Template("POST", "/api/v1/jobs", "submitter", "{\"name\":\"llama-sft-7b\",\"team\":\"alpha\",\"class\":\"TRAINING\",\"priority\":3,"
                         + "\"replicas\":2,\"minReplicas\":1,\"perReplica\":{\"gpus\":4,\"gpuTypes\":[\"H100-80GB\"]},\"gang\":true,\"topology\":\"same-node\","
                         + "\"durationEstimateSeconds\":14400,\"contract\":{\"minRuntimeSeconds\":3600,\"resumable\":true,\"checkpointCostSeconds\":120},"
@@ -98,66 +47,21 @@ class HostileInputFuzzIT {
                 new Template("POST", "/api/v1/tokens", "admin", "{\"role\":\"agent\",\"node\":\"fz-node\",\"label\":\"x\"}"),
                 new Template("POST", "/api/v1/inference-services", "admin", "{\"name\":\"fz-svc\",\"team\":\"alpha\",\"weightPerGpuHour\":20,\"swapCapGpus\":2,"
                         + "\"servedBy\":[\"node-0\"]}"),
-                new Template("POST", "/api/v1/inference-services/fz-chat/demand", "admin", "{\"gpus\":[3.5,4,4.2],\"heldGpus\":4}"),
+                new Template("POST", "/api/v1/inference-services/" + service + "/demand", "admin", "{\"gpus\":[3.5,4,4.2],\"heldGpus\":4}"),
                 new Template("PUT", "/api/v1/mig-policies/fz-pool", "admin", "{\"partitionableModels\":[\"H100-80GB\"],\"allowedProfiles\":[\"1g.10gb\","
                         + "\"3g.40gb\"],\"layout\":\"DYNAMIC\",\"drainTimeSeconds\":300,\"maxConcurrentReconfigurations\":2}"),
                 new Template("POST", "/api/v1/nodes/node-0/commands", "admin", "{\"setSharing\":{\"gpuUuid\":\"GPU-x\",\"mode\":\"MPS\",\"replicas\":4,"
                         + "\"activeThreadPercentage\":50,\"memoryLimitMiB\":1000}}"),
-                new Template("POST", "/api/v1/jobs/" + job + "/outcome", "admin", "{\"state\":\"SUCCEEDED\"}")));
-        wire = AgentWire.plaintext(port);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (wire != null) wire.close();
-        if (service != null) service.destroyForcibly().waitFor();
-        if (schema != null) schema.drop();
-    }
-
-    @TestFactory
-    Stream<DynamicTest> aMutatedBodyNeverCostsA5xx() {
-        Random random = new Random(SEED);
-        return IntStream.range(0, BODIES).mapToObj(i -> mutation(random)).map(m -> DynamicTest.dynamicTest(m.toString(), () -> send(m)));
-    }
-
-    private static void send(Mutation m) throws Exception {
-        String body = apply(m);
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + m.template().path())).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKENS.get(m.template().token()))
-                .method(m.template().method(), HttpRequest.BodyPublishers.ofString(body)).build();
-        HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() >= 500) throw new AssertionError(r.statusCode() + " for " + m + " (seed " + SEED + "): " + r.body());
-        if (r.statusCode() >= 400 && Horizon.JSON.readTree(r.body()).path("error").asText().isBlank()) {
-            throw new AssertionError("a refusal without its reason for " + m + ": " + r.body());
-        }
-    }
-
-    @TestFactory
-    Stream<DynamicTest> aMutatedRegistrationNeverCostsAServerFailure() {
-        Random random = new Random(SEED + 1);
-        byte[] valid = Inventory.newBuilder(AgentWire.host("fz-host", 2)).build().toByteArray();
-        return IntStream.range(0, REGISTRATIONS).mapToObj(i -> {
-            byte[] bytes = valid.clone();
-            int flips = 1 + random.nextInt(6);
-            StringBuilder what = new StringBuilder("flips");
-            for (int f = 0; f < flips; f++) {
-                int at = random.nextInt(bytes.length);
-                int mask = 1 + random.nextInt(255);
-                bytes[at] ^= (byte) mask;
-                what.append(' ').append(at).append('^').append(mask);
-            }
-            return DynamicTest.dynamicTest(what.toString(), () -> {
-                Status s = wire.raw("Register", bytes, TOKENS.get("agent"));
-                if (SERVER_FAILURES.contains(s.getCode())) throw new AssertionError("a server failure for " + what + " (seed " + SEED + "): " + s);
-            });
-        });
+                new Template("POST", "/api/v1/nodes/" + HostileInput.NODE + "/commands", "admin", "{\"applyMigLayout\":{\"gpuUuid\":\"GPU-"
+                        + HostileInput.NODE + "-3\",\"slots\":[{\"profile\":\"3g.40gb\",\"start\":0},{\"profile\":\"3g.40gb\",\"start\":4}]}}"),
+                new Template("POST", "/api/v1/jobs/" + job + "/outcome", "admin", "{\"state\":\"SUCCEEDED\"}"));
     }
 
     /** One random change to one random template: the kind, some random text, a number (often an extreme one) and a size. */
-    private static Mutation mutation(Random random) {
+    static Mutation next(Random random, List<Template> templates) {
         long[] extremes = {0, -1, 2147483647L, 2147483648L, Long.MAX_VALUE, Long.MIN_VALUE};
         long number = random.nextBoolean() ? extremes[random.nextInt(extremes.length)] : random.nextLong();
-        return new Mutation(TEMPLATES.get(random.nextInt(TEMPLATES.size())), random.nextInt(12), text(random, random.nextInt(300)), number,
+        return new Mutation(templates.get(random.nextInt(templates.size())), random.nextInt(12), text(random, random.nextInt(300)), number,
                 random.nextInt(3000));
     }
 
