@@ -2,9 +2,9 @@
 """Load benchmark for a running control plane: JOBS job submissions from CLIENTS concurrent clients.
 
 Prints the submit latency each client saw (p50, p99, max) and throughput, then the planner's decision latency
-as the control plane measured it (the horizon_decision_latency histogram on /q/metrics: p50 and p99 over the run's
-plans, interpolated within the buckets as Prometheus's histogram_quantile does, and the count). Run through
-./horizon load, which can start a control plane for it.
+as the control plane measured it (the horizon_decision_latency histogram on /q/metrics, on its management port: p50
+and p99 over the run's plans, interpolated within the buckets as Prometheus's histogram_quantile does, and the count).
+Run through ./horizon load, which can start a control plane for it.
 """
 import argparse
 import http.client
@@ -29,11 +29,14 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def decision_metrics(host, port, token):
-    conn = http.client.HTTPConnection(host, port, timeout=30)
-    status, text = call(conn, "GET", "/q/metrics", token)
+def decision_metrics(metrics_url):
+    u = urllib.parse.urlparse(metrics_url)
+    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=30)
+    conn.request("GET", u.path or "/q/metrics")
+    r = conn.getresponse()
+    status, text = r.status, r.read().decode()
     if status != 200:
-        sys.exit(f"horizon: load: /q/metrics answered {status}")
+        sys.exit(f"horizon: load: {metrics_url} answered {status}")
     out = {"buckets": {}}
     for line in text.splitlines():
         m = re.match(r'horizon_decision_latency_seconds(_count|_max|_bucket\{.*le="([^"]+)".*\})\s+(\S+)', line)
@@ -67,15 +70,17 @@ def main():
     p.add_argument("--jobs", type=int, default=10000)
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--team", default="load")
+    p.add_argument("--metrics-url", help="the Prometheus endpoint on the management port (default http://HOST:9000/q/metrics)")
     a = p.parse_args()
     u = urllib.parse.urlparse(a.url)
     host, port = u.hostname, u.port or 80
+    metrics_url = a.metrics_url or f"http://{host}:9000/q/metrics"
 
     conn = http.client.HTTPConnection(host, port, timeout=30)
     status, body = call(conn, "POST", "/api/v1/teams", a.token, json.dumps({"name": a.team, "share": 1.0}))
     if status not in (201, 409):
         sys.exit(f"horizon: load: creating team {a.team} answered {status}: {body}")
-    before = decision_metrics(host, port, a.token)
+    before = decision_metrics(metrics_url)
 
     latencies, errors, lock = [], [], threading.Lock()
     per_client = [a.jobs // a.clients + (1 if i < a.jobs % a.clients else 0) for i in range(a.clients)]
@@ -108,7 +113,7 @@ def main():
         t.join()
     wall = time.perf_counter() - start
     time.sleep(2)  # the planner plans shortly after the last arrival
-    after = decision_metrics(host, port, a.token)
+    after = decision_metrics(metrics_url)
 
     lat = sorted(x * 1000 for x in latencies)
     print(f"submitted {len(lat) - len(errors)} of {a.jobs} jobs from {a.clients} clients in {wall:.1f} s ({len(lat) / wall:.0f} jobs/s)")

@@ -10,21 +10,26 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.planning.Planner;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URL;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 class HealthAndMetricsTest {
     @Inject
     Planner planner;
+    @TestHTTPResource(value = "/", management = true)
+    URL management;
 
     @Test
     void probesNeedNoTokenAndReadinessWaitsForAPlan() {
         planner.planNow();
-        given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
-        given().get("/q/health/started").then().statusCode(200).body("status", equalTo("UP"));
-        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+        given().get(management + "health/live").then().statusCode(200).body("status", equalTo("UP"));
+        given().get(management + "health/started").then().statusCode(200).body("status", equalTo("UP"));
+        given().get(management + "health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body("checks.find { it.name == 'planner' }.data.plannerHasRun", equalTo(true));
     }
 
@@ -34,7 +39,7 @@ class HealthAndMetricsTest {
         // three 8-GPU jobs on 16 GPUs: at least one waits, so the queue-depth gauge has a (class, team) series
         for (int i = 0; i < 3; i++) Api.submit(Api.ADMIN, Api.job("m" + i, "metrics", "QUANTIZATION", 8));
         planner.planNow();
-        given().get("/q/metrics").then().statusCode(200)
+        given().get(management + "metrics").then().statusCode(200)
                 .body(containsString("horizon_utilization"))
                 .body(containsString("horizon_queue_depth{"))
                 .body(containsString("horizon_decision_latency_seconds_count"))
@@ -44,7 +49,7 @@ class HealthAndMetricsTest {
     @Test
     void latenciesAreHistogramsAndLeadershipPlansAndNodesAreThereForTheAlerts() throws InterruptedException {
         planner.planNow();
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().get(management + "metrics").then().statusCode(200).extract().asString();
         assertTrue(metrics.contains("horizon_decision_latency_seconds_bucket{le=\"0.05\"}"), "buckets Prometheus can take quantiles of");
         assertFalse(metrics.contains("horizon_decision_latency_seconds{quantile="), "no percentile computed in the service");
         assertTrue(metrics.contains("horizon_leader 1.0"), "the only replica leads");
@@ -56,7 +61,7 @@ class HealthAndMetricsTest {
         java.util.List<String> health = Api.as(Api.ADMIN).get("/api/v1/nodes").then().extract().path("health");
         String healthy = "horizon_nodes{health=\"HEALTHY\"} " + health.stream().filter("HEALTHY"::equals).count() + ".0";
         long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!given().get("/q/metrics").asString().contains(healthy)) {
+        while (!given().get(management + "metrics").asString().contains(healthy)) {
             assertTrue(System.nanoTime() < deadline, healthy + " within 20 s, as GET /api/v1/nodes says");
             Thread.sleep(500);
         }
@@ -75,11 +80,11 @@ class HealthAndMetricsTest {
                 .body("owedGpuHoursDelivered", allOf(greaterThan(0f), lessThanOrEqualTo(1f)));
         // the gauges are refreshed every 15 s on every replica, off the planner's thread
         long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!given().get("/q/metrics").asString().matches("(?s).*horizon_owed_gpu_hours_delivered\\{team=\"owed\"} [01]\\.[0-9].*")) {
+        while (!given().get(management + "metrics").asString().matches("(?s).*horizon_owed_gpu_hours_delivered\\{team=\"owed\"} [01]\\.[0-9].*")) {
             assertTrue(System.nanoTime() < deadline, "horizon_owed_gpu_hours_delivered{team=owed} within 20 s");
             Thread.sleep(500);
         }
-        String metrics = given().get("/q/metrics").asString();
+        String metrics = given().get(management + "metrics").asString();
         assertTrue(metrics.contains("horizon_owed_gpu_hours{team=\"owed\"}") && metrics.contains("horizon_delivered_gpu_hours{team=\"owed\"}"),
                 "owed and delivered GPU-hours beside the ratio");
         PlannerTest.cancelEverything();
@@ -87,6 +92,15 @@ class HealthAndMetricsTest {
 
     @Test
     void openApiDescribesTheJobsEndpoint() {
-        given().get("/q/openapi").then().statusCode(200).body(containsString("/api/v1/jobs/{id}/explanation"));
+        given().get(management + "openapi").then().statusCode(200).body(containsString("/api/v1/jobs/{id}/explanation"));
+    }
+
+    /** The API port, which data scientists and agents reach, serves none of the management endpoints. */
+    @Test
+    void managementEndpointsAreNotOnTheApiPort() {
+        for (String path : List.of("/q/metrics", "/q/health", "/q/health/ready", "/q/openapi")) {
+            given().get(path).then().statusCode(404);
+            Api.as(Api.ADMIN).get(path).then().statusCode(404);
+        }
     }
 }

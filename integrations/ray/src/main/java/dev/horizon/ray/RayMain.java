@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs the Ray controller against the cluster of the current kubeconfig (or the pod's service account) and, with
  * HORIZON_RAY_JOBS_PORT, the Ray Jobs endpoint; both talk to the control plane at HORIZON_URL with HORIZON_TOKEN (an
- * agent or admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
+ * admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
  * HORIZON_FRACTIONAL_GPUS (default as for ./horizon translate ray), HORIZON_RAY_JOBS_TEAM (the team that pays for
  * submissions without horizon.dev/team metadata; default "default"), HORIZON_TEAM_FROM and HORIZON_QUEUE_TEAMS (the team
  * rule, as for the Kubeflow controller), HORIZON_RAY_CONTROLLER=off to serve only the

@@ -20,12 +20,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class InferenceStore {
     /** Four weeks: the forecaster looks back a week, and a week before that once it has two (the same weekday). */
     public static final int HISTORY_DAYS = 28;
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
 
     @Inject
     ServiceClock clock;
-    private static final TypeReference<List<String>> UUIDS = new TypeReference<>() {
-    };
-
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.planner.step-seconds")
@@ -33,9 +32,9 @@ public class InferenceStore {
 
     /**
      * A service as stored: heldGpus is what its agents last reported serving; heldOn the uuids of the GPUs they reported
-     * serving on (empty when they report only a count).
+     * serving on (empty when they report only a count); servedBy the nodes whose agents may report its demand.
      */
-    public record Row(InferenceService service, int heldGpus, List<String> heldOn) {
+    public record Row(InferenceService service, int heldGpus, List<String> heldOn, List<String> servedBy) {
     }
 
     /** What the stored steps say: how many, the last one, the highest one and the forecaster fed with them. */
@@ -43,23 +42,29 @@ public class InferenceStore {
     }
 
     public List<Row> all() {
-        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, held_gpu_uuids FROM inference_services ORDER BY name",
+        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, held_gpu_uuids, served_by FROM inference_services ORDER BY name",
                 ps -> { }, rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5),
-                        StoredJson.read(rs.getString(6), UUIDS)));
+                        StoredJson.read(rs.getString(6), STRINGS), rs.getString(7) == null ? List.of() : StoredJson.read(rs.getString(7), STRINGS)));
     }
 
     public Optional<Row> find(String name) {
         return all().stream().filter(r -> r.service().name().equals(name)).findFirst();
     }
 
+    /** A service no node's agent serves: only admins (a replay, the soak) report its demand. */
     public void insert(InferenceService s) {
-        db.update("INSERT INTO inference_services (name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, created_at) VALUES (?, ?, ?, ?, 0, ?)",
-                ps -> {
+        insert(s, List.of());
+    }
+
+    public void insert(InferenceService s, List<String> servedBy) {
+        db.update("INSERT INTO inference_services (name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, created_at, served_by)"
+                + " VALUES (?, ?, ?, ?, 0, ?, ?)", ps -> {
                     ps.setString(1, s.name());
                     ps.setString(2, s.team());
                     ps.setDouble(3, s.weightPerGpuHour());
                     ps.setInt(4, s.swapCapGpus());
                     ps.setLong(5, clock.millis());
+                    ps.setString(6, StoredJson.write(servedBy));
                 });
     }
 

@@ -3,12 +3,14 @@ package dev.horizon.service.jobs;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
+import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -79,10 +81,9 @@ public class JobResource {
      */
     @GET
     public Response list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                         @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor, @QueryParam("offset") String offset,
+                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor, @QueryParam("offset") String offset,
                          @Context UriInfo uri) {
-        int l = limit == null ? DEFAULT_LIST : limit;
-        if (l < 1 || l > MAX_LIST) throw new ApiException(400, "invalid query", List.of("limit must be between 1 and " + MAX_LIST + " (got " + l + ")"));
+        int l = QueryParams.number("limit", limit, DEFAULT_LIST, 1, MAX_LIST);
         if (offset != null) {
             throw new ApiException(400, "invalid query", List.of("offset is not supported: page with cursor, the value of the Horizon-Next-Cursor"
                     + " header (or the Link rel=\"next\") of the page before"));
@@ -92,7 +93,7 @@ public class JobResource {
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
-        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.of(j, now)).toList());
+        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now)).toList());
         if (rows.size() > l) {
             JobRow last = page.get(page.size() - 1);
             String next = JobCursor.encode(new JobStore.Position(last.submittedAt(), last.id()));
@@ -104,13 +105,16 @@ public class JobResource {
     @GET
     @Path("/{id}")
     public JobView get(@PathParam("id") String id) {
-        return JobView.of(find(id), clock.seconds());
+        JobRow j = find(id);
+        caller.requireSeesTeam(j.team(), "job " + id);
+        return JobView.of(j, clock.seconds());
     }
 
     @GET
     @Path("/{id}/explanation")
     public Explanation explain(@PathParam("id") String id) {
         JobRow j = find(id);
+        caller.requireSeesTeam(j.team(), "job " + id);
         if (j.state() != JobState.PENDING) {
             String reason = switch (j.state()) {
                 case RUNNING -> "running on " + j.placement() + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
@@ -148,15 +152,23 @@ public class JobResource {
         caller.requireAgentOrAdmin("reporting a job's outcome");
         Outcome outcome = JsonBodies.read(body, Outcome.class, "{\"state\":\"SUCCEEDED\"}");
         if (EVICTED.equalsIgnoreCase(String.valueOf(outcome.state()))) {
-            submissions.evicted(find(id));
-            return JobView.of(find(id), clock.seconds());
+            submissions.evicted(ownRun(id));
+            return JobView.visibleTo(caller, find(id), clock.seconds());
         }
         JobState state = parse(JobState.class, "state", String.valueOf(outcome.state()));
         if (!state.finished() || state == JobState.CANCELLED) {
-            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED, FAILED or EVICTED (got " + outcome.state() + ")"));
+            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED, FAILED or EVICTED (got " + Limits.quote(outcome.state()) + ")"));
         }
-        submissions.outcome(find(id), state);
-        return JobView.of(find(id), clock.seconds());
+        submissions.outcome(ownRun(id), state);
+        return JobView.visibleTo(caller, find(id), clock.seconds());
+    }
+
+    /** The job, when the caller may report on its run: admins on any, a node credential only on jobs placed on its node. */
+    private JobRow ownRun(String id) {
+        JobRow j = find(id);
+        caller.requireOwnNode("reporting a job's outcome", node -> j.placement() != null && Placements.usesNode(j.placement(), node),
+                "job " + id + " (placed on " + j.placement() + ")");
+        return j;
     }
 
     private JobRow find(String id) {
@@ -167,7 +179,7 @@ public class JobResource {
         try {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ApiException(400, "invalid " + field, List.of(field + " '" + value + "' is not one of " + Arrays.toString(type.getEnumConstants())));
+            throw new ApiException(400, "invalid " + field, List.of(field + " " + Limits.quote(value) + " is not one of " + Arrays.toString(type.getEnumConstants())));
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.Limits;
 import dev.horizon.allocator.GpuTypes;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.Node;
@@ -28,10 +29,6 @@ import java.util.stream.Collectors;
  */
 @ApplicationScoped
 public class JobSubmissions {
-    /** A year: an estimate beyond it is a unit mistake (milliseconds for seconds), not a real job. */
-    static final long MAX_DURATION_ESTIMATE_SECONDS = 365L * 86_400;
-    static final int MAX_PRIORITY = 99;
-
     @Inject
     ServiceClock clock;
     @Inject
@@ -78,16 +75,8 @@ public class JobSubmissions {
 
     /** What only the store knows: the team exists, and the job fits in the cluster at all. */
     private void checkAgainstStore(JobSpec spec) {
-        if (spec.priorityOrDefault() > MAX_PRIORITY) {
-            throw new ApiException(400, "invalid job", List.of("priority must be between 0 and " + MAX_PRIORITY + " (got " + spec.priority()
-                    + "); priority orders jobs inside a team, fair share orders teams"));
-        }
-        if (spec.durationEstimateSeconds() != null && spec.durationEstimateSeconds() > MAX_DURATION_ESTIMATE_SECONDS) {
-            throw new ApiException(400, "invalid job", List.of("durationEstimateSeconds " + spec.durationEstimateSeconds()
-                    + " is more than a year; give the estimate in seconds"));
-        }
         if (teams.find(spec.team()).isEmpty()) {
-            throw new ApiException(422, "unknown team", List.of("team '" + spec.team() + "' does not exist; use one of "
+            throw new ApiException(422, "unknown team", List.of("team " + Limits.quote(spec.team()) + " does not exist; use one of "
                     + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (POST /api/v1/teams)"));
         }
         List<Node> cluster = nodes.planned();

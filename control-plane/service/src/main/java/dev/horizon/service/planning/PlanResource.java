@@ -7,6 +7,7 @@ import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.WaitReasons;
+import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -53,6 +54,8 @@ public class PlanResource {
     FullMode fullMode;
     @Inject
     JobStore jobs;
+    @Inject
+    Caller caller;
 
     @GET
     public PlanView current() {
@@ -63,11 +66,14 @@ public class PlanResource {
         long now = clock.seconds();
         for (JobRow j : jobs.active()) {
             Long left = p.estimatedSecondsLeft().get(j.id());
+            // other teams' work shows as GPUs held or asked for, without its name or the planner's words about it
+            boolean own = caller.seesTeam(j.team());
             if (j.state() == JobState.RUNNING) {
-                running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
+                running.add(new Block(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now),
+                pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
+                        own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
                         j.queueRank(), j.plannedStart(), left));
             }
         }
