@@ -52,7 +52,9 @@ final class AgentMessages {
             if (g.getModel().isBlank()) problems.add("gpus[" + i + "].model: required, as jobs' gpuTypes name it (for example H100-80GB)");
             if (g.getMemoryMib() == 0) problems.add("gpus[" + i + "].memory_mib: required");
             String health = health(g.getHealth());
-            if (unhealthy == null && !Node.HEALTHY.equals(health)) unhealthy = "GPU " + g.getUuid() + " registered as " + health;
+            if (unhealthy == null && !Node.HEALTHY.equals(health)) {
+                unhealthy = "GPU " + g.getUuid() + " registered as " + health + (g.getHealthReason().isBlank() ? "" : ": " + g.getHealthReason());
+            }
             List<Gpu.MigDevice> mig = g.getMigDevicesList().stream().map(d -> new Gpu.MigDevice(d.getProfile(), d.getUuid(),
                     d.getPlacementStart(), d.getPlacementSize())).toList();
             gpus.add(new Gpu(g.getIndex(), g.getUuid(), g.getModel(), g.getMemoryMib(), migMode(g.getMigMode()), mig, health, null, null,
