@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Start-up of the agent bundle beside today's fast-jar (./horizon agent), against a real control plane, on 8 simulated
 # H100s: launch to "registered" (the node listed by GET /api/v1/nodes) and the agent's resident memory then and 10 s
-# later. A benchmark for the note, not a test.
+# later; and the bundle with its AOT cache switched off (no-cache). A benchmark for the note, not a test.
 #   agent-native/src/main/bundle/startup-bench.sh BUNDLE_DIR [RUNS]   (BUNDLE_DIR holds horizon-agent.tar.gz)
 # Needs the control plane built (./mvnw -B -DskipTests -pl control-plane/service -am package), curl and python3.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)"
 bundle="$(cd "${1:?usage: startup-bench.sh BUNDLE_DIR [RUNS]}" && pwd)" runs="${2:-3}"
 tmp="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait; rm -rf "$tmp"' EXIT
 tar -xzf "$bundle/horizon-agent.tar.gz" -C "$tmp"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -41,8 +41,10 @@ one() { # one KIND NODE COMMAND...: prints "KIND seconds rss rss10"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
+one warm-up bench-warm-fast "$ROOT/horizon" agent > /dev/null # builds the fast-jar if a source is newer; not counted
 for i in $(seq "$runs"); do
   one fast-jar "bench-fast-$i" "$ROOT/horizon" agent
   one bundle "bench-bundle-$i" "$tmp/horizon-agent/bin/horizon-agent"
+  HORIZON_AGENT_JAVA_OPTS=-XX:AOTMode=off one no-cache "bench-nocache-$i" "$tmp/horizon-agent/bin/horizon-agent" # what the AOT cache is worth
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); bundle: $(du -m "$bundle/horizon-agent.tar.gz" | cut -f1) MiB packed, $(du -sm "$tmp/horizon-agent" | cut -f1) MiB unpacked"
