@@ -92,6 +92,10 @@ class AgentTest {
         assertFalse(unknown.getSuccess());
         assertTrue(unknown.getError().contains("unknown MIG profile '5g.50gb'") && unknown.getError().contains("3g.40gb"), unknown.getError());
 
+        CommandResult offGpu = CONTROL_PLANE.send(mig("mig-3b", uuid(1), "5g.50gb", 0), WAIT);
+        assertFalse(offGpu.getSuccess());
+        assertFalse(nvml.session().migMode(1).current(), "a bad layout for a GPU with MIG off leaves MIG off");
+
         CommandResult overlap = CONTROL_PLANE.send(mig("mig-4", gpu, "3g.40gb", 4, "2g.20gb", 4), WAIT);
         assertFalse(overlap.getSuccess());
         assertTrue(overlap.getError().contains("overlap"), overlap.getError());
