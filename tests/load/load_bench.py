@@ -2,8 +2,8 @@
 """Load benchmark for a running control plane: JOBS job submissions from CLIENTS concurrent clients.
 
 Prints the submit latency each client saw (p50, p99, max) and throughput, then the planner's decision latency
-as the control plane measured it (horizon_decision_latency on /q/metrics: its own p50 and p99 over the run's
-plans, and the count). Run through ./horizon load, which can start a control plane for it.
+as the control plane measured it (horizon_decision_latency on /q/metrics, on its management port: its own p50 and
+p99 over the run's plans, and the count). Run through ./horizon load, which can start a control plane for it.
 """
 import argparse
 import http.client
@@ -28,11 +28,14 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def decision_metrics(host, port, token):
-    conn = http.client.HTTPConnection(host, port, timeout=30)
-    status, text = call(conn, "GET", "/q/metrics", token)
+def decision_metrics(metrics_url):
+    u = urllib.parse.urlparse(metrics_url)
+    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=30)
+    conn.request("GET", u.path or "/q/metrics")
+    r = conn.getresponse()
+    status, text = r.status, r.read().decode()
     if status != 200:
-        sys.exit(f"horizon: load: /q/metrics answered {status}")
+        sys.exit(f"horizon: load: {metrics_url} answered {status}")
     out = {}
     for line in text.splitlines():
         m = re.match(r'horizon_decision_latency_seconds(_count|_max|\{.*quantile="([0-9.]+)".*\})\s+(\S+)', line)
@@ -48,15 +51,17 @@ def main():
     p.add_argument("--jobs", type=int, default=10000)
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--team", default="load")
+    p.add_argument("--metrics-url", help="the Prometheus endpoint on the management port (default http://HOST:9000/q/metrics)")
     a = p.parse_args()
     u = urllib.parse.urlparse(a.url)
     host, port = u.hostname, u.port or 80
+    metrics_url = a.metrics_url or f"http://{host}:9000/q/metrics"
 
     conn = http.client.HTTPConnection(host, port, timeout=30)
     status, body = call(conn, "POST", "/api/v1/teams", a.token, json.dumps({"name": a.team, "share": 1.0}))
     if status not in (201, 409):
         sys.exit(f"horizon: load: creating team {a.team} answered {status}: {body}")
-    before = decision_metrics(host, port, a.token)
+    before = decision_metrics(metrics_url)
 
     latencies, errors, lock = [], [], threading.Lock()
     per_client = [a.jobs // a.clients + (1 if i < a.jobs % a.clients else 0) for i in range(a.clients)]
@@ -89,7 +94,7 @@ def main():
         t.join()
     wall = time.perf_counter() - start
     time.sleep(2)  # the planner plans shortly after the last arrival
-    after = decision_metrics(host, port, a.token)
+    after = decision_metrics(metrics_url)
 
     lat = sorted(x * 1000 for x in latencies)
     print(f"submitted {len(lat) - len(errors)} of {a.jobs} jobs from {a.clients} clients in {wall:.1f} s ({len(lat) / wall:.0f} jobs/s)")

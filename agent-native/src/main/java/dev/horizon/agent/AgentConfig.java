@@ -15,8 +15,20 @@ public interface AgentConfig {
     /** Hosts sharing an NVLink domain; unset: the node is its own. */
     Optional<String> nvlinkDomain();
 
-    /** An agent token (POST /api/v1/tokens {"role":"agent"}), sent as "authorization: Bearer ...". */
+    /**
+     * An agent token (POST /api/v1/tokens {"role":"agent"}), sent as "authorization: Bearer ..." until the control plane
+     * answers this node's own credential, which the agent keeps in state-dir and uses from then on (NodeCredential).
+     */
     Optional<String> token();
+
+    /**
+     * TLS to the control plane: the PEM file of the CA its certificate is verified against (the launcher's --ca). Read at
+     * start by {@link ControlPlaneTls}, which configures the gRPC client from it.
+     */
+    Optional<Path> controlPlaneCa();
+
+    /** true: TLS to the control plane, verified by the JVM's trust store; false: plaintext even with a CA set. */
+    Optional<Boolean> controlPlaneTls();
 
     @WithDefault("5s")
     Duration telemetryInterval();
@@ -47,7 +59,10 @@ public interface AgentConfig {
     @WithDefault("nvidia-cuda-mps-control")
     String mpsControl();
 
-    /** What the agent keeps across restarts: the sharing it applied (re-applied at start) and the MPS daemons' pipe and log directories. */
+    /**
+     * What the agent keeps across restarts: its node credential, the sharing it applied (re-applied at start), the highest
+     * leader epoch seen and the MPS daemons' pipe and log directories.
+     */
     @WithDefault("/var/lib/horizon-agent")
     Path stateDir();
 

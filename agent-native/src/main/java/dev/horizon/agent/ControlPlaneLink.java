@@ -11,6 +11,7 @@ import dev.horizon.agent.v1.TelemetryReport;
 import io.grpc.Channel;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
@@ -48,6 +49,8 @@ public class ControlPlaneLink {
     AgentConfig config;
     @Inject
     CommandHandler commands;
+    @Inject
+    NodeCredential credential;
 
     /** Commands run one at a time, off the gRPC threads: a drain may wait for minutes. */
     private final ExecutorService commandRunner = Executors.newSingleThreadExecutor(r -> new Thread(r, "horizon-agent-commands"));
@@ -139,8 +142,16 @@ public class ControlPlaneLink {
         LOG.infof("connected to the control plane at %s:%d as node %s", host, port, nodeId);
     }
 
+    /** Registers; a kept credential the control plane refuses is followed at once by a try with horizon.agent.token. */
     private void register(Inventory inventory) {
-        RegisterReply reply = blockingStub().register(inventory);
+        RegisterReply reply;
+        try {
+            reply = blockingStub().register(inventory);
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() != Status.Code.UNAUTHENTICATED || !credential.refused(describe(e))) throw e;
+            reply = blockingStub().register(inventory);
+        }
+        if (!reply.getNodeCredential().isEmpty()) credential.issued(reply.getNodeCredential());
         nodeId = reply.getNodeId();
         registered = inventory;
         LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
@@ -211,7 +222,7 @@ public class ControlPlaneLink {
 
     private Metadata authorization() {
         Metadata headers = new Metadata();
-        config.token().ifPresent(t -> headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + t));
+        credential.current().ifPresent(t -> headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + t));
         return headers;
     }
 }

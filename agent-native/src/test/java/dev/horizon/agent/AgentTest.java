@@ -63,8 +63,12 @@ class AgentTest {
             assertEquals(81559, g.getMemoryMib());
             assertEquals(dev.horizon.agent.v1.Health.HEALTHY, g.getHealth());
         }
-        assertEquals("Bearer test-agent-token", CONTROL_PLANE.authorizations.get(0));
+        assertEquals(FakeControlPlane.ENROLLMENT, CONTROL_PLANE.authorizations.get(0), "the first Register enrolls with horizon.agent.token");
         CONTROL_PLANE.awaitReport(r -> r.getNodeId().equals("test-node") && r.getGpusCount() == 2 && r.getGpus(0).hasUtilizationPercent(), WAIT);
+        Path kept = config.stateDir().resolve(NodeCredential.FILE);
+        assertEquals(FakeControlPlane.credential("test-node"), Files.readString(kept).strip(), "the credential Register answered is kept");
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(kept),
+                "readable by the agent's user only");
     }
 
     @Test
@@ -76,6 +80,8 @@ class AgentTest {
         assertTrue(result.getSuccess(), result.getError());
         assertEquals(Set.of("3g.40gb@4", "2g.20gb@2", "1g.10gb@0", "1g.10gb@1"), layoutOnGpu0());
         await(() -> lastRegistration().getGpus(0).getMigDevicesCount() == 4, "re-registration with the 4 MIG devices");
+        assertEquals("Bearer " + FakeControlPlane.credential("test-node"), CONTROL_PLANE.authorizations.get(CONTROL_PLANE.authorizations.size() - 1),
+                "every call after enrollment carries the node's own credential");
 
         Set<String> uuids = nvml.session().migDevices(0).stream().map(MigDevice::uuid).collect(Collectors.toSet());
         CommandResult again = CONTROL_PLANE.send(layout.toBuilder().setId("mig-2").build(), WAIT);

@@ -39,7 +39,12 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
     final List<String> authorizations = new CopyOnWriteArrayList<>();
     final List<TelemetryReport> reports = new CopyOnWriteArrayList<>();
     final BlockingQueue<CommandResult> results = new LinkedBlockingQueue<>();
+    static final String ENROLLMENT = "Bearer test-agent-token";
     private volatile StreamObserver<Command> commandStream;
+
+    static String credential(String node) {
+        return "node-credential-of-" + node;
+    }
     private Server server;
     private int port;
 
@@ -72,7 +77,10 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
     public void register(Inventory request, StreamObserver<RegisterReply> reply) {
         authorizations.add(String.valueOf(CALLER.get()));
         registrations.add(request);
-        reply.onNext(RegisterReply.newBuilder().setNodeId(request.getNodeName()).setStepSeconds(900).build());
+        RegisterReply.Builder answer = RegisterReply.newBuilder().setNodeId(request.getNodeName()).setStepSeconds(900);
+        // enrollment, as the real control plane does it: the configured (enrollment) token gets the node's own credential
+        if (ENROLLMENT.equals(CALLER.get())) answer.setNodeCredential(credential(request.getNodeName()));
+        reply.onNext(answer.build());
         reply.onCompleted();
     }
 

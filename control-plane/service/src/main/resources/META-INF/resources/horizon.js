@@ -71,12 +71,17 @@ function widthFor(svg) {
   return Math.max(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), 600);
 }
 
+// another team's job comes without its name (the API shows only what the plan must): it is drawn as that team's work
+function jobLabel(job) {
+  return job.name ?? (job.team + ' job');
+}
+
 function bar(svg, job, x, y, width, height, kind) {
   const g = el('g', { class: 'bar ' + kind + (job.fill ? ' fill' : ''), 'data-job': job.jobId });
-  g.append(el('title', {}, job.name + ' (' + job.team + ', ' + job['class'] + ')'));
+  g.append(el('title', {}, jobLabel(job) + ' (' + job.team + ', ' + job['class'] + ')'));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height, fill: teamColour(job.team), class: 'bar ' + kind }));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height: 3, fill: CLASS_COLOURS[job['class']] || '#000' }));
-  if (width > 40) g.append(el('text', { x: x + 4, y: y + height - 4 }, job.name));
+  if (width > 40) g.append(el('text', { x: x + 4, y: y + height - 4 }, jobLabel(job)));
   svg.append(g);
 }
 
@@ -176,7 +181,7 @@ function drawHistory(points) {
 function fillPending(plan) {
   const rows = plan.pending.map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
-    const cells = [job.queuePosition ?? '', job.name, job.team, job['class'], job.gpus,
+    const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus,
       job.plannedStart ? fromNow(job.plannedStart, plan.plannedAt) : 'not within the horizon', job.reason || ''];
     for (const c of cells) tr.append(el('td', {}, String(c)));
     return tr;

@@ -81,7 +81,7 @@ class AgentOverProcessesIT extends OverProcesses {
 
         JsonNode explanation = admin.json("GET", "/api/v1/jobs/" + jobId + "/explanation", null, 200);
         assertEquals(4242, explanation.path("memoryViolations").path(0).path("pid").asLong(), explanation.toString());
-        String metrics = admin.call("GET", "/q/metrics", null).body();
+        String metrics = admin.metrics();
         assertTrue(metrics.lines().anyMatch(l -> l.startsWith("horizon_memory_violations_total{") && l.contains("node=\"" + NODE + "\"")
                 && l.contains("action=\"REPORTED\"") && l.endsWith(" 1.0")), "the violation is counted in /q/metrics");
     }

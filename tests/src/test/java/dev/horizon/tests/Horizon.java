@@ -29,6 +29,8 @@ final class Horizon {
     private static final Path AGENT_JAR = ROOT.resolve("agent-native/target/quarkus-app/quarkus-run.jar");
     private static final Path SIM_NVML = ROOT.resolve("nvml-bindings/target/sim-nvml");
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    /** Each control plane's management port (health, metrics), by its API port; a restart on the same API port keeps it. */
+    private static final Map<Integer, Integer> MANAGEMENT_PORTS = new java.util.concurrent.ConcurrentHashMap<>();
 
     private Horizon() {
     }
@@ -41,6 +43,7 @@ final class Horizon {
     /** The same with environment variables set, such as HORIZON_DB_URL for a store on PostgreSQL. */
     static Process controlPlane(Path dataDir, int port, String admin, Map<String, String> env, String... options) {
         List<String> command = new ArrayList<>(List.of(JAVA, "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.management.port=" + managementPort(port), "-Dquarkus.management.host=127.0.0.1",
                 "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(), "-Dhorizon.bootstrap-admin-token=" + admin, "-Dhorizon.planner.debounce-millis=50"));
         command.addAll(List.of(options));
         command.addAll(List.of("-jar", CONTROL_PLANE_JAR.toString()));
@@ -136,6 +139,22 @@ final class Horizon {
         return p.waitFor();
     }
 
+    /** The management port (health, metrics) of the control plane on API port port: a free port, the same for each start there. */
+    static int managementPort(int port) {
+        return MANAGEMENT_PORTS.computeIfAbsent(port, p -> {
+            try {
+                return freePort();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** The credential node's agent was issued when it enrolled, as it keeps it in its state directory. */
+    static String nodeCredential(Path dir, String node) throws IOException {
+        return Files.readString(dir.resolve(node + "-state").resolve("node-credential")).strip();
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
@@ -184,6 +203,10 @@ final class Horizon {
             this.token = token;
         }
 
+        int port() {
+            return port;
+        }
+
         /** Drops pooled connections, which died with a killed process. */
         void reconnect() {
             http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -206,8 +229,21 @@ final class Horizon {
             return JSON.readTree(r.body());
         }
 
+        /** Readiness, from the management port (health is not on the API port). */
         boolean ready() throws IOException, InterruptedException {
-            return call("GET", "/q/health/ready", null).statusCode() == 200;
+            return management("/q/health/ready").statusCode() == 200;
+        }
+
+        /** The Prometheus text from the management port. */
+        String metrics() throws IOException, InterruptedException {
+            HttpResponse<String> r = management("/q/metrics");
+            if (r.statusCode() != 200) throw new AssertionError("/q/metrics answered " + r.statusCode());
+            return r.body();
+        }
+
+        private HttpResponse<String> management(String path) throws IOException, InterruptedException {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort(port) + path)).timeout(Duration.ofSeconds(30))
+                    .build(), HttpResponse.BodyHandlers.ofString());
         }
     }
 }

@@ -25,6 +25,8 @@ public record Contract(long minRuntimeSeconds, boolean resumable, long checkpoin
         if (minRuntimeSeconds > MAX_MIN_RUNTIME_SECONDS) {
             errors.add("contract.minRuntimeSeconds is capped at " + MAX_MIN_RUNTIME_SECONDS + " (8 h); got " + minRuntimeSeconds);
         }
-        if (checkpointCostSeconds < 0) errors.add("contract.checkpointCostSeconds must be >= 0 (got " + checkpointCostSeconds + ")");
+        if (checkpointCostSeconds < 0 || checkpointCostSeconds > Limits.CHECKPOINT_COST_SECONDS) {
+            errors.add("contract.checkpointCostSeconds must be between 0 and " + Limits.CHECKPOINT_COST_SECONDS + " (a day); got " + checkpointCostSeconds);
+        }
     }
 }

@@ -27,16 +27,28 @@ public record GpuShape(Integer gpus, String migProfile, Integer gpuMilli, Intege
             errors.add("perReplica: give exactly one of \"gpus\", \"migProfile\" or \"gpuMilli\" (with \"memoryMiB\")");
             return;
         }
-        if (gpus != null && gpus < 1) errors.add("perReplica.gpus must be at least 1 (got " + gpus + ")");
+        if (gpus != null && (gpus < 1 || gpus > Limits.GPUS_PER_REPLICA)) {
+            errors.add("perReplica.gpus must be between 1 and " + Limits.GPUS_PER_REPLICA + ", the GPUs of one host (got " + gpus + ")");
+        }
         if (migProfile != null && !MigProfiles.isKnown(migProfile)) {
-            errors.add("perReplica.migProfile '" + migProfile + "' is not a MIG profile; use one of " + MigProfiles.known());
+            errors.add("perReplica.migProfile " + Limits.quote(migProfile) + " is not a MIG profile; use one of " + MigProfiles.known());
         }
         if (gpuMilli != null) {
             if (gpuMilli < 1 || gpuMilli > 1000) errors.add("perReplica.gpuMilli must be between 1 and 1000 (got " + gpuMilli + ")");
-            if (memoryMiB == null || memoryMiB < 1) errors.add("perReplica.memoryMiB is required with gpuMilli: the memory limit of the share in MiB");
+            if (memoryMiB == null || memoryMiB < 1 || memoryMiB > Limits.SHARE_MEMORY_MIB) {
+                errors.add("perReplica.memoryMiB is required with gpuMilli: the memory limit of the share, 1 to " + Limits.SHARE_MEMORY_MIB + " MiB (got "
+                        + memoryMiB + ")");
+            }
         }
-        if (gpuTypes != null && gpuTypes.stream().anyMatch(t -> t == null || t.isBlank())) {
-            errors.add("perReplica.gpuTypes must not contain empty names (for example [\"H100-80GB\"])");
+        if (gpuTypes != null) validateTypes(errors);
+    }
+
+    private void validateTypes(List<String> errors) {
+        if (gpuTypes.size() > Limits.GPU_TYPES) errors.add("perReplica.gpuTypes lists " + gpuTypes.size() + " models; the limit is " + Limits.GPU_TYPES);
+        for (int i = 0; i < Math.min(gpuTypes.size(), Limits.GPU_TYPES); i++) {
+            String t = gpuTypes.get(i);
+            if (t == null || t.isBlank()) errors.add("perReplica.gpuTypes[" + i + "] must not be empty (for example [\"H100-80GB\"])");
+            Limits.text("perReplica.gpuTypes[" + i + "]", t, Limits.SHORT_NAME, errors);
         }
     }
 }

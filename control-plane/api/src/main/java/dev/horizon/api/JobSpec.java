@@ -54,24 +54,34 @@ public record JobSpec(
         return replicaCount() * perReplica.gpuFraction();
     }
 
-    /** Every problem with this job, each naming its field and the fix; empty when the job is valid. */
+    /** Every problem with this job, each naming its field and the limit or the fix; empty when the job is valid (see {@link Limits}). */
     public List<String> problems() {
         List<String> errors = new ArrayList<>();
         if (name == null || name.isBlank()) errors.add("name is required: a short name for the job, such as \"llama-sft-7b\"");
+        Limits.text("name", name, Limits.NAME, errors);
         if (team == null || team.isBlank()) errors.add("team is required: the team whose GPU budget pays for the job");
+        Limits.text("team", team, Limits.SHORT_NAME, errors);
         if (jobClass == null) errors.add("class is required: one of " + List.of(JobClass.values()));
-        if (priority != null && priority < 0) errors.add("priority must be >= 0 (got " + priority + ")");
-        if (replicas != null && replicas < 1) errors.add("replicas must be at least 1 (got " + replicas + ")");
+        if (priority != null && (priority < 0 || priority > Limits.PRIORITY)) {
+            errors.add("priority must be between 0 and " + Limits.PRIORITY + " (got " + priority + "); priority orders jobs inside a team, fair share orders teams");
+        }
+        if (replicas != null && (replicas < 1 || replicas > Limits.REPLICAS)) {
+            errors.add("replicas must be between 1 and " + Limits.REPLICAS + " (got " + replicas + ")");
+        }
         if (minReplicas != null && (minReplicas < 1 || minReplicas > replicaCount())) {
             errors.add("minReplicas must be between 1 and replicas (" + replicaCount() + "); got " + minReplicas);
         }
         if (perReplica == null) errors.add("perReplica is required: {\"gpus\": N}, {\"migProfile\": \"1g.10gb\"} or {\"gpuMilli\": 500, \"memoryMiB\": 20000}");
         else perReplica.validate(errors);
-        if (topology != null && !TOPOLOGIES.contains(topology)) errors.add("topology '" + topology + "' is not one of " + TOPOLOGIES);
-        if (durationEstimateSeconds != null && durationEstimateSeconds < 1) {
-            errors.add("durationEstimateSeconds must be at least 1 (got " + durationEstimateSeconds + ")");
+        if (perReplica != null && perReplica.gpus() != null && (long) replicaCount() * perReplica.gpus() > Limits.GPUS_PER_JOB) {
+            errors.add("replicas x perReplica.gpus is " + (long) replicaCount() * perReplica.gpus() + " GPUs; the limit is " + Limits.GPUS_PER_JOB);
+        }
+        if (topology != null && !TOPOLOGIES.contains(topology)) errors.add("topology " + Limits.quote(topology) + " is not one of " + TOPOLOGIES);
+        if (durationEstimateSeconds != null && (durationEstimateSeconds < 1 || durationEstimateSeconds > Limits.DURATION_SECONDS)) {
+            errors.add("durationEstimateSeconds must be between 1 and " + Limits.DURATION_SECONDS + " (a year) in seconds; got " + durationEstimateSeconds);
         }
         if (contract != null) contract.validate(errors);
+        if (source != null) source.validate(errors);
         return errors;
     }
 }

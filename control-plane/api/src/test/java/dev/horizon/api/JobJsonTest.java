@@ -58,7 +58,7 @@ class JobJsonTest {
     void everyMissingFieldIsListed() {
         InvalidJobException e = assertThrows(InvalidJobException.class, () -> JobJson.parse("{\"replicas\":0}"));
         assertEquals(5, e.problems().size(), e.getMessage());
-        assertTrue(e.getMessage().contains("replicas must be at least 1"));
+        assertTrue(e.getMessage().contains("replicas must be between 1 and"), e.getMessage());
     }
 
     @Test

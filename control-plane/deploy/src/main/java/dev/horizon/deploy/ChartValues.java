@@ -47,6 +47,9 @@ public final class ChartValues {
         RULES.put("database.password", new Rule(v -> true, "the database user's password"));
         RULES.put("tokens.admin", new Rule(v -> TOKEN.matcher(v).matches(), "letters, digits and ._~+/=- only"));
         RULES.put("tokens.agent", new Rule(v -> TOKEN.matcher(v).matches(), "letters, digits and ._~+/=- only"));
+        RULES.put("tls.enabled", new Rule(v -> v.equals("true") || v.equals("false"), "true or false"));
+        RULES.put("tls.secretName", new Rule(v -> v.matches("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?"),
+                "a Secret name: lower-case letters, digits, '-' and '.', at most 253"));
         RULES.put("agent.driverLibraryPath", new Rule(v -> v.startsWith("/"),
                 "an absolute host path holding libnvidia-ml.so.1, such as /usr/lib/x86_64-linux-gnu"));
         RULES.put("agent.memoryGuardAction", new Rule(v -> v.equals("REPORT") || v.equals("KILL"), "REPORT or KILL"));

@@ -73,8 +73,9 @@ class K8sManifestsTest {
         assertEquals(3, cp.getSpec().getReplicas());
         Container server = cp.getSpec().getTemplate().getSpec().getContainers().get(0);
         assertEquals(8080, server.getPorts().get(0).getContainerPort());
-        assertProbe(server.getLivenessProbe(), "/q/health/live", "http");
-        assertProbe(server.getReadinessProbe(), "/q/health/ready", "http");
+        assertProbe(server.getLivenessProbe(), "/q/health/live", "management");
+        assertProbe(server.getReadinessProbe(), "/q/health/ready", "management");
+        assertEquals(9000, server.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst().orElseThrow().getContainerPort());
         assertEquals("horizon-control-plane", cp.getSpec().getTemplate().getSpec().getServiceAccountName());
         assertEquals("horizon-database", env(server, "HORIZON_DB_PASSWORD").getValueFrom().getSecretKeyRef().getName());
         assertEquals("horizon-tokens", env(server, "HORIZON_BOOTSTRAP_ADMIN_TOKEN").getValueFrom().getSecretKeyRef().getName());
@@ -129,6 +130,9 @@ class K8sManifestsTest {
         Container server = ((Deployment) objects.get("control-plane-deployment.yaml")).getSpec().getTemplate().getSpec().getContainers().get(0);
         assertEquals(Integer.parseInt(agent.getProperty("quarkus.http.port")), agentContainer.getPorts().get(0).getContainerPort());
         assertEquals(Integer.parseInt(service.getProperty("quarkus.http.port")), server.getPorts().get(0).getContainerPort());
+        assertEquals(Integer.parseInt(service.getProperty("quarkus.management.port")),
+                server.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst().orElseThrow().getContainerPort());
+        assertEquals("true", service.getProperty("quarkus.management.enabled"), "health and metrics are on the management port, where the probes ask");
         // agents reach gRPC on the HTTP port only because the service does not run a separate gRPC server
         assertEquals("false", service.getProperty("quarkus.grpc.server.use-separate-server"));
     }
@@ -169,6 +173,31 @@ class K8sManifestsTest {
         try (Stream<Path> files = Files.list(Path.of("src/main/resources/chart/horizon/templates"))) {
             assertEquals(Chart.TEMPLATES.stream().sorted().toList(), files.map(p -> p.getFileName().toString()).sorted().toList());
         }
+    }
+
+    /** tls.enabled switches the control plane to the mounted Secret's certificate and the agents to its CA, without a template condition. */
+    @Test
+    void tlsValuesReachTheControlPlaneAndTheAgents() {
+        var objects = Chart.objects(Chart.templates(), Chart.defaults().with("tokens.admin", "a").with("tokens.agent", "b").with("tls.enabled", "true")
+                .with("tls.secretName", "cp-cert"));
+        PodSpec server = ((Deployment) objects.get("control-plane-deployment.yaml")).getSpec().getTemplate().getSpec();
+        PodSpec agent = ((DaemonSet) objects.get("agent-daemonset.yaml")).getSpec().getTemplate().getSpec();
+        var tls = server.getVolumes().stream().filter(v -> v.getName().equals("tls")).findFirst().orElseThrow().getSecret();
+        assertEquals("cp-cert", tls.getSecretName());
+        assertTrue(tls.getOptional(), "the chart installs before the Secret exists while TLS is off");
+        assertEquals("/etc/horizon/tls", server.getContainers().get(0).getVolumeMounts().stream().filter(m -> m.getName().equals("tls")).findFirst()
+                .orElseThrow().getMountPath());
+        var ca = agent.getVolumes().stream().filter(v -> v.getName().equals("control-plane-ca")).findFirst().orElseThrow().getSecret();
+        assertEquals("cp-cert", ca.getSecretName());
+        assertEquals(List.of("ca.crt"), ca.getItems().stream().map(i -> i.getKey()).toList(), "agents get the CA, never the private key");
+        var serverEnv = ((io.fabric8.kubernetes.api.model.ConfigMap) objects.get("control-plane-configmap.yaml")).getData();
+        assertEquals("true", serverEnv.get("HORIZON_TLS_ENABLED"));
+        assertEquals("/etc/horizon/tls", serverEnv.get("HORIZON_TLS_DIR"));
+        var agentEnv = ((io.fabric8.kubernetes.api.model.ConfigMap) objects.get("agent-configmap.yaml")).getData();
+        assertEquals("true", agentEnv.get("HORIZON_AGENT_CONTROL_PLANE_TLS"));
+        assertEquals("/etc/horizon/ca/ca.crt", agentEnv.get("HORIZON_AGENT_CONTROL_PLANE_CA"));
+        var bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Chart.defaults().with("tls.enabled", "yes"));
+        assertTrue(bad.getMessage().contains("tls.enabled must be true or false"), bad.getMessage());
     }
 
     @Test

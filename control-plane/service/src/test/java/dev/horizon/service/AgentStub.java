@@ -9,10 +9,22 @@ import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.stub.MetadataUtils;
+import java.time.Duration;
 
 /** What the agent tests send as an agent: a gRPC stub with a bearer token, and H100 inventories. */
 final class AgentStub {
     private AgentStub() {
+    }
+
+    /**
+     * Enrolls inventory's node with a fresh enrollment token (an agent token bound to no node) and returns a stub that
+     * carries the node credential Register answered, as an agent keeps it; each test's node names are its own.
+     */
+    static MutinyAgentServiceStub enrolled(ManagedChannel channel, Inventory inventory) {
+        String credential = agent(channel, "Bearer " + Api.token("agent", null)).register(inventory).await().atMost(Duration.ofSeconds(10))
+                .getNodeCredential();
+        if (credential.isEmpty()) throw new AssertionError("enrolling " + inventory.getNodeName() + " answered no node credential");
+        return agent(channel, "Bearer " + credential);
     }
 
     static MutinyAgentServiceStub agent(ManagedChannel channel, String bearer) {

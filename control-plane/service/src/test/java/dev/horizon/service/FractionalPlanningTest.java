@@ -62,8 +62,7 @@ class FractionalPlanningTest {
     void migJobsWaitForOneReconfigurationThenShareAGpuAndSharesShareAnother() {
         ManagedChannel channel = ManagedChannelBuilder.forAddress(base.getHost(), base.getPort()).usePlaintext().build();
         try {
-            MutinyAgentServiceStub agent = AgentStub.agent(channel, "Bearer " + Api.token("agent", null));
-            agent.register(AgentStub.host("host-m", 2)).await().atMost(WAIT);
+            MutinyAgentServiceStub agent = AgentStub.enrolled(channel, AgentStub.host("host-m", 2));
             as(ADMIN).body("{\"partitionableModels\":[\"H100-80GB\"],\"allowedProfiles\":[\"1g.10gb\",\"3g.40gb\"],\"layout\":\"DYNAMIC\","
                     + "\"drainTimeSeconds\":0,\"maxConcurrentReconfigurations\":1}").put("/api/v1/mig-policies/h100s").then().statusCode(201);
             Api.team("serving", 0.5);

@@ -11,14 +11,11 @@ import dev.horizon.agent.v1.GpuTelemetry;
 import dev.horizon.agent.v1.Health;
 import dev.horizon.agent.v1.Inventory;
 import dev.horizon.agent.v1.MigMode;
-import dev.horizon.agent.v1.MutinyAgentServiceGrpc;
 import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
 import dev.horizon.agent.v1.TelemetryReport;
 import dev.horizon.service.planning.Planner;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import io.grpc.Metadata;
-import io.grpc.stub.MetadataUtils;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -26,6 +23,7 @@ import io.smallrye.mutiny.Multi;
 import jakarta.inject.Inject;
 import java.net.URL;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -62,11 +60,6 @@ class HeartbeatTest {
         channel.shutdownNow();
     }
 
-    private MutinyAgentServiceStub agent() {
-        Metadata metadata = new Metadata();
-        metadata.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + Api.token("agent", null));
-        return MutinyAgentServiceGrpc.newMutinyStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata));
-    }
 
     private static Inventory host(String name) {
         Inventory.Builder inv = Inventory.newBuilder().setNodeName(name);
@@ -99,19 +92,20 @@ class HeartbeatTest {
 
     @Test
     void aSilentAgentsNodeIsLostAndItsJobsArePlacedElsewhereUntilItReportsAgain() throws InterruptedException {
-        MutinyAgentServiceStub agent = agent();
+        // each node's agent with its own credential, as enrolment hands them out
+        Map<String, MutinyAgentServiceStub> agents = new ConcurrentHashMap<>();
         Set<String> reporting = ConcurrentHashMap.newKeySet();
-        beats.scheduleAtFixedRate(() -> reporting.forEach(n -> agent.telemetry(Multi.createFrom().item(idle(n))).await().atMost(WAIT)), 0, 300,
-                TimeUnit.MILLISECONDS);
+        beats.scheduleAtFixedRate(() -> reporting.forEach(n -> agents.get(n).telemetry(Multi.createFrom().item(idle(n))).await().atMost(WAIT)), 0,
+                300, TimeUnit.MILLISECONDS);
 
-        agent.register(host("host-a")).await().atMost(WAIT);
+        agents.put("host-a", AgentStub.enrolled(channel, host("host-a")));
         reporting.add("host-a");
         Api.team("research", 0.5);
         String id = Api.submit(ADMIN, Api.job("moves-on", "research", "TRAINING", 2));
         planner.planNow();
         assertEquals("host-a[0-1]", job(id, "placement"), "host-a is the only node when the job is placed");
 
-        agent.register(host("host-b")).await().atMost(WAIT);
+        agents.put("host-b", AgentStub.enrolled(channel, host("host-b")));
         reporting.add("host-b");
         // longer than the timeout: both agents report, so neither node is lost
         Thread.sleep(3000);

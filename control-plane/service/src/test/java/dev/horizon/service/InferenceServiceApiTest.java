@@ -33,12 +33,19 @@ class InferenceServiceApiTest {
     void aSubmitterDeclaresItsTeamsServiceAgentsReportDemandAndTheForecastFollowsTheStore() {
         Api.team("serving", 0.2);
         String submitter = Api.token("submitter", "serving");
-        as(submitter).body(service("chat", "serving")).post("/api/v1/inference-services").then().statusCode(201)
+        String servedByGpu1 = service("chat", "serving").replace("}", ",\"servedBy\":[\"gpu-1\"]}");
+        as(submitter).body(servedByGpu1).post("/api/v1/inference-services").then().statusCode(201).body("servedBy", equalTo(List.of("gpu-1")))
                 .header("Location", containsString("/api/v1/inference-services/chat")).body("observedSteps", equalTo(0))
                 .body("lastDemand", nullValue()).body("forecast", hasSize(96));
 
-        String agent = Api.token("agent", null);
-        as(agent).body("{\"gpus\":[2,3,4]}").post("/api/v1/inference-services/chat/demand").then().statusCode(200)
+        // the agent of a node serving it reports its demand; another node's agent may not
+        String gpu1 = as(ADMIN).body("{\"role\":\"agent\",\"node\":\"gpu-1\"}").post("/api/v1/tokens").then().statusCode(201).extract().path("token");
+        String gpu2 = as(ADMIN).body("{\"role\":\"agent\",\"node\":\"gpu-2\"}").post("/api/v1/tokens").then().statusCode(201).extract().path("token");
+        as(gpu2).body("{\"gpus\":[100000]}").post("/api/v1/inference-services/chat/demand").then().statusCode(403)
+                .body("error", containsString("this credential is node gpu-2's, and service chat (served by [gpu-1]) is not on that node"));
+        as(Api.token("agent", null)).body("{\"gpus\":[1]}").post("/api/v1/inference-services/chat/demand").then().statusCode(403)
+                .body("error", containsString("enrollment token"));
+        as(gpu1).body("{\"gpus\":[2,3,4]}").post("/api/v1/inference-services/chat/demand").then().statusCode(200)
                 .body("observedSteps", equalTo(3)).body("lastDemand", equalTo(4.0f));
         as(ADMIN).body("{\"gpus\":[5],\"heldGpus\":3}").post("/api/v1/inference-services/chat/demand").then().statusCode(200)
                 .body("observedSteps", equalTo(4)).body("heldGpus", equalTo(3));

@@ -67,7 +67,7 @@ class JobApiTest {
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1},\"colour\":1}", 400, "colour"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"SLEEP\",\"perReplica\":{\"gpus\":1}}", 400, "class"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"migProfile\":\"9g.1tb\"}}", 400, "perReplica.migProfile"),
-                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":-2,\"perReplica\":{\"gpus\":1}}", 400, "replicas must be at least 1"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":-2,\"perReplica\":{\"gpus\":1}}", 400, "replicas must be between 1 and 10000"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"priority\":100000,\"perReplica\":{\"gpus\":1}}", 400, "priority"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"durationEstimateSeconds\":99999999999,\"perReplica\":{\"gpus\":1}}", 400, "durationEstimateSeconds"),
                 new Case(Api.job("x", "nobody", "TRAINING", 1), 422, "team 'nobody' does not exist"),

@@ -42,6 +42,8 @@ class JobsSurviveSigkillIT {
     private static final int JOBS = 1000;
     private static final ObjectMapper JSON = new ObjectMapper();
     private HttpClient http = newClient();
+    /** Health is on the management port (quarkus.management.port); one for the test, reused by each restart. */
+    private final int managementPort = freePortUnchecked();
 
     @TempDir
     Path dataDir;
@@ -171,7 +173,8 @@ class JobsSurviveSigkillIT {
     private Process start(int port) throws IOException {
         Path log = dataDir.resolve("service-" + System.nanoTime() + ".log");
         return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1", "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(),
+                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.management.port=" + managementPort,
+                "-Dquarkus.management.host=127.0.0.1", "-Dhorizon.data-dir=" + dataDir.toAbsolutePath(),
                 "-Dhorizon.nodes=8xH100-80GB", "-Dhorizon.bootstrap-admin-token=" + ADMIN, "-jar", "target/quarkus-app/quarkus-run.jar")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
@@ -198,7 +201,7 @@ class JobsSurviveSigkillIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready")).build(),
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) return;
             } catch (IOException e) {
@@ -221,6 +224,14 @@ class JobsSurviveSigkillIT {
 
     private static HttpClient newClient() {
         return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    private static int freePortUnchecked() {
+        try {
+            return freePort();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static int freePort() throws IOException {

@@ -2,6 +2,7 @@ package dev.horizon.service;
 
 import static dev.horizon.service.Api.ADMIN;
 import static dev.horizon.service.Api.as;
+import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,9 +12,11 @@ import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.store.Db;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import java.net.URL;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +32,8 @@ class LeadershipTest {
     Planner planner;
     @Inject
     Db db;
+    @TestHTTPResource(value = "/", management = true)
+    URL management;
 
     @Test
     void aDeposedLeaderCommitsNothingAndTheNextLeaderConfirmsThePlacementsUnderItsEpoch() throws Exception {
@@ -37,7 +42,7 @@ class LeadershipTest {
         assertEquals(leadership.id(), lease.getString("holder"));
         long epoch = lease.getLong("epoch");
         assertTrue(epoch >= 1, "an elected leader has an epoch: " + epoch);
-        as(ADMIN).get("/q/health/ready").then().statusCode(200);
+        given().get(management + "health/ready").then().statusCode(200);
         PlannerTest.cancelEverything();
 
         // another replica takes the lease over while this one still believes it leads
@@ -59,7 +64,7 @@ class LeadershipTest {
         assertEquals("PENDING", as(ADMIN).get("/api/v1/jobs/" + job).then().extract().path("state"), "the deposed replica placed nothing");
         await(() -> leadership.epoch() == 0, "this replica noticing it was deposed");
         as(ADMIN).get("/api/leader").then().body("self", equalTo(false)).body("holder", equalTo("another-replica"));
-        as(ADMIN).get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'planner' }.data.leader", equalTo(false));
+        given().get(management + "health/ready").then().statusCode(200).body("checks.find { it.name == 'planner' }.data.leader", equalTo(false));
 
         // that replica dies: its lease runs out and this one is elected again, one epoch further
         db.update("UPDATE leader_lease SET expires_at = TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00' WHERE name = 'planner'", ps -> { });

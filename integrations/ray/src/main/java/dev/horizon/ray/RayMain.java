@@ -23,7 +23,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs the Ray controller against the cluster of the current kubeconfig (or the pod's service account) and, with
  * HORIZON_RAY_JOBS_PORT, the Ray Jobs endpoint; both talk to the control plane at HORIZON_URL with HORIZON_TOKEN (an
- * agent or admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
+ * admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
  * HORIZON_FRACTIONAL_GPUS (default as for ./horizon translate ray), HORIZON_RAY_JOBS_TEAM (the team that pays for
  * submissions without horizon.dev/team metadata; default "default"), HORIZON_RAY_CONTROLLER=off to serve only the
  * endpoint where no Kubernetes cluster is at hand. With HORIZON_RAY_GCS=HOST:PORT (the Ray head's GCS) and

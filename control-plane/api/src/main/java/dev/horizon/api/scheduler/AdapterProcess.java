@@ -14,16 +14,25 @@ public final class AdapterProcess {
     }
 
     /**
-     * The control plane at HORIZON_URL (default http://localhost:8080) with HORIZON_TOKEN; without a token the process
-     * says so and exits 2, since every call would be refused.
+     * The control plane at HORIZON_URL (default http://localhost:8080) with HORIZON_TOKEN (an admin token: the adapters
+     * report outcomes for jobs on every node); an https URL is verified against HORIZON_CA (a PEM CA certificate) when
+     * set. Without a token the process says so and exits 2, since every call would be refused.
      */
     public static SchedulerClient controlPlane(Map<String, String> env, String program) {
         String token = env.get("HORIZON_TOKEN");
         if (token == null || token.isBlank()) {
-            System.err.println(program + ": set HORIZON_TOKEN to an agent or admin token of the control plane");
+            System.err.println(program + ": set HORIZON_TOKEN to an admin token of the control plane");
             System.exit(2);
         }
-        return new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token);
+        String ca = env.get("HORIZON_CA");
+        try {
+            return new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token,
+                    ca == null || ca.isBlank() ? null : java.nio.file.Path.of(ca));
+        } catch (IllegalArgumentException e) {
+            System.err.println(program + ": " + e.getMessage());
+            System.exit(2);
+            return null;
+        }
     }
 
     /** Runs {@code pass} every HORIZON_RESYNC_SECONDS (default 5) until the process is stopped. */

@@ -27,12 +27,20 @@ public final class RestSchedulerClient implements SchedulerClient {
 
     private final URI base;
     private final String token;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final HttpClient http;
     private final LeaderEpochFence fence = new LeaderEpochFence();
 
     public RestSchedulerClient(URI controlPlane, String token) {
+        this(controlPlane, token, null);
+    }
+
+    /** ca: the PEM CA certificate an https control plane's certificate is verified against; null for the JVM's trust store. */
+    public RestSchedulerClient(URI controlPlane, String token, java.nio.file.Path ca) {
         this.base = controlPlane.resolve("/api/v1/jobs");
         this.token = token;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(TIMEOUT);
+        if (ca != null) b.sslContext(TrustedCa.sslContext(ca));
+        this.http = b.build();
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.ResultAck;
 import dev.horizon.agent.v1.TelemetryAck;
 import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.api.Limits;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
@@ -20,6 +21,8 @@ import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
+import dev.horizon.service.security.NodeCredentials;
+import dev.horizon.service.security.Tokens;
 import io.grpc.Status;
 import io.quarkus.grpc.GrpcService;
 import io.quarkus.grpc.RegisterInterceptor;
@@ -34,8 +37,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * The control plane's side of the agent protocol (horizon/agent/v1/agent.proto). A node's id is its name. Every call
- * touches the store, so each runs on a worker thread, never on the event loop.
+ * The control plane's side of the agent protocol (horizon/agent/v1/agent.proto). A node's id is its name, and every call
+ * acts only for the node its credential is bound to. Every call touches the store, so each runs on a worker thread,
+ * never on the event loop.
  */
 @GrpcService
 @RegisterInterceptor(AgentTokenInterceptor.class)
@@ -54,28 +58,54 @@ public class AgentGrpc implements AgentService {
     MemoryViolations violations;
     @Inject
     JobStore jobs;
+    @Inject
+    NodeCredentials credentials;
+    @Inject
+    AgentStreams streams;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
 
+    /**
+     * With an enrollment token, enrolls the node (once; NodeCredentials) and answers its new credential; with a node
+     * credential, only that node's inventory may be written.
+     */
     @Override
     @Blocking
     public Uni<RegisterReply> register(Inventory inventory) {
+        Tokens.Grant grant = AgentTokenInterceptor.grant();
         Node node = AgentMessages.node(inventory, System.currentTimeMillis());
+        RegisterReply.Builder reply = RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(stepSeconds);
+        if (grant.enrollsOnly()) {
+            try {
+                reply.setNodeCredential(credentials.enroll(node.name(), grant, () -> write(node)).token());
+            } catch (NodeCredentials.Refused e) {
+                throw Status.PERMISSION_DENIED.withDescription(e.getMessage()).asRuntimeException();
+            }
+            LOG.infof("node %s enrolled with enrollment token %s; its agent got its own credential", node.name(), grant.id());
+        } else {
+            own(grant, node.name());
+            write(node);
+        }
+        return Uni.createFrom().item(reply.build());
+    }
+
+    private void write(Node node) {
         if (nodes.upsert(node)) {
             LOG.infof("node %s registered by its agent: %d GPUs, %s", node.name(), node.gpus().size(), node.health());
             planner.requestPlan();
         }
-        return Uni.createFrom().item(RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(stepSeconds).build());
     }
 
     @Override
     public Uni<TelemetryAck> telemetry(Multi<TelemetryReport> reports) {
-        return reports.emitOn(Infrastructure.getDefaultWorkerPool()).onItem().invoke(this::record).collect().with(Collectors.counting())
-                .map(n -> TelemetryAck.newBuilder().setReports(n).build());
+        Tokens.Grant grant = AgentTokenInterceptor.grant();
+        return streams.untilRevoked(grant.id(), reports).emitOn(Infrastructure.getDefaultWorkerPool()).onItem().invoke(r -> record(grant, r))
+                .collect().with(Collectors.counting()).map(n -> TelemetryAck.newBuilder().setReports(n).build());
     }
 
-    private void record(TelemetryReport report) {
-        String node = registered(report.getNodeId());
+    private void record(Tokens.Grant grant, TelemetryReport report) {
+        String node = registered(own(grant, report.getNodeId()));
+        AgentMessages.checkSize(report);
         if (nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), System.currentTimeMillis())) {
             LOG.infof("node %s is reporting again", node);
             planner.requestPlan();
@@ -104,25 +134,34 @@ public class AgentGrpc implements AgentService {
 
     @Override
     public Multi<Command> commands(AgentHello hello) {
-        return Multi.createFrom().deferred(() -> queue.stream(registered(hello.getNodeId()))).map(AgentMessages::command)
+        Tokens.Grant grant = AgentTokenInterceptor.grant();
+        String node = own(grant, hello.getNodeId());
+        return streams.untilRevoked(grant.id(), Multi.createFrom().deferred(() -> queue.stream(registered(node))).map(AgentMessages::command))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
     }
 
     @Override
     @Blocking
     public Uni<ResultAck> reportResult(CommandResult result) {
-        String node = registered(result.getNodeId());
+        String node = registered(own(AgentTokenInterceptor.grant(), result.getNodeId()));
         if (!result.getSuccess() && result.getError().isBlank()) throw AgentMessages.invalid("error: a failed command needs the reason, for people");
         NodeCommand command = commands.find(node, result.getCommandId()).orElseThrow(() -> Status.NOT_FOUND
-                .withDescription("node " + node + " has no command '" + result.getCommandId() + "'").asRuntimeException());
+                .withDescription("node " + node + " has no command " + Limits.quote(result.getCommandId())).asRuntimeException());
         commands.finish(command.id(), result.getSuccess(), result.getError(), System.currentTimeMillis());
         return Uni.createFrom().item(ResultAck.newBuilder().setState(commands.find(node, command.id()).orElseThrow().state()).build());
+    }
+
+    /** nodeId, when the call's credential is that node's; PERMISSION_DENIED when it is another node's. */
+    private static String own(Tokens.Grant grant, String nodeId) {
+        if (grant.node().equals(nodeId)) return nodeId;
+        throw Status.PERMISSION_DENIED.withDescription("this credential (" + grant.id() + ") is node " + grant.node() + "'s; it cannot act for node "
+                + Limits.quote(nodeId)).asRuntimeException();
     }
 
     /** The node id of a registered agent node, or NOT_FOUND telling the agent to register first. */
     private String registered(String nodeId) {
         nodes.find(nodeId).filter(n -> Node.FROM_AGENT.equals(n.source())).orElseThrow(() -> Status.NOT_FOUND
-                .withDescription("node '" + nodeId + "' is not registered; call Register with its inventory first").asRuntimeException());
+                .withDescription("node " + Limits.quote(nodeId) + " is not registered; call Register with its inventory first").asRuntimeException());
         return nodeId;
     }
 }

@@ -2,6 +2,9 @@ package dev.horizon.service.agents;
 
 import dev.horizon.service.security.Role;
 import dev.horizon.service.security.Tokens;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -12,29 +15,77 @@ import jakarta.inject.Inject;
 
 /**
  * Agents authenticate as REST clients do, with a bearer token, sent as gRPC metadata "authorization: Bearer <token>";
- * only tokens of the agent role may call the agent service.
+ * only agent tokens may call the agent service, and an enrollment token (bound to no node) only Register. The grant
+ * travels with the call ({@link #grant()}) so each method checks the node it acts for against the credential's node.
  */
 @ApplicationScoped
 public class AgentTokenInterceptor implements ServerInterceptor {
     static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Context.Key<Tokens.Grant> GRANT = Context.key("horizon-agent-grant");
+    private static final String REGISTER = "Register";
 
     @Inject
     Tokens tokens;
+
+    /** The grant of the call being served; set for every call that reaches AgentGrpc. */
+    static Tokens.Grant grant() {
+        return GRANT.get();
+    }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         // one primary-key lookup, on the thread that accepted the call: gRPC interceptors run before any offloading
         Tokens.Authentication auth = tokens.authenticate(headers.get(AUTHORIZATION));
-        Status refusal = null;
-        if (auth.grant() == null) {
-            refusal = Status.UNAUTHENTICATED.withDescription(auth.refusal());
-        } else if (auth.grant().role() != Role.AGENT) {
-            refusal = Status.PERMISSION_DENIED.withDescription("the agent service needs an agent token (POST /api/v1/tokens {\"role\":\"agent\"});"
-                    + " this token's role is " + auth.grant().role().name().toLowerCase());
+        Status refusal = refusal(auth, call.getMethodDescriptor().getBareMethodName());
+        if (refusal == null) {
+            ServerCall.Listener<Q> listener = Contexts.interceptCall(Context.current().withValue(GRANT, auth.grant()), call, headers, next);
+            return call.getMethodDescriptor().getType().clientSendsOneMessage() ? new OneMessage<>(listener, call) : listener;
         }
-        if (refusal == null) return next.startCall(call, headers);
         call.close(refusal, new Metadata());
         return new ServerCall.Listener<>() {
         };
+    }
+
+    /**
+     * A unary call whose request could not be parsed as its message type reaches the service as a half-close without
+     * a message, which gRPC answers INTERNAL; that is the client's malformed bytes, so it is answered INVALID_ARGUMENT.
+     */
+    private static final class OneMessage<Q, R> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+        private final ServerCall<Q, R> call;
+        private boolean received;
+
+        OneMessage(ServerCall.Listener<Q> delegate, ServerCall<Q, R> call) {
+            super(delegate);
+            this.call = call;
+        }
+
+        @Override
+        public void onMessage(Q message) {
+            received = true;
+            super.onMessage(message);
+        }
+
+        @Override
+        public void onHalfClose() {
+            if (received) {
+                super.onHalfClose();
+                return;
+            }
+            call.close(Status.INVALID_ARGUMENT.withDescription("the request is not a valid " + call.getMethodDescriptor().getBareMethodName()
+                    + " message of horizon/agent/v1/agent.proto"), new Metadata());
+        }
+    }
+
+    private static Status refusal(Tokens.Authentication auth, String method) {
+        if (auth.grant() == null) return Status.UNAUTHENTICATED.withDescription(auth.refusal());
+        if (auth.grant().role() != Role.AGENT) {
+            return Status.PERMISSION_DENIED.withDescription("the agent service needs an agent token (POST /api/v1/tokens {\"role\":\"agent\"});"
+                    + " this token's role is " + auth.grant().role().name().toLowerCase());
+        }
+        if (auth.grant().enrollsOnly() && !REGISTER.equals(method)) {
+            return Status.PERMISSION_DENIED.withDescription("token " + auth.grant().id() + " is an enrollment token: it only calls Register, whose"
+                    + " reply carries the node's own credential (node_credential); send that credential on " + method);
+        }
+        return null;
     }
 }

@@ -1,6 +1,7 @@
 package dev.horizon.service.inference;
 
 import dev.horizon.allocator.InferenceService;
+import dev.horizon.api.Limits;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.TeamStore;
@@ -26,7 +27,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class InferenceResource {
-    private static final String EXAMPLE = "{\"name\":\"chat\",\"team\":\"nlp\",\"weightPerGpuHour\":20,\"swapCapGpus\":2}";
+    private static final String EXAMPLE = "{\"name\":\"chat\",\"team\":\"nlp\",\"weightPerGpuHour\":20,\"swapCapGpus\":2,\"servedBy\":[\"gpu-1\"]}";
     private static final String DEMAND_EXAMPLE = "{\"gpus\":[3.5,4,4.2],\"heldGpus\":4}";
     private static final String NAME_PATTERN = "[a-z0-9][a-z0-9-]{0,62}";
     private static final double MAX_WEIGHT = 1e6;
@@ -35,12 +36,22 @@ public class InferenceResource {
     /** Four weeks of 15-minute steps: enough to backfill the forecaster's whole look-back in one call. */
     private static final int MAX_STEPS_PER_REPORT = 2688;
 
+    /** Nodes whose agents serve one service: at most this many may be named. */
+    private static final int MAX_SERVED_BY = 200;
+
     public record Demand(List<Double> gpus, Integer heldGpus) {
     }
 
+    /** servedBy: the nodes whose agents serve the service, the only node credentials that may report its demand. */
+    public record ServiceBody(String name, String team, double weightPerGpuHour, int swapCapGpus, List<String> servedBy) {
+        InferenceService service() {
+            return new InferenceService(name, team, weightPerGpuHour, swapCapGpus);
+        }
+    }
+
     /** lastDemand: the newest observed step (null before any); forecast[k]: GPUs needed k + 1 steps after it. */
-    public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, int heldGpus, int observedSteps,
-                              Double lastDemand, double[] forecast) {
+    public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, List<String> servedBy, int heldGpus,
+                              int observedSteps, Double lastDemand, double[] forecast) {
     }
 
     @Inject
@@ -67,12 +78,14 @@ public class InferenceResource {
 
     @POST
     public Response create(String body) {
-        InferenceService s = JsonBodies.read(body, InferenceService.class, EXAMPLE);
+        ServiceBody s = JsonBodies.read(body, ServiceBody.class, EXAMPLE);
         List<String> problems = new ArrayList<>();
         if (s.name() == null || !s.name().matches(NAME_PATTERN)) {
-            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + s.name() + ")");
+            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + Limits.quote(s.name()) + ")");
         }
         if (s.team() == null) problems.add("team is required: the team whose budget the service's GPUs count against");
+        Limits.text("team", s.team(), Limits.SHORT_NAME, problems);
+        checkServedBy(s.servedBy(), problems);
         if (!(s.weightPerGpuHour() > 0 && s.weightPerGpuHour() <= MAX_WEIGHT)) {
             problems.add("weightPerGpuHour must be above 0 and at most " + MAX_WEIGHT + ", the value of one served GPU-hour (got " + s.weightPerGpuHour() + ")");
         }
@@ -85,7 +98,7 @@ public class InferenceResource {
             throw new ApiException(422, "invalid inference service", List.of("team: no team '" + s.team() + "'; create it with POST /api/v1/teams"));
         }
         if (services.find(s.name()).isPresent()) throw new ApiException(409, "inference service '" + s.name() + "' already exists");
-        services.insert(s);
+        services.insert(s.service(), s.servedBy() == null ? List.of() : s.servedBy());
         planner.requestPlan();
         return Response.created(URI.create("/api/v1/inference-services/" + s.name())).entity(view(find(s.name()))).build();
     }
@@ -100,12 +113,26 @@ public class InferenceResource {
         return Response.noContent().build();
     }
 
-    /** Observed demand for the steps after the last reported one, oldest first; heldGpus: the replicas serving now. */
+    private static void checkServedBy(List<String> servedBy, List<String> problems) {
+        if (servedBy == null) return;
+        if (servedBy.size() > MAX_SERVED_BY) problems.add("servedBy names " + servedBy.size() + " nodes; the limit is " + MAX_SERVED_BY);
+        for (int i = 0; i < Math.min(servedBy.size(), MAX_SERVED_BY); i++) {
+            String node = servedBy.get(i);
+            if (node == null || node.isBlank()) problems.add("servedBy[" + i + "] must be a node name");
+            Limits.text("servedBy[" + i + "]", node, Limits.NAME, problems);
+        }
+    }
+
+    /**
+     * Observed demand for the steps after the last reported one, oldest first; heldGpus: the replicas serving now. Admins
+     * report for any service, a node credential only for a service that lists its node in servedBy.
+     */
     @POST
     @Path("/{name}/demand")
     public ServiceView report(@PathParam("name") String name, String body) {
         caller.requireAgentOrAdmin("reporting inference demand");
-        find(name);
+        InferenceStore.Row row = find(name);
+        caller.requireOwnNode("reporting inference demand", row.servedBy()::contains, "service " + name + " (served by " + row.servedBy() + ")");
         Demand d = JsonBodies.read(body, Demand.class, DEMAND_EXAMPLE);
         List<String> problems = new ArrayList<>();
         if (d.gpus() == null || d.gpus().isEmpty() || d.gpus().size() > MAX_STEPS_PER_REPORT) {
@@ -126,13 +153,13 @@ public class InferenceResource {
     }
 
     private InferenceStore.Row find(String name) {
-        return services.find(name).orElseThrow(() -> ApiException.notFound("inference service", name));
+        return services.find(name).orElseThrow(() -> new ApiException(404, "no inference service named " + Limits.quote(name)));
     }
 
     private ServiceView view(InferenceStore.Row row) {
         InferenceService s = row.service();
         InferenceStore.Demand d = services.demand(s.name());
-        return new ServiceView(s.name(), s.team(), s.weightPerGpuHour(), s.swapCapGpus(), row.heldGpus(), d.observedSteps(), d.last(),
+        return new ServiceView(s.name(), s.team(), s.weightPerGpuHour(), s.swapCapGpus(), row.servedBy(), row.heldGpus(), d.observedSteps(), d.last(),
                 d.forecaster().forecast(horizonSteps));
     }
 }

@@ -2,7 +2,9 @@ package dev.horizon.service.inference;
 
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.forecast.DemandForecaster;
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.horizon.service.store.Db;
+import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -17,14 +19,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class InferenceStore {
     /** Four weeks: the forecaster looks back a week, and a week before that once it has two (the same weekday). */
     private static final int HISTORY_DAYS = 28;
+    private static final TypeReference<List<String>> NAMES = new TypeReference<>() {
+    };
 
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
 
-    /** A service as stored: heldGpus is what its agents last reported serving. */
-    public record Row(InferenceService service, int heldGpus) {
+    /** A service as stored: heldGpus is what its agents last reported serving; servedBy the nodes whose agents may report its demand. */
+    public record Row(InferenceService service, int heldGpus, List<String> servedBy) {
     }
 
     /** What the stored steps say: how many, the last one, the highest one and the forecaster fed with them. */
@@ -32,22 +36,24 @@ public class InferenceStore {
     }
 
     public List<Row> all() {
-        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus FROM inference_services ORDER BY name", ps -> { },
-                rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5)));
+        return db.query("SELECT name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, served_by FROM inference_services ORDER BY name",
+                ps -> { }, rs -> new Row(new InferenceService(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getInt(4)), rs.getInt(5),
+                        rs.getString(6) == null ? List.of() : StoredJson.read(rs.getString(6), NAMES)));
     }
 
     public Optional<Row> find(String name) {
         return all().stream().filter(r -> r.service().name().equals(name)).findFirst();
     }
 
-    public void insert(InferenceService s) {
-        db.update("INSERT INTO inference_services (name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, created_at) VALUES (?, ?, ?, ?, 0, ?)",
-                ps -> {
+    public void insert(InferenceService s, List<String> servedBy) {
+        db.update("INSERT INTO inference_services (name, team, weight_per_gpu_hour, swap_cap_gpus, held_gpus, created_at, served_by)"
+                + " VALUES (?, ?, ?, ?, 0, ?, ?)", ps -> {
                     ps.setString(1, s.name());
                     ps.setString(2, s.team());
                     ps.setDouble(3, s.weightPerGpuHour());
                     ps.setInt(4, s.swapCapGpus());
                     ps.setLong(5, System.currentTimeMillis());
+                    ps.setString(6, StoredJson.write(servedBy));
                 });
     }
 

@@ -7,15 +7,18 @@ import dev.horizon.fractional.GpuTypes;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.Limits;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.planning.Placements;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.Team;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
+import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -39,9 +42,6 @@ import java.util.UUID;
 @Path("/api/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
-    /** A year: an estimate beyond it is a unit mistake (milliseconds for seconds), not a real job. */
-    static final long MAX_DURATION_ESTIMATE_SECONDS = 365L * 86_400;
-    static final int MAX_PRIORITY = 99;
     private static final int MAX_LIST = 10_000;
 
     /** memoryViolations: processes on the job's GPUs that agents caught over their memory share while it ran, newest first. */
@@ -86,16 +86,8 @@ public class JobResource {
 
     /** What only the store knows: the team exists, and the job fits in the cluster at all. */
     private void checkAgainstStore(JobSpec spec) {
-        if (spec.priorityOrDefault() > MAX_PRIORITY) {
-            throw new ApiException(400, "invalid job", List.of("priority must be between 0 and " + MAX_PRIORITY + " (got " + spec.priority()
-                    + "); priority orders jobs inside a team, fair share orders teams"));
-        }
-        if (spec.durationEstimateSeconds() != null && spec.durationEstimateSeconds() > MAX_DURATION_ESTIMATE_SECONDS) {
-            throw new ApiException(400, "invalid job", List.of("durationEstimateSeconds " + spec.durationEstimateSeconds()
-                    + " is more than a year; give the estimate in seconds"));
-        }
         if (teams.find(spec.team()).isEmpty()) {
-            throw new ApiException(422, "unknown team", List.of("team '" + spec.team() + "' does not exist; use one of "
+            throw new ApiException(422, "unknown team", List.of("team " + Limits.quote(spec.team()) + " does not exist; use one of "
                     + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (POST /api/v1/teams)"));
         }
         List<Node> cluster = nodes.planned();
@@ -122,26 +114,27 @@ public class JobResource {
 
     @GET
     public List<JobView> list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                              @QueryParam("limit") Integer limit, @QueryParam("offset") Integer offset) {
-        int l = limit == null ? 1000 : limit;
-        int o = offset == null ? 0 : offset;
-        if (l < 1 || l > MAX_LIST) throw new ApiException(400, "invalid query", List.of("limit must be between 1 and " + MAX_LIST + " (got " + l + ")"));
-        if (o < 0) throw new ApiException(400, "invalid query", List.of("offset must be >= 0 (got " + o + ")"));
+                              @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+        int l = QueryParams.number("limit", limit, 1000, 1, MAX_LIST);
+        int o = QueryParams.number("offset", offset, 0, 0, Integer.MAX_VALUE);
         JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), team,
                 jobClass == null ? null : parse(JobClass.class, "class", jobClass), l, o);
-        return jobs.list(f).stream().map(JobView::of).toList();
+        return jobs.list(f).stream().map(j -> JobView.visibleTo(caller, j)).toList();
     }
 
     @GET
     @Path("/{id}")
     public JobView get(@PathParam("id") String id) {
-        return JobView.of(find(id));
+        JobRow j = find(id);
+        caller.requireSeesTeam(j.team(), "job " + id);
+        return JobView.of(j);
     }
 
     @GET
     @Path("/{id}/explanation")
     public Explanation explain(@PathParam("id") String id) {
         JobRow j = find(id);
+        caller.requireSeesTeam(j.team(), "job " + id);
         if (j.state() != JobState.PENDING) {
             String reason = switch (j.state()) {
                 case RUNNING -> "running on " + j.placement() + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
@@ -181,14 +174,16 @@ public class JobResource {
         Outcome outcome = JsonBodies.read(body, Outcome.class, "{\"state\":\"SUCCEEDED\"}");
         JobState state = parse(JobState.class, "state", String.valueOf(outcome.state()));
         if (!state.finished() || state == JobState.CANCELLED) {
-            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED or FAILED (got " + outcome.state() + ")"));
+            throw new ApiException(400, "invalid outcome", List.of("state must be SUCCEEDED or FAILED (got " + Limits.quote(outcome.state()) + ")"));
         }
         JobRow j = find(id);
+        caller.requireOwnNode("reporting a job's outcome", node -> j.placement() != null && Placements.usesNode(j.placement(), node),
+                "job " + id + " (placed on " + j.placement() + ")");
         if (j.state() != JobState.RUNNING || !jobs.finish(id, state, System.currentTimeMillis() / 1000)) {
             throw new ApiException(409, "job " + id + " is " + j.state() + ", not RUNNING; only running jobs end with an outcome");
         }
         planner.requestPlan();
-        return JobView.of(find(id));
+        return JobView.visibleTo(caller, find(id));
     }
 
     private JobRow find(String id) {
@@ -199,7 +194,7 @@ public class JobResource {
         try {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ApiException(400, "invalid " + field, List.of(field + " '" + value + "' is not one of " + Arrays.toString(type.getEnumConstants())));
+            throw new ApiException(400, "invalid " + field, List.of(field + " " + Limits.quote(value) + " is not one of " + Arrays.toString(type.getEnumConstants())));
         }
     }
 }

@@ -4,15 +4,27 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import dev.horizon.api.JobClass;
+import dev.horizon.service.security.Caller;
 
 /**
- * A job as the API shows it: its state and placement, why it waits, and the job JSON it was submitted with. leaderEpoch,
+ * A job as the API shows it: its state and placement, why it waits, and the job JSON it was submitted with (other teams'
+ * jobs without name, spec or reason: {@link #visibleTo}). leaderEpoch,
  * on a running job: the epoch of the leader that placed it or confirmed its placement, which adapters check (fencing).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(String id, String name, String team, @JsonProperty("class") JobClass jobClass, int priority, int gpus,
                       JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, Boolean fill, String reason,
                       Long plannedStart, int preemptions, Long leaderEpoch, @JsonRawValue String spec) {
+    /**
+     * The job as caller may see it: in full for its own team (and admins); for other teams only what the plan must show
+     * (id, team, class, GPUs, state, times, placement), without name, spec, source or reason.
+     */
+    public static JobView visibleTo(Caller caller, JobRow j) {
+        if (caller.seesTeam(j.team())) return of(j);
+        return new JobView(j.id(), null, j.team(), j.jobClass(), j.priority(), j.gpus(), j.state(), j.submittedAt(), j.startedAt(), j.endedAt(),
+                j.placement(), null, null, j.plannedStart(), j.preemptions(), null, null);
+    }
+
     public static JobView of(JobRow j) {
         return new JobView(j.id(), j.name(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.state(), j.submittedAt(), j.startedAt(),
                 j.endedAt(), j.placement(), j.state() == JobState.RUNNING ? j.fill() : null, j.reason(), j.plannedStart(), j.preemptions(),

@@ -1,5 +1,6 @@
 package dev.horizon.service.mig;
 
+import dev.horizon.api.Limits;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigProfile;
 import dev.horizon.fractional.mig.MigPolicy;
@@ -20,14 +21,21 @@ public record MigPolicyBody(Set<String> partitionableModels, Set<String> allowed
             + "\"layout\":\"DYNAMIC\",\"drainTimeSeconds\":300,\"maxConcurrentReconfigurations\":2}";
     /** A drain longer than a day leaves a GPU idle for longer than any plan looks ahead. */
     private static final long MAX_DRAIN_SECONDS = 86_400;
+    /** More entries than there are MIG models or profiles cannot all be valid; the store keeps a policy in 4000 characters. */
+    private static final int MAX_ENTRIES = 32;
 
     public List<String> problems() {
         List<String> problems = new ArrayList<>();
+        for (var list : List.of(java.util.Map.entry("partitionableModels", partitionableModels == null ? Set.<String>of() : partitionableModels),
+                java.util.Map.entry("allowedProfiles", allowedProfiles == null ? Set.<String>of() : allowedProfiles))) {
+            if (list.getValue().size() > MAX_ENTRIES) problems.add(list.getKey() + ": " + list.getValue().size() + " entries; the limit is " + MAX_ENTRIES);
+        }
+        if (!problems.isEmpty()) return problems;
         if (partitionableModels == null || partitionableModels.isEmpty()) {
             problems.add("partitionableModels: required, at least one of " + MigGeometry.models());
         } else {
             for (String m : partitionableModels) {
-                if (!MigGeometry.supportsMig(m)) problems.add("partitionableModels: '" + m + "' has no MIG; use models from " + MigGeometry.models());
+                if (!MigGeometry.supportsMig(m)) problems.add("partitionableModels: " + Limits.quote(m) + " has no MIG; use models from " + MigGeometry.models());
             }
         }
         Set<String> offered = offeredProfiles();
@@ -35,11 +43,12 @@ public record MigPolicyBody(Set<String> partitionableModels, Set<String> allowed
             problems.add("allowedProfiles: required, at least one profile of the partitionable models " + offered);
         } else if (partitionableModels != null && !partitionableModels.isEmpty()) {
             for (String p : allowedProfiles) {
-                if (!offered.contains(p)) problems.add("allowedProfiles: unknown MIG profile '" + p + "' for " + partitionableModels + "; use one of " + offered);
+                if (!offered.contains(p)) problems.add("allowedProfiles: unknown MIG profile " + Limits.quote(p) + " for " + Limits.quote(partitionableModels) + "; use one of "
+                        + offered);
             }
         }
         if (layout == null || !Set.of("FIXED", "DYNAMIC").contains(layout.toUpperCase(Locale.ROOT))) {
-            problems.add("layout: one of FIXED (the admin's layout stays) or DYNAMIC (the planner re-partitions idle GPUs) (got " + layout + ")");
+            problems.add("layout: one of FIXED (the admin's layout stays) or DYNAMIC (the planner re-partitions idle GPUs) (got " + Limits.quote(layout) + ")");
         }
         if (drainTimeSeconds == null || drainTimeSeconds < 0 || drainTimeSeconds > MAX_DRAIN_SECONDS) {
             problems.add("drainTimeSeconds: required, 0 to " + MAX_DRAIN_SECONDS + " seconds a GPU drains before it is re-partitioned (got "

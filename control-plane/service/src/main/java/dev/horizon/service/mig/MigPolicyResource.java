@@ -45,7 +45,7 @@ public class MigPolicyResource {
     public Response put(@PathParam("pool") String pool, String body) {
         caller.requireAdmin("setting MIG policies");
         if (!pool.matches(POOL_PATTERN)) {
-            throw new ApiException(400, "invalid MIG policy", List.of("pool: lower-case letters, digits and '-', 1 to 63 characters (got " + pool + ")"));
+            throw new ApiException(400, "invalid MIG policy", List.of("pool: lower-case letters, digits and '-', 1 to 63 characters (got " + dev.horizon.api.Limits.quote(pool) + ")"));
         }
         MigPolicyBody request = JsonBodies.read(body, MigPolicyBody.class, MigPolicyBody.EXAMPLE);
         List<String> problems = request.problems();

@@ -1,6 +1,7 @@
 package dev.horizon.service.nodes;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.horizon.api.Limits;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigLayout;
 import java.util.ArrayList;
@@ -18,6 +19,9 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
             + "{\"profile\":\"3g.40gb\",\"start\":4}]}}";
     public static final Set<String> SHARING_MODES = Set.of("EXCLUSIVE", "TIME_SLICING", "MPS");
     private static final int MAX_SHARING_REPLICAS = 64;
+    /** A GPU has at most 7 MIG instances; more slots than this cannot be a layout. */
+    private static final int MAX_SLOTS = 8;
+    private static final int MAX_REASON = 1000;
 
     /** slots: the GPU's MIG instances after the change; an empty list turns MIG off. */
     public record ApplyMigLayout(String gpuUuid, List<Slot> slots) {
@@ -44,6 +48,7 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
         }
         if (applyMigLayout != null) migProblems(node, problems);
         if (setSharing != null) sharingProblems(node, problems);
+        if (drain != null) Limits.text("drain.reason", drain.reason(), MAX_REASON, problems);
         return problems;
     }
 
@@ -59,13 +64,17 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
             problems.add("applyMigLayout.slots: required; give the instances as [{\"profile\":\"1g.10gb\",\"start\":0}], or [] to turn MIG off");
             return;
         }
+        if (applyMigLayout.slots().size() > MAX_SLOTS) {
+            problems.add("applyMigLayout.slots: " + applyMigLayout.slots().size() + " slots; a GPU holds at most 7 MIG instances");
+            return;
+        }
         MigGeometry geometry = MigGeometry.of(model);
         List<MigLayout.Slot> slots = new ArrayList<>();
         for (int i = 0; i < applyMigLayout.slots().size(); i++) {
             Slot s = applyMigLayout.slots().get(i);
             String field = "applyMigLayout.slots[" + i + "]";
             if (s == null || s.profile() == null || geometry.profiles().stream().noneMatch(p -> p.name().equals(s.profile()))) {
-                problems.add(field + ".profile: unknown MIG profile '" + (s == null ? null : s.profile()) + "' for " + model + "; use one of "
+                problems.add(field + ".profile: unknown MIG profile " + Limits.quote(s == null ? null : s.profile()) + " for " + model + "; use one of "
                         + geometry.profiles().stream().map(p -> p.name()).toList());
             } else if (s.start() == null) {
                 problems.add(field + ".start: required; " + s.profile() + " may start at memory slices " + geometry.profile(s.profile()).starts());
@@ -80,7 +89,7 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
     private void sharingProblems(Node node, List<String> problems) {
         Optional<Gpu> gpu = gpu(node, "setSharing.gpuUuid", setSharing.gpuUuid(), problems);
         if (setSharing.mode() == null || !SHARING_MODES.contains(setSharing.mode())) {
-            problems.add("setSharing.mode: one of " + SHARING_MODES + " (got " + setSharing.mode() + ")");
+            problems.add("setSharing.mode: one of " + SHARING_MODES + " (got " + Limits.quote(setSharing.mode()) + ")");
             return;
         }
         boolean shared = !"EXCLUSIVE".equals(setSharing.mode());
@@ -105,7 +114,7 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
     private static Optional<Gpu> gpu(Node node, String field, String uuid, List<String> problems) {
         Optional<Gpu> gpu = node.gpus().stream().filter(g -> g.uuid().equals(uuid)).findFirst();
         if (gpu.isEmpty()) {
-            problems.add(field + ": node " + node.name() + " has no GPU '" + uuid + "'; its GPUs are " + node.gpus().stream().map(Gpu::uuid).toList());
+            problems.add(field + ": node " + node.name() + " has no GPU " + Limits.quote(uuid) + "; its GPUs are " + node.gpus().stream().map(Gpu::uuid).toList());
         }
         return gpu;
     }

@@ -18,4 +18,11 @@ public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlin
     public boolean drained() {
         return UNHEALTHY.equals(health);
     }
+
+    /** The node without its GPUs' processes, whose names and pids belong to whichever teams' jobs run there. */
+    public Node withoutProcesses() {
+        return new Node(name, gpuModel, gpuMemoryMiB, nvlinkDomain, source, health, healthReason, lastSeen, gpus.stream()
+                .map(g -> new Gpu(g.index(), g.uuid(), g.model(), g.memoryMiB(), g.migMode(), g.migDevices(), g.health(), g.utilization(),
+                        g.memoryUsedMiB(), java.util.List.of(), g.lastEvent())).toList());
+    }
 }

@@ -35,15 +35,23 @@ public class NodeResource {
     @Inject
     Caller caller;
 
+    /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET
     public List<Node> list() {
-        return nodes.all();
+        return nodes.all().stream().map(this::visible).toList();
     }
 
+    /** A node; admins also see its agent's commands, the processes on its GPUs and those its memory guard caught. */
     @GET
     @Path("/{name}")
     public NodeDetail get(@PathParam("name") String name) {
-        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name));
+        Node node = find(name);
+        if (!caller.seesAllTeams()) return new NodeDetail(node.withoutProcesses(), List.of(), List.of());
+        return new NodeDetail(node, commands.recent(name), violations.ofNode(name));
+    }
+
+    private Node visible(Node node) {
+        return caller.seesAllTeams() ? node : node.withoutProcesses();
     }
 
     /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */

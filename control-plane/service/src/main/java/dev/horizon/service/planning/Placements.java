@@ -31,6 +31,15 @@ public final class Placements {
         return false;
     }
 
+    /** Whether a stored placement puts any of the job on node. */
+    public static boolean usesNode(String placement, String node) {
+        for (String part : placement.split("\\+")) {
+            Matcher m = SLICE.matcher(part);
+            if (m.matches() && m.group(1).equals(node)) return true;
+        }
+        return false;
+    }
+
     /** The placement on the current cluster, or null when a node it used is gone or smaller now. */
     static Placement parse(String text, Cluster cluster, Map<String, Integer> nodeIndex) {
         List<Placement.Slice> slices = new ArrayList<>();

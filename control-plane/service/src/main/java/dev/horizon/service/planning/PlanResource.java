@@ -6,6 +6,7 @@ import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -46,6 +47,8 @@ public class PlanResource {
     PlanHistory history;
     @Inject
     Leadership leadership;
+    @Inject
+    Caller caller;
 
     @GET
     public PlanView current() {
@@ -58,12 +61,14 @@ public class PlanResource {
         List<Waiting> pending = new ArrayList<>();
         for (JobRow j : jobs.active()) {
             Long left = p.estimatedSecondsLeft().get(j.id());
+            // other teams' work shows as GPUs held or asked for, without its name or the planner's words about it
+            boolean own = caller.seesTeam(j.team());
             if (j.state() == JobState.RUNNING) {
-                running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
+                running.add(new Block(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
-                        left));
+                pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null, own ? j.reason() : null,
+                        j.queueRank(), j.plannedStart(), left));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));

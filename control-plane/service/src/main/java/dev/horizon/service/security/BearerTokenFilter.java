@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
-/** Every /api/v1 request needs a known bearer token; health, metrics, OpenAPI and the web page do not. */
+/**
+ * Every /api request needs a live bearer token (the web page does not; health and metrics are on the management port).
+ * An enrollment token (an agent token bound to no node) only registers nodes over gRPC, so REST refuses it.
+ */
 public class BearerTokenFilter {
     @Inject
     Tokens tokens;
@@ -21,7 +24,12 @@ public class BearerTokenFilter {
         if (!request.getUriInfo().getPath().startsWith("/api/")) return Optional.empty();
         Tokens.Authentication auth = tokens.authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
         if (auth.grant() == null) return Optional.of(unauthorized(auth.refusal()));
-        caller.set(auth.grant().role(), auth.grant().team());
+        if (auth.grant().enrollsOnly()) {
+            return Optional.of(new ErrorBody(403, "token " + auth.grant().id() + " is an enrollment token: it only registers nodes (the agents'"
+                    + " gRPC Register), which answers each node its own credential; use that credential, or an admin or submitter token", List.of())
+                    .response());
+        }
+        caller.set(auth.grant());
         return Optional.empty();
     }
 

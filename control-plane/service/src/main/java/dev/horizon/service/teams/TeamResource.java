@@ -2,6 +2,7 @@ package dev.horizon.service.teams;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.api.Limits;
 import dev.horizon.service.planning.OwedDelivered;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
@@ -61,12 +62,13 @@ public class TeamResource {
         Team team = JsonBodies.read(body, Team.class, EXAMPLE);
         List<String> problems = new ArrayList<>();
         if (team.name() == null || !team.name().matches(NAME_PATTERN)) {
-            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + team.name() + ")");
+            problems.add("name must be lower-case letters, digits and '-', 1 to 63 characters (got " + Limits.quote(team.name()) + ")");
         }
+        Limits.text("parent", team.parent(), Limits.SHORT_NAME, problems);
         checkShare(team.share(), problems);
         if (!problems.isEmpty()) throw new ApiException(400, "invalid team", problems);
         if (team.parent() != null && teams.find(team.parent()).isEmpty()) {
-            throw new ApiException(422, "invalid team", List.of("parent: no team '" + team.parent() + "'; create the parent first or leave parent out"));
+            throw new ApiException(422, "invalid team", List.of("parent: no team " + Limits.quote(team.parent()) + "; create the parent first or leave parent out"));
         }
         if (teams.find(team.name()).isPresent()) throw new ApiException(409, "team '" + team.name() + "' already exists; PUT /api/v1/teams/" + team.name() + "/budget changes its share");
         teams.insert(team);

@@ -1,5 +1,6 @@
 package dev.horizon.service.web;
 
+import dev.horizon.api.Limits;
 import java.util.List;
 
 /** A request the API refuses, with the HTTP status and every problem, each naming the field and the fix. */
@@ -18,7 +19,7 @@ public class ApiException extends RuntimeException {
     }
 
     public static ApiException notFound(String what, String id) {
-        return new ApiException(404, "no " + what + " with id '" + id + "'");
+        return new ApiException(404, "no " + what + " with id " + Limits.quote(id));
     }
 
     public int status() {

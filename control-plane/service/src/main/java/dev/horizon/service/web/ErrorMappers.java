@@ -21,8 +21,14 @@ public class ErrorMappers {
         return new ErrorBody(400, "invalid job", e.problems()).response();
     }
 
+    /** 503 only when the store is really down; a value it refuses is the request's fault, and retrying would not help. */
     @ServerExceptionMapper
     public Response store(StoreException e) {
+        if (e.refusedData()) {
+            LOG.warnf("the store refused a value that passed the API's limits (a missing check): %s", e.getCause().getMessage());
+            return new ErrorBody(422, "a value does not fit the store", java.util.List.of("shorten the request's longest text fields; "
+                    + "see the documented limits (README: input limits)")).response();
+        }
         LOG.error("store failure", e);
         return new ErrorBody(503, "the store is not available; retry shortly", java.util.List.of()).response();
     }

@@ -19,7 +19,7 @@ import java.util.Map;
 
 /**
  * Runs the controller against the cluster of the current kubeconfig (or the pod's service account)
- * and the control plane at HORIZON_URL with HORIZON_TOKEN (an agent or admin token, so outcomes can
+ * and the control plane at HORIZON_URL with HORIZON_TOKEN (an admin token, so outcomes can
  * be reported). HORIZON_TEAM_FROM (for example "queue-label,namespace") and HORIZON_RESYNC_SECONDS
  * (default 5) are optional. With HORIZON_EXTENDER_PORT it also serves the kube-scheduler extender for
  * GPU pods that belong to no training job.

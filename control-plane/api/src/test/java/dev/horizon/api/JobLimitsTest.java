@@ -1,0 +1,68 @@
+package dev.horizon.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Every field's documented limit (Limits, JsonLimits) is refused with a problem naming the field and the limit. */
+class JobLimitsTest {
+    private static String job(String name, String extra) {
+        return "{\"name\":" + name + ",\"team\":\"t\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}" + extra + "}";
+    }
+
+    private static String refusal(String json) {
+        InvalidJobException e = assertThrows(InvalidJobException.class, () -> JobJson.parse(json));
+        assertTrue(e.getMessage().length() < 400, "the message stays short, whatever the input: " + e.getMessage().length());
+        return e.getMessage();
+    }
+
+    @Test
+    void aNameUpToTheKubernetesLimitPassesAndOneMoreCharacterIsRefused() {
+        JobJson.parse(job("\"" + "a".repeat(Limits.NAME) + "\"", ""));
+        String m = refusal(job("\"" + "a".repeat(Limits.NAME + 1) + "\"", ""));
+        assertTrue(m.contains("name is 254 characters; the limit is 253"), m);
+    }
+
+    @Test
+    void controlCharactersAreRefusedWhereTheyAre() {
+        assertTrue(refusal(job("\"a\\u0000b\"", "")).contains("name holds a control character (U+0000 at 1)"));
+        assertTrue(refusal(job("\"ok\"", ",\"source\":{\"kind\":\"Py\\u001bTorchJob\"}")).contains("source.kind holds a control character"));
+        assertTrue(refusal(job("\"a\\ud800\"", "")).contains("name holds a control character"), "an unpaired surrogate cannot be stored either");
+        JobJson.parse(job("\"训练-é-🙂\"", ""));
+    }
+
+    @Test
+    void aHugeSourceKindIsNamedWithoutBeingRepeated() {
+        String m = refusal(job("\"ok\"", ",\"source\":{\"kind\":\"" + "K".repeat(10_000) + "\"}"));
+        assertTrue(m.contains("source.kind is 10000 characters; the limit is 63"), m);
+    }
+
+    @Test
+    void replicasTimesGpusCannotOverflowIntoASmallJob() {
+        String m = refusal("{\"name\":\"big\",\"team\":\"t\",\"class\":\"TRAINING\",\"replicas\":2147483647,\"perReplica\":{\"gpus\":2147483647}}");
+        assertTrue(m.contains("replicas must be between 1 and 10000"), m);
+        assertTrue(m.contains("perReplica.gpus must be between 1 and 64"), m);
+        String product = refusal("{\"name\":\"big\",\"team\":\"t\",\"class\":\"TRAINING\",\"replicas\":10000,\"perReplica\":{\"gpus\":64}}");
+        assertTrue(product.contains("replicas x perReplica.gpus is 640000 GPUs; the limit is 100000"), product);
+    }
+
+    @Test
+    void deepDuplicateAndMistypedJsonIsRefusedByTheParser() {
+        String deep = "[".repeat(JsonLimits.MAX_DEPTH + 1) + "]".repeat(JsonLimits.MAX_DEPTH + 1);
+        InvalidJobException tooDeep = assertThrows(InvalidJobException.class, () -> JsonLimits.read(deep, Object.class, "body"));
+        assertTrue(tooDeep.getMessage().contains("exceeds the maximum allowed (32"), "nesting beyond the limit: " + tooDeep.getMessage());
+        JsonLimits.read("[".repeat(JsonLimits.MAX_DEPTH) + "]".repeat(JsonLimits.MAX_DEPTH), Object.class, "body");
+        assertTrue(refusal(job("\"a\"", ",\"name\":\"b\"")).contains("Duplicate field 'name'"));
+        assertTrue(refusal(job("\"a\"", ",\"replicas\":1.5")).contains("replicas"), "a fraction is not a count");
+        assertTrue(refusal(job("\"a\"", ",\"replicas\":\"2\"")).contains("replicas"), "a string is not a count");
+        assertTrue(refusal(job("\"a\"", ",\"priority\":" + "9".repeat(100))).contains("Number value length"), "digits beyond the limit");
+    }
+
+    @Test
+    void quotesAreCutAndEscaped() {
+        assertEquals("'a\\u0000b'", Limits.quote("a\u0000b"));
+        assertEquals("'" + "x".repeat(40) + "'... (41 characters)", Limits.quote("x".repeat(41)));
+    }
+}
