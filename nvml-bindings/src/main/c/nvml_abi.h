@@ -63,6 +63,14 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 
 typedef enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
 typedef enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
+
+/* nvmlDeviceGetTemperatureV's argument (newer drivers deprecate nvmlDeviceGetTemperature). */
+typedef struct {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
+#define nvmlTemperature_v1 HZ_NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 1)
 typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 } nvmlMemoryErrorType_t;
 typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
 typedef enum {
@@ -158,14 +166,30 @@ typedef struct {
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7
 #define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9
-#define NVML_GPU_INSTANCE_PROFILE_COUNT 0xA
+/* Newer than CUDA 12.6: graphics-capable (+gfx), without media engines (-me) and with all of them
+ * (+me.all). NVML_GPU_INSTANCE_PROFILE_COUNT grew with them (0xA, 0xD, 0x11, 0x12 in the newest
+ * headers); a driver answers NVML_ERROR_INVALID_ARGUMENT for an enum it does not know and
+ * NVML_ERROR_NOT_SUPPORTED for one the GPU lacks, so asking up to the newest count is safe. */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX 0xA
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX 0xB
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX 0xC
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME 0xD
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME 0xE
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME 0xF
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME 0x10
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x12
 
 #define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0
 #define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1
 #define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2
 #define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 0x3
 #define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4
-#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x8
+#define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5
+#define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 0x7
+/* A 7-slice compute instance of NVLink-connected (GB200 NVL) systems; newer than CUDA 12.6. */
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL 0x8
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x9
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0
 
 typedef struct {

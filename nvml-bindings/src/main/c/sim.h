@@ -99,6 +99,13 @@ struct sim_fail {
     nvmlReturn_t code;
 };
 
+/* How the driver behaves towards this machine's processes, as set by `driver ...` (see sim_state.c). */
+struct sim_driver {
+    int unprivileged;            /* MIG changes and MIG instance reads answer NVML_ERROR_NO_PERMISSION */
+    int mig_only_container;      /* only MIG devices visible: a MIG-enabled parent's memory answers NO_PERMISSION */
+    int legacy_mig_uuids;        /* MIG-GPU-<GPU uuid>/<gi>/<ci>, as R450-R465 drivers name MIG devices */
+};
+
 struct sim_state {
     char spec[256];              /* canonical HORIZON_SIM_GPUS, e.g. 2xH100-80GB,1xA100-40GB */
     char node[SIM_NAME_LEN];     /* salt for UUIDs, HORIZON_SIM_NODE */
@@ -108,6 +115,7 @@ struct sim_state {
     struct sim_proc procs[SIM_MAX_PROCS];
     int nfails;
     struct sim_fail fails[SIM_MAX_FAILS];
+    struct sim_driver driver;
 };
 
 /* State: building, commands, persistence. Every function returns NVML_SUCCESS or an error code

@@ -10,7 +10,8 @@
  *   HORIZON_SIM_FAULTS        optional commands applied when the state is created, ';'-separated,
  *                             e.g. "fault gpu=1 lost;fault gpu=0 xid=48"
  *   HORIZON_SIM_NODE          optional salt for the GPU UUIDs (two simulated nodes, distinct UUIDs)
- *   HORIZON_SIM_UNPRIVILEGED  =1: MIG changes answer NVML_ERROR_NO_PERMISSION, as for a non-root user
+ *   HORIZON_SIM_UNPRIVILEGED  =1: MIG changes and MIG instance reads answer NVML_ERROR_NO_PERMISSION, as
+ *                             for a non-root user (the state command `driver unprivileged=1` does the same)
  *
  * Thread-safe: one mutex in the process, and an flock on "<state file>.lock" between processes.
  */
@@ -366,9 +367,21 @@ static nvmlReturn_t copy_string(char *dst, unsigned len, const char *src) {
     return NVML_SUCCESS;
 }
 
+static int unprivileged(void) {
+    return g_unprivileged || g_st.driver.unprivileged;
+}
+
 static nvmlReturn_t privileged(void) {
-    if (!g_unprivileged) return NVML_SUCCESS;
-    set_error("HORIZON_SIM_UNPRIVILEGED=1: MIG changes are refused as for a non-root user");
+    if (!unprivileged()) return NVML_SUCCESS;
+    set_error("unprivileged (HORIZON_SIM_UNPRIVILEGED=1 or driver unprivileged=1): MIG changes are refused as for a non-root user");
+    return NVML_ERROR_NO_PERMISSION;
+}
+
+/* The real driver also refuses to list GPU and compute instances, their placements and remaining
+ * capacity to a caller without root, CAP_SYS_ADMIN or the MIG capability devices. */
+static nvmlReturn_t privileged_read(void) {
+    if (!unprivileged()) return NVML_SUCCESS;
+    set_error("unprivileged (HORIZON_SIM_UNPRIVILEGED=1 or driver unprivileged=1): MIG instances cannot be read, as for a non-root user");
     return NVML_ERROR_NO_PERMISSION;
 }
 
@@ -396,11 +409,20 @@ static void gpu_uuid(int g, char *out, size_t len) {
     format_uuid(out, len, "GPU", key);
 }
 
-static void mig_uuid(const struct ref *r, char *out, size_t len) {
+/* MIG-<uuid> since R470; R450-R465 drivers named MIG devices MIG-GPU-<GPU uuid>/<gi>/<ci> (legacy=1). */
+static void mig_uuid_as(const struct ref *r, int legacy, char *out, size_t len) {
     char parent[NVML_DEVICE_UUID_V2_BUFFER_SIZE], key[200];
     gpu_uuid(r->gpu, parent, sizeof parent);
+    if (legacy) {
+        snprintf(out, len, "MIG-%.48s/%d/%d", parent, r->gi, r->ci); /* a GPU UUID is 40 characters */
+        return;
+    }
     snprintf(key, sizeof key, "%s|%d|%d|%u", parent, r->gi, r->ci, g_st.gpus[r->gpu].gi[r->gi].profile_id);
     format_uuid(out, len, "MIG", key);
+}
+
+static void mig_uuid(const struct ref *r, char *out, size_t len) {
+    mig_uuid_as(r, g_st.driver.legacy_mig_uuids, out, len);
 }
 
 /* "3g.40gb" for a compute instance using its whole GPU instance, "1c.3g.40gb" for a part. */
@@ -502,9 +524,10 @@ static nvmlReturn_t ci_id_of(const struct ref *d, unsigned *out) {
     return NVML_SUCCESS;
 }
 
+/* Like the driver: 0 while MIG is off, else the most MIG devices the GPU can hold. */
 static nvmlReturn_t max_mig_devices_of(const struct ref *d, unsigned *out) {
     if (d->gi >= 0) return NVML_ERROR_INVALID_ARGUMENT;
-    *out = SIM_COMPUTE_SLICES;
+    *out = g_st.gpus[d->gpu].mig_current ? SIM_COMPUTE_SLICES : 0;
     return NVML_SUCCESS;
 }
 
@@ -628,8 +651,10 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t
             for (int ci = 0; ci < SIM_MAX_CI && r == NVML_ERROR_NOT_FOUND; ci++) {
                 if (!ci_exists(g, gi, ci)) continue;
                 struct ref ref = {g, gi, ci};
-                mig_uuid(&ref, buf, sizeof buf);
-                if (strcmp(buf, uuid) != 0) continue;
+                char legacy[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+                mig_uuid_as(&ref, 0, buf, sizeof buf);
+                mig_uuid_as(&ref, 1, legacy, sizeof legacy);
+                if (strcmp(buf, uuid) != 0 && strcmp(legacy, uuid) != 0) continue;
                 r = check_gpu(__func__, g);
                 if (r == NVML_SUCCESS) *device = &g_migs[g][gi][ci];
             }
@@ -687,6 +712,14 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo
     return end(&c, r);
 }
 
+/* In a container that sees only MIG devices the driver refuses the parent's memory
+ * (nvidia-container-toolkit#842); the MIG devices' own memory still answers. */
+static nvmlReturn_t memory_visible(const struct ref *d) {
+    if (d->gi >= 0 || !g_st.driver.mig_only_container || !g_st.gpus[d->gpu].mig_current) return NVML_SUCCESS;
+    set_error("container=mig-only: GPU %d's own memory is not visible, only its MIG devices'", d->gpu);
+    return NVML_ERROR_NO_PERMISSION;
+}
+
 /* total / reserved / allocated, in bytes */
 static void memory_of(const struct ref *d, unsigned long long *total, unsigned long long *reserved, unsigned long long *used) {
     const struct sim_model *m = g_st.gpus[d->gpu].model;
@@ -706,6 +739,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_
     struct ref d;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && !memory) r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS) r = memory_visible(&d);
     if (r == NVML_SUCCESS) {
         unsigned long long total, reserved, used;
         memory_of(&d, &total, &reserved, &used);
@@ -722,6 +756,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemo
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && !memory) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS && memory->version != nvmlMemory_v2) r = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (r == NVML_SUCCESS) r = memory_visible(&d);
     if (r == NVML_SUCCESS) {
         unsigned long long total, reserved, used;
         memory_of(&d, &total, &reserved, &used);
@@ -747,6 +782,20 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlU
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int *temp) {
     if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
     return read_uint(__func__, device, temp, temperature_of);
+}
+
+/* What newer drivers offer instead of the deprecated nvmlDeviceGetTemperature. */
+SIM_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t *temperature) {
+    struct call c;
+    struct ref d;
+    nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
+    if (r == NVML_SUCCESS && !temperature) r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS && temperature->version != nvmlTemperature_v1) r = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (r == NVML_SUCCESS && temperature->sensorType != NVML_TEMPERATURE_GPU) r = NVML_ERROR_INVALID_ARGUMENT;
+    unsigned value = 0;
+    if (r == NVML_SUCCESS) r = temperature_of(&d, &value);
+    if (r == NVML_SUCCESS) temperature->temperature = (int)value;
+    return end(&c, r);
 }
 
 SIM_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power) {
@@ -901,17 +950,19 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int m
     return end(&c, NVML_SUCCESS);
 }
 
+/* Profiles (and their placements) are the GPU's geometry: the driver lists them whether MIG is on or
+ * off. An enum newer than the driver is INVALID_ARGUMENT, one this GPU lacks NOT_SUPPORTED. */
 static nvmlReturn_t gi_profile_for(const struct ref *d, unsigned profile, const struct sim_profile **out) {
     if (d->gi >= 0) return NVML_ERROR_INVALID_ARGUMENT;
-    if (!g_st.gpus[d->gpu].mig_current) return NVML_ERROR_NOT_SUPPORTED;
     if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
     *out = sim_profile_by_nvml(g_st.gpus[d->gpu].model, profile);
     return *out ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
-static nvmlReturn_t gi_profile_by_id_for(const struct ref *d, unsigned profile_id, const struct sim_profile **out) {
+/* `need_mig`: what exists or fits right now (instances, remaining capacity) needs MIG on. */
+static nvmlReturn_t gi_profile_by_id_for(const struct ref *d, unsigned profile_id, int need_mig, const struct sim_profile **out) {
     if (d->gi >= 0) return NVML_ERROR_INVALID_ARGUMENT;
-    if (!g_st.gpus[d->gpu].mig_current) return NVML_ERROR_NOT_SUPPORTED;
+    if (need_mig && !g_st.gpus[d->gpu].mig_current) return NVML_ERROR_NOT_SUPPORTED;
     *out = sim_profile_by_id(g_st.gpus[d->gpu].model, profile_id);
     return *out ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }
@@ -964,7 +1015,8 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice
     const struct sim_profile *p = NULL;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && !count) r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 0, &p);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r != NVML_SUCCESS) return end(&c, r);
     if (placements && *count < p->nstarts) r = NVML_ERROR_INSUFFICIENT_SIZE;
     for (unsigned k = 0; placements && r == NVML_SUCCESS && k < p->nstarts; k++) {
@@ -980,7 +1032,8 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t d
     const struct sim_profile *p = NULL;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && !count) r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 1, &p);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r == NVML_SUCCESS) *count = sim_gi_remaining(&g_st, d.gpu, p);
     return end(&c, r);
 }
@@ -993,7 +1046,7 @@ static nvmlReturn_t create_gi(const char *fn, nvmlDevice_t device, unsigned prof
     nvmlReturn_t r = begin_dev(&c, fn, device, 1, &d);
     if (r == NVML_SUCCESS && !out) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS) r = privileged();
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 1, &p);
     if (r != NVML_SUCCESS) return end(&c, r);
     char err[SIM_ERR_LEN];
     int id;
@@ -1043,7 +1096,8 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned 
     const struct sim_profile *p = NULL;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && (!count || !gpuInstances)) r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 1, &p);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r != NVML_SUCCESS) return end(&c, r);
     unsigned n = 0;
     for (int i = 0; i < SIM_MAX_GI; i++) {
@@ -1059,6 +1113,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsign
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && (!gpuInstance || d.gi >= 0)) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS && !g_st.gpus[d.gpu].mig_current) r = NVML_ERROR_NOT_SUPPORTED;
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r == NVML_SUCCESS && !gi_exists(d.gpu, (int)id)) r = NVML_ERROR_NOT_FOUND;
     if (r == NVML_SUCCESS) *gpuInstance = &g_gis[d.gpu][id];
     return end(&c, r);
@@ -1146,6 +1201,7 @@ SIM_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlG
     nvmlReturn_t r = begin_gi(&c, __func__, gpuInstance, 0, &d);
     if (r == NVML_SUCCESS && !count) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS) r = ci_profile_check(&d, profileId, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r == NVML_SUCCESS) *count = sim_ci_remaining(&g_st, d.gpu, d.gi, profileId);
     return end(&c, r);
 }
@@ -1158,6 +1214,7 @@ SIM_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvml
     nvmlReturn_t r = begin_gi(&c, __func__, gpuInstance, 0, &d);
     if (r == NVML_SUCCESS && !count) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS) r = ci_profile_check(&d, profileId, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r != NVML_SUCCESS) return end(&c, r);
     unsigned starts[SIM_COMPUTE_SLICES];
     unsigned n = sim_ci_starts(gi_profile(d.gpu, d.gi)->compute_slices, profileId, starts, SIM_COMPUTE_SLICES);
@@ -1225,6 +1282,7 @@ SIM_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpu
     nvmlReturn_t r = begin_gi(&c, __func__, gpuInstance, 0, &d);
     if (r == NVML_SUCCESS && (!count || !computeInstances)) r = NVML_ERROR_INVALID_ARGUMENT;
     if (r == NVML_SUCCESS) r = ci_profile_check(&d, profileId, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED);
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r != NVML_SUCCESS) return end(&c, r);
     unsigned n = 0;
     const struct sim_gi *gi = &g_st.gpus[d.gpu].gi[d.gi];
@@ -1241,6 +1299,7 @@ SIM_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t 
     struct ref d;
     nvmlReturn_t r = begin_gi(&c, __func__, gpuInstance, 0, &d);
     if (r == NVML_SUCCESS && !computeInstance) r = NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS) r = privileged_read();
     if (r == NVML_SUCCESS && !ci_exists(d.gpu, d.gi, (int)id)) r = NVML_ERROR_NOT_FOUND;
     if (r == NVML_SUCCESS) *computeInstance = &g_cis[d.gpu][d.gi][id];
     return end(&c, r);
@@ -1436,6 +1495,7 @@ SIM_EXPORT int horizonSimSizeof(const char *type) {
     SIZE_OF(nvmlComputeInstanceProfileInfo_t);
     SIZE_OF(nvmlComputeInstanceProfileInfo_v2_t);
     SIZE_OF(nvmlComputeInstanceInfo_t);
+    SIZE_OF(nvmlTemperature_v1_t);
 #undef SIZE_OF
     return -1;
 }

@@ -17,6 +17,9 @@
  *   fault gpu=0 xid=48                        queue an Xid event (nvmlEventSetWait delivers it once)
  *   fault [gpu=0] fail=nvmlDeviceGetPowerUsage:NOT_SUPPORTED   that call answers that code
  *   fault clear [gpu=0]                       remove injected faults
+ *   driver [unprivileged=1] [container=mig-only] [mig-uuids=legacy]   how the driver treats this host's
+ *                                             processes: a non-root user, a container that sees only MIG
+ *                                             devices (nvidia-container-toolkit#842), R450-R465 MIG UUIDs
  *   reset                                     back to the initial state (same GPUs)
  */
 #define _GNU_SOURCE
@@ -146,6 +149,7 @@ void sim_state_reset(struct sim_state *st) {
     }
     st->nprocs = 0;
     st->nfails = 0;
+    memset(&st->driver, 0, sizeof st->driver);
 }
 
 /* ---- MIG geometry ---- */
@@ -629,6 +633,36 @@ static nvmlReturn_t cmd_fault(struct sim_state *st, const struct args *a, char *
                 "fault: expected lost, xid=N, fail=FUNCTION:CODE or clear");
 }
 
+/* One key=value of `driver`: "0"/"1", or one of two words. Returns 1 when set, 0 when absent, -1 on a bad value. */
+static int flag(const struct args *a, const char *key, const char *off, const char *on, int *out, char *err, size_t errlen) {
+    const char *v = arg(a, key);
+    if (!v) return 0;
+    if (strcmp(v, on) == 0 || strcmp(v, "1") == 0) *out = 1;
+    else if (strcmp(v, off) == 0 || strcmp(v, "0") == 0) *out = 0;
+    else {
+        fail(err, errlen, NVML_ERROR_INVALID_ARGUMENT, "driver %s=%s: expected %s or %s", key, v, off, on);
+        return -1;
+    }
+    return 1;
+}
+
+static nvmlReturn_t cmd_driver(struct sim_state *st, const struct args *a, char *err, size_t errlen) {
+    struct sim_driver d = st->driver;
+    int set = 0, r;
+    if ((r = flag(a, "unprivileged", "0", "1", &d.unprivileged, err, errlen)) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    set += r;
+    if ((r = flag(a, "container", "all", "mig-only", &d.mig_only_container, err, errlen)) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    set += r;
+    if ((r = flag(a, "mig-uuids", "modern", "legacy", &d.legacy_mig_uuids, err, errlen)) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    set += r;
+    if (set != a->n) {
+        return fail(err, errlen, NVML_ERROR_INVALID_ARGUMENT,
+                    "driver takes unprivileged=0|1, container=all|mig-only and mig-uuids=modern|legacy");
+    }
+    st->driver = d;
+    return NVML_SUCCESS;
+}
+
 nvmlReturn_t sim_state_apply(struct sim_state *st, const char *line, char *err, size_t errlen) {
     char buf[512];
     while (isspace((unsigned char)*line)) line++;
@@ -683,8 +717,9 @@ nvmlReturn_t sim_state_apply(struct sim_state *st, const char *line, char *err, 
     if (strcmp(verb, "ecc") == 0) return cmd_ecc(st, &a, err, errlen);
     if (strcmp(verb, "computemode") == 0) return cmd_computemode(st, &a, err, errlen);
     if (strcmp(verb, "fault") == 0) return cmd_fault(st, &a, err, errlen);
+    if (strcmp(verb, "driver") == 0) return cmd_driver(st, &a, err, errlen);
     return fail(err, errlen, NVML_ERROR_INVALID_ARGUMENT,
-                "unknown command \"%s\" (known: gpus node reset mig gi ci process process-exit util ecc computemode fault)",
+                "unknown command \"%s\" (known: gpus node reset mig gi ci process process-exit util ecc computemode fault driver)",
                 verb);
 }
 
@@ -717,6 +752,11 @@ size_t sim_state_format(const struct sim_state *st, char *buf, size_t len) {
     size_t off = 0;
     EMIT("# Horizon simulated NVML state: one command per line (see nvml-bindings/README.md).\n");
     EMIT("gpus %s\nnode %s\n", st->spec, st->node);
+    const struct sim_driver *d = &st->driver;
+    if (d->unprivileged || d->mig_only_container || d->legacy_mig_uuids) {
+        EMIT("driver unprivileged=%d container=%s mig-uuids=%s\n", d->unprivileged, d->mig_only_container ? "mig-only" : "all",
+             d->legacy_mig_uuids ? "legacy" : "modern");
+    }
     for (int g = 0; g < st->ngpus; g++) {
         const struct sim_gpu *gpu = &st->gpus[g];
         if (gpu->mig_current || gpu->mig_pending) EMIT("mig gpu=%d current=%d pending=%d\n", g, gpu->mig_current, gpu->mig_pending);

@@ -91,7 +91,7 @@ public class Agent {
         try {
             List<GpuSnapshot> gpus = host.snapshot();
             memoryGuard.check(gpus);
-            metrics.update(gpus);
+            metrics.update(nodeName, gpus);
             link.tick(host.inventory(nodeName, config.nvlinkDomain().orElse(""), gpus), host.telemetry(gpus, System.currentTimeMillis())
                     .toBuilder().addAllViolations(memoryGuard.takeUnreported()).build());
         } catch (RuntimeException e) {

@@ -13,6 +13,7 @@ import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.NvmlSession;
 import dev.horizon.nvml.error.NvmlException;
 import dev.horizon.nvml.error.NvmlGpuLostException;
+import dev.horizon.nvml.error.NvmlPermissionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ public class HostReader {
      * Each GPU as last read, so that a lost GPU keeps its model and memory in the inventory: the control plane refuses
      * an inventory without them, and an agent re-registering after a reconnect must still be let in.
      */
-    private final Map<Integer, Gpu> lastRead = new ConcurrentHashMap<>();
+    private final Map<Integer, GpuSnapshot> lastRead = new ConcurrentHashMap<>();
     private final Map<Integer, Health> lastHealth = new ConcurrentHashMap<>();
     private final Queue<HealthEvent> events = new ConcurrentLinkedQueue<>();
 
@@ -61,18 +62,25 @@ public class HostReader {
         try {
             Gpu gpu = session.gpu(index);
             uuids.put(index, gpu.uuid());
-            lastRead.put(index, gpu);
-            List<MigDevice> mig = gpu.migEnabled() ? session.migDevices(index) : List.of();
             List<GpuProcess> processes = session.processes(index);
-            boolean eccTrouble = gpu.ecc() != null && gpu.ecc().needsAttention();
-            return new GpuSnapshot(index, gpu.uuid(), gpu, processes, mig, eccTrouble ? Health.UNHEALTHY : Health.HEALTHY,
-                    eccTrouble ? "uncorrectable ECC errors or a pending memory repair" : null);
+            try {
+                List<MigDevice> mig = gpu.migEnabled() ? session.migDevices(index) : List.of();
+                GpuSnapshot read = new GpuSnapshot(index, gpu.uuid(), gpu, processes, mig, Health.HEALTHY, null, null);
+                if (read.memory() != null) lastRead.put(index, read);
+                boolean eccTrouble = gpu.ecc() != null && gpu.ecc().needsAttention();
+                if (!eccTrouble) return read;
+                return new GpuSnapshot(index, gpu.uuid(), gpu, processes, mig, Health.UNHEALTHY,
+                        "uncorrectable ECC errors or a pending memory repair", HealthEvent.Kind.ECC_UNCORRECTABLE);
+            } catch (NvmlPermissionException e) {
+                // Not root: the GPU reads, its MIG devices do not. The control plane must not plan on instances it cannot see.
+                return new GpuSnapshot(index, gpu.uuid(), gpu, processes, List.of(), Health.UNHEALTHY, e.getMessage(), null);
+            }
         } catch (NvmlGpuLostException e) {
             return new GpuSnapshot(index, uuids.getOrDefault(index, "GPU-index-" + index), null, List.of(), List.of(), Health.LOST,
-                    e.getMessage());
+                    e.getMessage(), HealthEvent.Kind.GPU_LOST);
         } catch (NvmlException e) {
             return new GpuSnapshot(index, uuids.getOrDefault(index, "GPU-index-" + index), null, List.of(), List.of(),
-                    Health.UNHEALTHY, e.getMessage());
+                    Health.UNHEALTHY, e.getMessage(), null);
         }
     }
 
@@ -84,9 +92,10 @@ public class HostReader {
             }
             return;
         }
-        HealthEvent.Kind kind = gpu.health() == Health.LOST ? HealthEvent.Kind.GPU_LOST : HealthEvent.Kind.ECC_UNCORRECTABLE;
         LOG.warnf("GPU %d (%s) is %s: %s", gpu.index(), gpu.uuid(), gpu.health(), gpu.problem());
-        events.add(HealthEvent.newBuilder().setGpuUuid(gpu.uuid()).setKind(kind).setDetail(gpu.problem()).build());
+        if (gpu.event() != null) {
+            events.add(HealthEvent.newBuilder().setGpuUuid(gpu.uuid()).setKind(gpu.event()).setDetail(gpu.problem()).build());
+        }
     }
 
     /** An Xid the watcher saw on GPU {@code index}; it goes out with the next report. */
@@ -101,10 +110,12 @@ public class HostReader {
         Inventory.Builder inv = Inventory.newBuilder().setNodeName(nodeName).setNvlinkDomain(nvlinkDomain);
         for (GpuSnapshot s : gpus) {
             GpuInventory.Builder g = GpuInventory.newBuilder().setIndex(s.index()).setUuid(s.uuid()).setHealth(s.health());
-            Gpu known = s.readable() ? s.gpu() : lastRead.get(s.index());
+            if (s.problem() != null) g.setHealthReason(s.problem());
+            GpuSnapshot known = s.memory() != null ? s : lastRead.get(s.index());
             if (known != null) {
-                long totalMiB = known.memory().totalMiB();
-                g.setModel(GpuModels.horizonName(known.name(), totalMiB)).setProductName(known.name()).setMemoryMib(totalMiB);
+                long totalMiB = known.memoryTotalMiB();
+                String product = known.gpu().name();
+                g.setModel(GpuModels.horizonName(product, totalMiB)).setProductName(product).setMemoryMib(totalMiB);
             }
             if (s.readable()) {
                 g.setMigMode(migMode(s));
@@ -127,7 +138,8 @@ public class HostReader {
         TelemetryReport.Builder report = TelemetryReport.newBuilder().setObservedAtMs(observedAtMs);
         for (GpuSnapshot s : gpus) {
             if (!s.readable()) continue;
-            GpuTelemetry.Builder t = GpuTelemetry.newBuilder().setUuid(s.uuid()).setMemoryUsedMib(s.gpu().memory().usedMiB());
+            GpuTelemetry.Builder t = GpuTelemetry.newBuilder().setUuid(s.uuid());
+            if (s.memory() != null) t.setMemoryUsedMib(s.memory().usedMiB());
             if (s.gpu().utilization() != null) t.setUtilizationPercent(s.gpu().utilization().gpuPercent());
             for (GpuProcess p : s.processes()) {
                 t.addProcesses(dev.horizon.agent.v1.GpuProcess.newBuilder().setPid(p.pid())

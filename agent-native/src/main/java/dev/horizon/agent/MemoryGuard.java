@@ -6,20 +6,24 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Queue;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.jboss.logging.Logger;
 
 /**
  * Time-sliced processes share one GPU's memory with nothing to stop one from taking it all and crashing the
  * others (k8s-device-plugin#461). On every tick each process on a shared GPU is compared with its share; one
  * over it is reported once (log line, counter, the next telemetry report) and, with action KILL, terminated. Processes on MIG devices
- * are left alone: the hardware already confines them.
+ * are left alone: the hardware already confines them. A process is known by its GPU, PID and start time, and forgotten
+ * once it is gone, so a PID the kernel hands out again is a new process; the guard keeps at most {@link #KEPT} violations.
  */
 @ApplicationScoped
 public class MemoryGuard {
@@ -49,24 +53,42 @@ public class MemoryGuard {
     @Inject
     MeterRegistry registry;
 
-    private final List<Violation> violations = new CopyOnWriteArrayList<>();
-    /** Violations not yet put in a telemetry report. */
-    private final Queue<Violation> unreported = new ConcurrentLinkedQueue<>();
-    /** "uuid/pid" of the violations already reported, so a process is reported once, not every tick. */
-    private final Set<String> reported = ConcurrentHashMap.newKeySet();
+    /** The most violations kept, both for {@link #violations()} and waiting for a telemetry report; the oldest go first. */
+    static final int KEPT = 512;
+
+    /** Guarded by this. */
+    private final Deque<Violation> violations = new ArrayDeque<>();
+    /** Violations not yet put in a telemetry report; guarded by this. */
+    private final Deque<Violation> unreported = new ArrayDeque<>();
+    /** Per GPU, the processes (see {@link #identity}) already reported and still running; only the loop thread touches it. */
+    private final Map<String, Set<String>> reported = new HashMap<>();
 
     void check(List<GpuSnapshot> gpus) {
         for (GpuSnapshot gpu : gpus) {
-            sharing.of(gpu.uuid()).ifPresent(share -> {
-                for (GpuProcess p : gpu.processes()) {
-                    if (p.gpuInstanceId() != null || p.usedMemoryBytes() == null) continue;
-                    long used = p.usedMemoryBytes() / MIB;
-                    if (used > share.allowedMiB() && reported.add(gpu.uuid() + "/" + p.pid())) {
-                        act(gpu.uuid(), p, used, share);
-                    }
+            if (!gpu.readable()) continue; // its processes are unknown this tick, not gone
+            Optional<Sharing.Share> share = sharing.of(gpu.uuid());
+            Set<String> before = reported.getOrDefault(gpu.uuid(), Set.of());
+            Set<String> still = new HashSet<>();
+            for (GpuProcess p : gpu.processes()) {
+                if (share.isEmpty() || p.gpuInstanceId() != null || p.usedMemoryBytes() == null) continue;
+                String id = identity(gpu.uuid(), p.pid());
+                long used = p.usedMemoryBytes() / MIB;
+                if (before.contains(id)) {
+                    still.add(id);
+                } else if (used > share.get().allowedMiB()) {
+                    act(gpu.uuid(), p, used, share.get());
+                    still.add(id);
                 }
-            });
+            }
+            if (still.isEmpty()) reported.remove(gpu.uuid());
+            else reported.put(gpu.uuid(), still);
         }
+    }
+
+    /** GPU, PID and, where the agent sees the process (same PID namespace), its start time: PIDs are reused. */
+    private static String identity(String gpuUuid, int pid) {
+        String started = ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(Instant::toString).orElse("?");
+        return gpuUuid + "/" + pid + "/" + started;
     }
 
     private void act(String gpuUuid, GpuProcess p, long usedMiB, Sharing.Share share) {
@@ -76,8 +98,7 @@ public class MemoryGuard {
             action = signalled ? MemoryViolation.Action.KILLED : MemoryViolation.Action.KILL_FAILED;
         }
         Violation v = new Violation(gpuUuid, p.pid(), p.name(), usedMiB, share.allowedMiB(), share.describe(), action, System.currentTimeMillis());
-        violations.add(v);
-        unreported.add(v);
+        keep(v);
         Counter.builder("horizon_agent_memory_violations_total").description("processes found over their GPU memory share")
                 .tag("UUID", v.gpuUuid()).register(registry).increment();
         switch (action) {
@@ -87,15 +108,22 @@ public class MemoryGuard {
         }
     }
 
-    /** The violations found since the last call, for the next telemetry report; each is handed out once. */
-    List<MemoryViolation> takeUnreported() {
+    private synchronized void keep(Violation v) {
+        for (Deque<Violation> kept : List.of(violations, unreported)) {
+            kept.addLast(v);
+            if (kept.size() > KEPT) kept.removeFirst();
+        }
+    }
+
+    /** The violations found since the last call (the newest {@link #KEPT}), for the next telemetry report; each is handed out once. */
+    synchronized List<MemoryViolation> takeUnreported() {
         List<MemoryViolation> out = new ArrayList<>();
-        for (Violation v; (v = unreported.poll()) != null; ) out.add(v.toReport());
+        for (Violation v; (v = unreported.pollFirst()) != null; ) out.add(v.toReport());
         return out;
     }
 
-    /** Every violation seen since the agent started. */
-    public List<Violation> violations() {
+    /** The newest {@link #KEPT} violations seen since the agent started, oldest first. */
+    public synchronized List<Violation> violations() {
         return List.copyOf(violations);
     }
 }

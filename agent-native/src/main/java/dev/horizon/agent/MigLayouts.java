@@ -24,7 +24,8 @@ import org.jboss.logging.Logger;
  * Makes a GPU's MIG instances exactly the layout asked for. It compares what is there with what is wanted and
  * touches only the difference, so applying the same layout twice changes nothing, and a layout half-applied
  * before a crash is finished by applying it again (a GPU instance left without its compute instance gets
- * one). Everything is checked before anything is destroyed, and an instance with processes is never destroyed.
+ * one). Everything is checked before anything changes (MIG switched on, an instance destroyed), and an instance
+ * with processes is never destroyed.
  */
 @ApplicationScoped
 public class MigLayouts {
@@ -43,13 +44,14 @@ public class MigLayouts {
             if (mode.current()) session.setMigMode(index, false);
             return List.of();
         }
+        // The driver lists profiles and placements with MIG off too: a bad layout is refused before MIG is switched on.
+        Map<String, MigProfile> profiles = session.migProfiles(index).stream()
+                .collect(Collectors.toMap(MigProfile::name, Function.identity()));
+        List<Wanted> wanted = check(layout, profiles);
         if (!mode.current()) {
             LOG.infof("enabling MIG on GPU %d (%s)", index, layout.getGpuUuid());
             session.setMigMode(index, true);
         }
-        Map<String, MigProfile> profiles = session.migProfiles(index).stream()
-                .collect(Collectors.toMap(MigProfile::name, Function.identity()));
-        List<Wanted> wanted = check(layout, profiles);
 
         List<GpuInstance> unmatched = new ArrayList<>(session.gpuInstances(index));
         List<Wanted> missing = new ArrayList<>();

@@ -104,6 +104,10 @@ public class Sharing {
     /** Checks the request against the GPU, enforces it, then records it. */
     public synchronized void apply(SetSharing request) {
         Gpu gpu = nvml.session().gpuByUuid(request.getGpuUuid());
+        if (gpu.memory() == null) {
+            throw new CommandFailure("GPU " + gpu.uuid() + "'s memory is not visible to the agent (only its MIG devices are), so"
+                    + " its shares cannot be sized; share whole GPUs, or run the agent where it sees them");
+        }
         Share share = check(request, gpu.memory().totalMiB());
         Map<String, Share> next = new TreeMap<>(shares);
         if (share == null) next.remove(gpu.uuid());

@@ -98,6 +98,10 @@ class AgentTest {
         assertFalse(unknown.getSuccess());
         assertTrue(unknown.getError().contains("unknown MIG profile '5g.50gb'") && unknown.getError().contains("3g.40gb"), unknown.getError());
 
+        CommandResult offGpu = CONTROL_PLANE.send(mig("mig-3b", uuid(1), "5g.50gb", 0), WAIT);
+        assertFalse(offGpu.getSuccess());
+        assertFalse(nvml.session().migMode(1).current(), "a bad layout for a GPU with MIG off leaves MIG off");
+
         CommandResult overlap = CONTROL_PLANE.send(mig("mig-4", gpu, "3g.40gb", 4, "2g.20gb", 4), WAIT);
         assertFalse(overlap.getSuccess());
         assertTrue(overlap.getError().contains("overlap"), overlap.getError());
@@ -155,7 +159,7 @@ class AgentTest {
         given().get("/q/health/live").then().statusCode(200).body(containsString("\"UP\""));
         given().get("/q/health/ready").then().statusCode(200).body(containsString("control-plane"));
         given().get("/q/metrics").then().statusCode(200)
-                .body(containsString("DCGM_FI_DEV_FB_USED{UUID=\"" + uuid(1) + "\""))
+                .body(containsString("DCGM_FI_DEV_FB_USED{Hostname=\"test-node\",UUID=\"" + uuid(1) + "\""))
                 .body(containsString("horizon_agent_memory_violations_total"))
                 .body(containsString("horizon_agent_commands_total"));
     }
@@ -201,9 +205,51 @@ class AgentTest {
         given().get("/q/metrics").then().body(containsString("horizon_agent_draining 1.0"));
     }
 
-    /** Last: after it the agent follows epoch 7, and the other tests' commands carry no epoch (0). */
     @Test
     @Order(8)
+    void withoutPrivilegeAGpusMigDevicesAreUnknownAndItRegistersUnhealthyWithTheReason() throws Exception {
+        SimulatedDriver sim = SimulatedDriver.require();
+        int registrations = CONTROL_PLANE.registrations.size();
+        sim.command("driver unprivileged=1");
+        try {
+            await(() -> CONTROL_PLANE.registrations.size() > registrations
+                    && lastRegistration().getGpus(0).getHealth() == dev.horizon.agent.v1.Health.UNHEALTHY, "registration with GPU 0 unhealthy");
+            GpuInventory gpu0 = lastRegistration().getGpus(0);
+            assertTrue(gpu0.getHealthReason().contains("MIG devices are unknown") && gpu0.getHealthReason().contains("run the agent privileged"),
+                    gpu0.getHealthReason());
+            assertEquals(dev.horizon.agent.v1.MigMode.MIG_ENABLED, gpu0.getMigMode());
+            assertEquals(0, gpu0.getMigDevicesCount(), "no MIG devices made up");
+            assertEquals("H100-80GB", gpu0.getModel());
+            assertEquals(81559, gpu0.getMemoryMib());
+            assertEquals(dev.horizon.agent.v1.Health.HEALTHY, lastRegistration().getGpus(1).getHealth(), "the other GPU is untouched");
+        } finally {
+            sim.command("driver unprivileged=0");
+        }
+        await(() -> lastRegistration().getGpus(0).getHealth() == dev.horizon.agent.v1.Health.HEALTHY
+                && lastRegistration().getGpus(0).getMigDevicesCount() == 4, "healthy again once privileged");
+    }
+
+    @Test
+    @Order(9)
+    void inAContainerThatSeesOnlyMigDevicesTheGpusMemoryIsItsMigDevices() throws Exception {
+        SimulatedDriver sim = SimulatedDriver.require();
+        long migMemory = nvmlDevices().stream().mapToLong(d -> d.memory().totalMiB()).sum();
+        sim.command("driver container=mig-only");
+        try {
+            await(() -> lastRegistration().getGpus(0).getMemoryMib() == migMemory, "registration with the MIG devices' memory");
+            GpuInventory gpu0 = lastRegistration().getGpus(0);
+            assertEquals(dev.horizon.agent.v1.Health.HEALTHY, gpu0.getHealth(), gpu0.getHealthReason());
+            assertEquals("H100-80GB", gpu0.getModel());
+            assertEquals(81559, lastRegistration().getGpus(1).getMemoryMib(), "a GPU without MIG is seen whole");
+            given().get("/q/metrics").then().body(containsString("DCGM_FI_DEV_FB_FREE{Hostname=\"test-node\",UUID=\"" + uuid(0)));
+        } finally {
+            sim.command("driver container=all");
+        }
+    }
+
+    /** Last: after it the agent follows epoch 7, and the other tests' commands carry no epoch (0). */
+    @Test
+    @Order(10)
     void refusesACommandFromAnOlderLeaderEpoch() throws Exception {
         CommandResult current = CONTROL_PLANE.send(drain("epoch-7", 7), WAIT);
         assertTrue(current.getSuccess(), current.getError());

@@ -24,6 +24,7 @@ import dev.horizon.nvml.jna.NvmlStructs.MemoryV1;
 import dev.horizon.nvml.jna.NvmlStructs.MemoryV2;
 import dev.horizon.nvml.jna.NvmlStructs.PciInfo;
 import dev.horizon.nvml.jna.NvmlStructs.ProcessInfo;
+import dev.horizon.nvml.jna.NvmlStructs.Temperature;
 import dev.horizon.nvml.sim.SimulatedDriver;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,16 +55,22 @@ public final class NvmlSession implements AutoCloseable {
     /** NVML_COMPUTE_INSTANCE_PROFILE_* for a compute instance of 1, 2, 3, 4, 7, 8 and 6 slices. */
     private static final Map<Integer, Integer> CI_PROFILE_BY_SLICES = Map.of(1, 0, 2, 1, 3, 2, 4, 3, 7, 4, 8, 5, 6, 6);
 
-    private final NvmlNative nvml;
     private final NvmlLibrary lib;
+    private final String libraryFile;
+    private final boolean simulated;
+    private final NvmlCallObserver observer;
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final ReentrantLock migChanges = new ReentrantLock();
     private volatile boolean closed;
     private volatile boolean memoryV2Missing;
+    private volatile boolean temperatureVMissing;
 
-    private NvmlSession(NvmlNative nvml) {
-        this.nvml = nvml;
-        this.lib = nvml.api();
+    /** A session over {@code lib}, already initialized; {@link #open()} is the way in, tests may hand in their own library. */
+    NvmlSession(NvmlLibrary lib, String libraryFile, boolean simulated, NvmlCallObserver observer) {
+        this.lib = lib;
+        this.libraryFile = libraryFile;
+        this.simulated = simulated;
+        this.observer = observer;
     }
 
     /**
@@ -73,8 +80,13 @@ public final class NvmlSession implements AutoCloseable {
      * @throws NvmlException when nvmlInit fails (driver not loaded, simulated GPUs misconfigured, ...)
      */
     public static NvmlSession open() {
+        return open(NvmlCallObserver.NONE);
+    }
+
+    /** As {@link #open()}, telling {@code observer} about every NVML call the session makes (nvmlInit_v2 included). */
+    public static NvmlSession open(NvmlCallObserver observer) {
         NvmlNative nvml = NvmlNative.load();
-        NvmlSession session = new NvmlSession(nvml);
+        NvmlSession session = new NvmlSession(nvml.api(), nvml.file(), nvml.simulated(), observer);
         int rc = session.invoke("nvmlInit_v2", () -> session.lib.nvmlInit_v2());
         if (rc != NvmlError.SUCCESS.code()) {
             Optional<SimulatedDriver> sim = SimulatedDriver.find();
@@ -110,10 +122,10 @@ public final class NvmlSession implements AutoCloseable {
             String nvmlVersion = string("nvmlSystemGetNVMLVersion", NvmlLibrary.DRIVER_VERSION_BUFFER_SIZE,
                     lib::nvmlSystemGetNVMLVersion);
             Integer cuda = optional(() -> readInt("nvmlSystemGetCudaDriverVersion_v2", lib::nvmlSystemGetCudaDriverVersion_v2));
-            Optional<SimulatedDriver> sim = nvml.simulated() ? SimulatedDriver.find() : Optional.empty();
+            Optional<SimulatedDriver> sim = simulated ? SimulatedDriver.find() : Optional.empty();
             return new DriverInfo(driverVersion, nvmlVersion,
                     cuda == null ? null : cuda / 1000 + "." + cuda % 1000 / 10,
-                    sim.isPresent(), sim.map(SimulatedDriver::describe).orElse(null), nvml.file());
+                    sim.isPresent(), sim.map(SimulatedDriver::describe).orElse(null), libraryFile);
         });
     }
 
@@ -159,11 +171,9 @@ public final class NvmlSession implements AutoCloseable {
         return guarded(() -> readUtilization(device(index)));
     }
 
+    /** nvmlDeviceGetTemperatureV where the driver has it, else the older nvmlDeviceGetTemperature. */
     public int temperatureC(int index) {
-        return guarded(() -> {
-            Pointer d = device(index);
-            return readInt("nvmlDeviceGetTemperature", r -> lib.nvmlDeviceGetTemperature(d, NvmlLibrary.NVML_TEMPERATURE_GPU, r));
-        });
+        return guarded(() -> readTemperature(device(index)));
     }
 
     public long powerDrawMilliwatts(int index) {
@@ -216,7 +226,10 @@ public final class NvmlSession implements AutoCloseable {
         }));
     }
 
-    /** The GPU instance profiles with what still fits; empty when MIG is disabled or unsupported. */
+    /**
+     * The GPU instance profiles with their placements, whether MIG is on or off (they are the GPU's geometry), and what
+     * still fits (0 while MIG is off); empty when the GPU has no MIG.
+     */
     public List<MigProfile> migProfiles(int index) {
         return guarded(() -> readMigProfiles(device(index)));
     }
@@ -305,9 +318,44 @@ public final class NvmlSession implements AutoCloseable {
         guarded(() -> migChange(() -> doDestroyGpuInstance(index, gpuInstanceId, true)));
     }
 
-    /** The MIG devices of GPU {@code index}; empty when MIG is off. */
+    /**
+     * The MIG devices of GPU {@code index}; empty when MIG is off.
+     *
+     * @throws NvmlPermissionException when the driver refuses to list GPU instances to this user (not root): the MIG
+     *         devices are then unknown
+     */
     public List<MigDevice> migDevices(int index) {
         return guarded(() -> readMigDevices(index, device(index)));
+    }
+
+    /** What nvmlDeviceGetMaxMigDeviceCount says: 0 while MIG is off, else how many MIG devices the GPU can hold. */
+    public int maxMigDeviceCount(int index) {
+        return guarded(() -> {
+            Pointer d = device(index);
+            return readInt("nvmlDeviceGetMaxMigDeviceCount", r -> lib.nvmlDeviceGetMaxMigDeviceCount(d, r));
+        });
+    }
+
+    /**
+     * The MIG device a UUID names, in either form drivers use: {@code MIG-<uuid>} (R470 on) or
+     * {@code MIG-GPU-<GPU uuid>/<GPU instance>/<compute instance>} (R450-R465, and what CUDA still accepts).
+     */
+    public Optional<MigDevice> migDeviceByUuid(String uuid) {
+        return guarded(() -> {
+            Optional<MigDeviceName> legacy = MigDeviceName.parseLegacy(uuid);
+            if (legacy.isPresent()) {
+                MigDeviceName name = legacy.get();
+                int gpu = readInt("nvmlDeviceGetIndex", r -> lib.nvmlDeviceGetIndex(handleByUuid(name.gpuUuid()), r));
+                return readMigDevices(gpu, device(gpu)).stream()
+                        .filter(m -> m.gpuInstanceId() == name.gpuInstanceId() && m.computeInstanceId() == name.computeInstanceId())
+                        .findFirst();
+            }
+            for (int i = 0, n = readInt("nvmlDeviceGetCount_v2", lib::nvmlDeviceGetCount_v2); i < n; i++) {
+                Optional<MigDevice> found = readMigDevices(i, device(i)).stream().filter(m -> m.uuid().equals(uuid)).findFirst();
+                if (found.isPresent()) return found;
+            }
+            return Optional.<MigDevice>empty();
+        });
     }
 
     /**
@@ -378,10 +426,9 @@ public final class NvmlSession implements AutoCloseable {
                 string("nvmlDeviceGetUUID", NvmlLibrary.DEVICE_UUID_BUFFER_SIZE, (b, n) -> lib.nvmlDeviceGetUUID(d, b, n)),
                 string("nvmlDeviceGetName", NvmlLibrary.DEVICE_NAME_BUFFER_SIZE, (b, n) -> lib.nvmlDeviceGetName(d, b, n)),
                 pciBusId,
-                readMemory(d),
+                optionalAny(() -> readMemory(d)),
                 optional(() -> readUtilization(d)),
-                optional(() -> readInt("nvmlDeviceGetTemperature",
-                        r -> lib.nvmlDeviceGetTemperature(d, NvmlLibrary.NVML_TEMPERATURE_GPU, r))),
+                optional(() -> readTemperature(d)),
                 optional(() -> Integer.toUnsignedLong(readInt("nvmlDeviceGetPowerUsage", r -> lib.nvmlDeviceGetPowerUsage(d, r)))),
                 optional(() -> Integer.toUnsignedLong(readInt("nvmlDeviceGetEnforcedPowerLimit",
                         r -> lib.nvmlDeviceGetEnforcedPowerLimit(d, r)))),
@@ -394,14 +441,9 @@ public final class NvmlSession implements AutoCloseable {
     private MemoryInfo readMemory(Pointer d) {
         if (!memoryV2Missing) {
             MemoryV2 v2 = new MemoryV2();
-            int rc;
-            try {
-                rc = invoke("nvmlDeviceGetMemoryInfo_v2", () -> lib.nvmlDeviceGetMemoryInfo_v2(d, v2));
-            } catch (NvmlNotSupportedException e) {
-                rc = e.code();
-            }
+            int rc = attempt("nvmlDeviceGetMemoryInfo_v2", () -> lib.nvmlDeviceGetMemoryInfo_v2(d, v2));
             if (rc == NvmlError.SUCCESS.code()) return new MemoryInfo(v2.total, v2.reserved, v2.free, v2.used);
-            if (rc == NvmlError.FUNCTION_NOT_FOUND.code() || rc == NvmlError.ARGUMENT_VERSION_MISMATCH.code()) {
+            if (olderDriver(rc)) {
                 memoryV2Missing = true;
             } else if (rc != NvmlError.NOT_SUPPORTED.code()) {
                 throw error("nvmlDeviceGetMemoryInfo_v2", rc);
@@ -410,6 +452,27 @@ public final class NvmlSession implements AutoCloseable {
         MemoryV1 v1 = new MemoryV1();
         call("nvmlDeviceGetMemoryInfo", () -> lib.nvmlDeviceGetMemoryInfo(d, v1));
         return new MemoryInfo(v1.total, null, v1.free, v1.used);
+    }
+
+    /** nvmlDeviceGetTemperatureV (newer drivers deprecate the older call); nvmlDeviceGetTemperature where it is missing or refuses. */
+    private int readTemperature(Pointer d) {
+        if (!temperatureVMissing) {
+            Temperature t = new Temperature();
+            t.sensorType = NvmlLibrary.NVML_TEMPERATURE_GPU;
+            int rc = attempt("nvmlDeviceGetTemperatureV", () -> lib.nvmlDeviceGetTemperatureV(d, t));
+            if (rc == NvmlError.SUCCESS.code()) return t.temperature;
+            if (olderDriver(rc)) {
+                temperatureVMissing = true;
+            } else if (rc != NvmlError.NOT_SUPPORTED.code()) {
+                throw error("nvmlDeviceGetTemperatureV", rc);
+            }
+        }
+        return readInt("nvmlDeviceGetTemperature", r -> lib.nvmlDeviceGetTemperature(d, NvmlLibrary.NVML_TEMPERATURE_GPU, r));
+    }
+
+    /** The driver predates a versioned call: the symbol is missing, or it knows another version of the struct. */
+    private static boolean olderDriver(int rc) {
+        return rc == NvmlError.FUNCTION_NOT_FOUND.code() || rc == NvmlError.ARGUMENT_VERSION_MISMATCH.code();
     }
 
     private Utilization readUtilization(Pointer d) {
@@ -542,17 +605,17 @@ public final class NvmlSession implements AutoCloseable {
     }
 
     private MigProfile findProfile(int index, Pointer d, String requested) {
-        List<MigProfile> profiles = readMigProfiles(d);
-        if (profiles.isEmpty()) {
-            MigMode mode = optional(() -> readMigMode(d));
-            if (mode == null) {
-                throw NvmlException.of(NvmlError.NOT_SUPPORTED.code(), "nvmlDeviceGetMigMode",
-                        "GPU " + index + " does not support MIG", null);
-            }
-            throw NvmlException.of(NvmlError.NOT_SUPPORTED.code(), "nvmlDeviceGetGpuInstanceProfileInfoV",
+        MigMode mode = optional(() -> readMigMode(d));
+        if (mode == null) {
+            throw NvmlException.of(NvmlError.NOT_SUPPORTED.code(), "nvmlDeviceGetMigMode",
+                    "GPU " + index + " does not support MIG", null);
+        }
+        if (!mode.current()) {
+            throw NvmlException.of(NvmlError.NOT_SUPPORTED.code(), "nvmlDeviceGetMigMode",
                     "MIG is disabled on GPU " + index + (mode.pending() ? " (enabling waits for a GPU reset)" : ""),
                     "enable it first: horizon smi mig enable --gpu " + index);
         }
+        List<MigProfile> profiles = readMigProfiles(d);
         String wanted = requested == null ? "" : requested.strip();
         if (wanted.regionMatches(true, 0, "MIG ", 0, 4)) wanted = wanted.substring(4).strip();
         for (MigProfile profile : profiles) {
@@ -658,6 +721,17 @@ public final class NvmlSession implements AutoCloseable {
     private List<MigDevice> readMigDevices(int index, Pointer d) {
         MigMode mode = optional(() -> readMigMode(d));
         if (mode == null || !mode.current()) return List.of();
+        try {
+            return readEnabledMigDevices(index, d);
+        } catch (NvmlPermissionException e) {
+            throw NvmlException.of(e.code(), e.function(), "GPU " + index + "'s MIG devices are unknown: "
+                    + (e.detail() == null ? "the driver refuses to list its GPU instances" : e.detail()),
+                    "listing MIG GPU and compute instances needs root, CAP_SYS_ADMIN or the MIG capability devices"
+                            + " (/dev/nvidia-caps): run the agent privileged, as its DaemonSet does");
+        }
+    }
+
+    private List<MigDevice> readEnabledMigDevices(int index, Pointer d) {
         List<MigProfile> profiles = readMigProfiles(d);
         int max = readInt("nvmlDeviceGetMaxMigDeviceCount", r -> lib.nvmlDeviceGetMaxMigDeviceCount(d, r));
         List<MigDevice> devices = new ArrayList<>();
@@ -720,13 +794,26 @@ public final class NvmlSession implements AutoCloseable {
         }
     }
 
-    /** Runs a native call; a symbol the driver lacks reads as NVML_ERROR_FUNCTION_NOT_FOUND. */
+    /** Runs a native call, telling the observer; a symbol the driver lacks throws NVML_ERROR_FUNCTION_NOT_FOUND. */
     private int invoke(String function, IntSupplier nativeCall) {
+        long start = System.nanoTime();
         try {
-            return nativeCall.getAsInt();
+            int rc = nativeCall.getAsInt();
+            observer.called(function, rc, System.nanoTime() - start);
+            return rc;
         } catch (UnsatisfiedLinkError e) {
+            observer.called(function, NvmlError.FUNCTION_NOT_FOUND.code(), System.nanoTime() - start);
             throw NvmlException.of(NvmlError.FUNCTION_NOT_FOUND.code(), function,
-                    nvml.file() + " does not export " + function);
+                    libraryFile + " does not export " + function);
+        }
+    }
+
+    /** As {@link #invoke}, answering NVML_ERROR_FUNCTION_NOT_FOUND's code for a missing symbol instead of throwing. */
+    private int attempt(String function, IntSupplier nativeCall) {
+        try {
+            return invoke(function, nativeCall);
+        } catch (NvmlNotSupportedException e) {
+            return e.code();
         }
     }
 
@@ -784,6 +871,6 @@ public final class NvmlSession implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "NvmlSession[" + nvml.file() + (closed ? ", closed" : "") + "]";
+        return "NvmlSession[" + libraryFile + (closed ? ", closed" : "") + "]";
     }
 }

@@ -28,16 +28,16 @@ class ErrorInjectionTest extends SessionTest {
     @ParameterizedTest
     @EnumSource(value = NvmlError.class, mode = EnumSource.Mode.EXCLUDE, names = "SUCCESS")
     void eachCodeFromTheDriverBecomesItsTypedException(NvmlError error) {
-        sim.command("fault gpu=2 fail=nvmlDeviceGetTemperature:" + error.code());
+        sim.command("fault gpu=2 fail=nvmlDeviceGetPowerUsage:" + error.code());
 
-        NvmlException e = assertThrows(NvmlException.class, () -> nvml.temperatureC(TestDriver.A100_40GB));
+        NvmlException e = assertThrows(NvmlException.class, () -> nvml.powerDrawMilliwatts(TestDriver.A100_40GB));
 
         assertSame(ExpectedErrors.of(error), e.getClass());
         assertEquals(error, e.error());
-        assertEquals("nvmlDeviceGetTemperature", e.function());
+        assertEquals("nvmlDeviceGetPowerUsage", e.function());
         assertFalse(e.detail().isBlank(), "nvmlErrorString's text");
         assertEquals(error.hint(), e.hint());
-        assertTrue(e.getMessage().startsWith("nvmlDeviceGetTemperature: " + error.constantName() + " ("), e.getMessage());
-        assertTrue(nvml.temperatureC(TestDriver.H100) > 0, "other GPUs are unaffected");
+        assertTrue(e.getMessage().startsWith("nvmlDeviceGetPowerUsage: " + error.constantName() + " ("), e.getMessage());
+        assertTrue(nvml.powerDrawMilliwatts(TestDriver.H100) > 0, "other GPUs are unaffected");
     }
 }

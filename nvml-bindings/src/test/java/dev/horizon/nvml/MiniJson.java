@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A strict little JSON reader, so the tests check that smi --json is JSON and not just text. */
-final class MiniJson {
+public final class MiniJson {
     private final String text;
     private int pos;
 
@@ -14,7 +14,7 @@ final class MiniJson {
         this.text = text;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson reader = new MiniJson(text);
         Object value = reader.value();
         reader.space();
@@ -23,12 +23,12 @@ final class MiniJson {
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(Object value) {
+    public static Map<String, Object> object(Object value) {
         return (Map<String, Object>) value;
     }
 
     @SuppressWarnings("unchecked")
-    static List<Object> array(Object value) {
+    public static List<Object> array(Object value) {
         return (List<Object>) value;
     }
 

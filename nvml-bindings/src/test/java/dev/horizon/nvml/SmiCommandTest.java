@@ -216,7 +216,7 @@ class SmiCommandTest {
     void faultsFromTheEnvironmentAndXidEvents() {
         TestDriver.assumeSimulated();
         Map<String, String> env = new HashMap<>(SIM_ENV);
-        env.put("HORIZON_SIM_FAULTS", "fault gpu=1 xid=79;fault gpu=0 fail=nvmlDeviceGetTemperature:NOT_SUPPORTED");
+        env.put("HORIZON_SIM_FAULTS", "fault gpu=1 xid=79;fault gpu=0 fail=nvmlDeviceGetPowerUsage:NOT_SUPPORTED");
         Run events = TestDriver.smiProcess(env, List.of(), "events", "--timeout", "1");
         assertEquals(0, events.status(), events.err());
         assertEquals("GPU 1: Xid 79\n", events.out());

@@ -36,6 +36,7 @@ class StructLayoutTest {
         add("nvmlComputeInstanceProfileInfo_t", 36, NvmlStructs.ComputeInstanceProfileInfo::new);
         add("nvmlComputeInstanceProfileInfo_v2_t", 136, NvmlStructs.ComputeInstanceProfileInfoV2::new);
         add("nvmlComputeInstanceInfo_t", 32, NvmlStructs.ComputeInstanceInfo::new);
+        add("nvmlTemperature_v1_t", 12, NvmlStructs.Temperature::new);
     }
 
     private static void add(String cName, int headerSize, Supplier<Structure> jna) {
@@ -66,5 +67,6 @@ class StructLayoutTest {
         assertEquals(0x02000098, new NvmlStructs.GpuInstanceProfileInfoV2().version);
         assertEquals(0x02000088, new NvmlStructs.ComputeInstanceProfileInfoV2().version);
         assertEquals(0x03000018, NvmlStructs.structVersion(new NvmlStructs.ProcessInfo(), 3));
+        assertEquals(0x0100000C, new NvmlStructs.Temperature().version);
     }
 }

@@ -17,6 +17,7 @@ import dev.horizon.nvml.jna.NvmlStructs.MemoryV1;
 import dev.horizon.nvml.jna.NvmlStructs.MemoryV2;
 import dev.horizon.nvml.jna.NvmlStructs.PciInfo;
 import dev.horizon.nvml.jna.NvmlStructs.ProcessInfo;
+import dev.horizon.nvml.jna.NvmlStructs.Temperature;
 import dev.horizon.nvml.jna.NvmlStructs.Utilization;
 
 /**
@@ -30,8 +31,14 @@ public interface NvmlLibrary extends Library {
     int NVML_TEMPERATURE_GPU = 0;
     int NVML_DEVICE_MIG_DISABLE = 0;
     int NVML_DEVICE_MIG_ENABLE = 1;
-    int NVML_GPU_INSTANCE_PROFILE_COUNT = 0xA;
-    int NVML_COMPUTE_INSTANCE_PROFILE_COUNT = 0x8;
+    /**
+     * One past the newest GPU instance profile enum: 0xA up to CUDA 12.6, 0xD with the +gfx profiles (0xA-0xC),
+     * 0x11 with -me and +me.all (0xD-0x10), 0x12 in the newest headers. The bindings ask for every enum below it; a
+     * driver answers INVALID_ARGUMENT for enums newer than itself and NOT_SUPPORTED for profiles the GPU lacks.
+     */
+    int NVML_GPU_INSTANCE_PROFILE_COUNT = 0x12;
+    /** One past NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL (0x8), the newest compute instance profile enum. */
+    int NVML_COMPUTE_INSTANCE_PROFILE_COUNT = 0x9;
     int NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0;
     int NVML_MEMORY_ERROR_TYPE_CORRECTED = 0;
     int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
@@ -79,6 +86,8 @@ public interface NvmlLibrary extends Library {
     int nvmlDeviceGetUtilizationRates(Pointer device, Utilization utilization);
 
     int nvmlDeviceGetTemperature(Pointer device, int sensorType, IntByReference temp);
+
+    int nvmlDeviceGetTemperatureV(Pointer device, Temperature temperature);
 
     int nvmlDeviceGetPowerUsage(Pointer device, IntByReference milliwatts);
 

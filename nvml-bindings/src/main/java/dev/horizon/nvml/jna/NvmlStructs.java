@@ -58,6 +58,18 @@ public final class NvmlStructs {
         }
     }
 
+    /** nvmlTemperature_v1_t, what nvmlDeviceGetTemperatureV fills (drivers that deprecate nvmlDeviceGetTemperature). */
+    @FieldOrder({"version", "sensorType", "temperature"})
+    public static class Temperature extends Structure {
+        public int version;
+        public int sensorType;
+        public int temperature;
+
+        public Temperature() {
+            version = structVersion(this, 1);
+        }
+    }
+
     /** nvmlUtilization_t, percentages over the last sample period. */
     @FieldOrder({"gpu", "memory"})
     public static class Utilization extends Structure {

@@ -4,11 +4,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
-/** Writes maps, lists, strings, numbers, booleans and null as JSON; enough for smi --json. */
-final class Json {
+/** Writes maps, lists, strings, numbers, booleans and null as JSON; enough for smi --json and the device check's report. */
+public final class Json {
     private Json() {}
 
-    static String write(Object value) {
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out, "");
         return out.toString();

@@ -146,7 +146,7 @@ public final class SmiCommand {
             nvml.gpuInstances(gpu).forEach(gi -> targets.add(gi.id()));
         } else if (a.value("--uuid") != null) {
             String uuid = a.value("--uuid");
-            targets.add(nvml.migDevices(gpu).stream().filter(m -> m.uuid().equals(uuid)).findFirst()
+            targets.add(nvml.migDeviceByUuid(uuid).filter(m -> m.gpuIndex() == gpu)
                     .map(MigDevice::gpuInstanceId)
                     .orElseThrow(() -> new IllegalArgumentException("GPU " + gpu + " has no MIG device " + uuid)));
         } else {

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /** `horizon smi --json`: the facade's records as JSON, field names as the records name them. */
-final class SmiJson {
+public final class SmiJson {
     private SmiJson() {}
 
     static String render(SmiReport report) {
@@ -30,7 +30,7 @@ final class SmiJson {
     }
 
     /** Records become maps of their components, enums their names, lists lists. */
-    static Object tree(Object value) {
+    public static Object tree(Object value) {
         if (value == null || value instanceof String || value instanceof Number || value instanceof Boolean) return value;
         if (value instanceof Enum) return ((Enum<?>) value).name();
         if (value instanceof List) {

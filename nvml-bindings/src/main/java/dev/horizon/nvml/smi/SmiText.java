@@ -74,6 +74,7 @@ final class SmiText {
     }
 
     private static String memory(MemoryInfo m) {
+        if (m == null) return "not visible"; // the driver refuses it, e.g. in a container that sees only MIG devices
         return m.usedMiB() + "MiB / " + m.totalMiB() + "MiB";
     }
 

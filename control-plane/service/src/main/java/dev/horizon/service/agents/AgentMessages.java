@@ -65,7 +65,9 @@ final class AgentMessages {
             GpuInventory g = inv.getGpus(i);
             gpuProblems(g, "gpus[" + i + "]", uuids, indices, problems);
             String health = health(g.getHealth());
-            if (unhealthy == null && !Node.HEALTHY.equals(health)) unhealthy = "GPU " + g.getUuid() + " registered as " + health;
+            if (unhealthy == null && !Node.HEALTHY.equals(health)) {
+                unhealthy = "GPU " + g.getUuid() + " registered as " + health + (g.getHealthReason().isBlank() ? "" : ": " + g.getHealthReason());
+            }
             List<Gpu.MigDevice> mig = g.getMigDevicesList().stream().map(d -> new Gpu.MigDevice(d.getProfile(), d.getUuid(),
                     d.getPlacementStart(), d.getPlacementSize())).toList();
             gpus.add(new Gpu(g.getIndex(), g.getUuid(), g.getModel(), g.getMemoryMib(), migMode(g.getMigMode()), mig, health, null, null,

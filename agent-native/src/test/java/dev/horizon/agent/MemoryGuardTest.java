@@ -1,0 +1,72 @@
+package dev.horizon.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.horizon.agent.v1.Health;
+import dev.horizon.agent.v1.SetSharing;
+import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuProcess;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The memory guard's bookkeeping: a PID used again is a new process, and what it keeps is bounded. */
+class MemoryGuardTest {
+    private static final String GPU = "GPU-11111111-2222-4333-8444-555555555555";
+    private static final long MIB = 1024L * 1024L;
+    /** A quarter of an H100's 81559 MiB: 20389 MiB per process. */
+    private static final Sharing.Share QUARTER = new Sharing.Share(SetSharing.Mode.TIME_SLICING, 4, 0, 0, 81559);
+    /** PIDs no process on this machine has (above any pid_max), so the guard cannot read a start time for them. */
+    private static final int FIRST_PID = 1 << 23;
+
+    private final MemoryGuard guard = new MemoryGuard();
+
+    @BeforeEach
+    void wire() {
+        guard.sharing = new Sharing() {
+            @Override
+            public synchronized Optional<Share> of(String gpuUuid) {
+                return GPU.equals(gpuUuid) ? Optional.of(QUARTER) : Optional.empty();
+            }
+        };
+        guard.config = (AgentConfig) Proxy.newProxyInstance(AgentConfig.class.getClassLoader(), new Class<?>[] {AgentConfig.class},
+                (proxy, method, args) -> method.getName().equals("memoryGuardAction") ? MemoryGuard.Action.REPORT : null);
+        guard.registry = new SimpleMeterRegistry();
+    }
+
+    private static final Gpu H100 = new Gpu(0, GPU, "NVIDIA H100 80GB HBM3", null, null, null, null, null, null, null, null, null);
+
+    private void tick(GpuProcess... processes) {
+        guard.check(List.of(new GpuSnapshot(0, GPU, H100, List.of(processes), List.of(), Health.HEALTHY, null, null)));
+    }
+
+    private static GpuProcess over(int pid) {
+        return new GpuProcess(pid, "greedy.py", 30000 * MIB, null, null);
+    }
+
+    @Test
+    void aPidUsedAgainByANewProcessIsReportedAgain() {
+        tick(over(FIRST_PID));
+        tick(over(FIRST_PID));
+        assertEquals(1, guard.violations().size(), "one process, reported once");
+        tick();
+        tick(over(FIRST_PID));
+        assertEquals(2, guard.violations().size(), "the PID came back as another process");
+        assertEquals(2, guard.takeUnreported().size());
+    }
+
+    @Test
+    void keepsTheNewestViolationsOnly() {
+        int many = MemoryGuard.KEPT + 88;
+        tick(IntStream.range(0, many).mapToObj(i -> over(FIRST_PID + i)).toArray(GpuProcess[]::new));
+        List<MemoryGuard.Violation> kept = guard.violations();
+        assertEquals(MemoryGuard.KEPT, kept.size());
+        assertEquals(FIRST_PID + many - 1, kept.get(kept.size() - 1).pid(), "the newest is kept");
+        assertEquals(MemoryGuard.KEPT, new ArrayList<>(guard.takeUnreported()).size());
+    }
+}
