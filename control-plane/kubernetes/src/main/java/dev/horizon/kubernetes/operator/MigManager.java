@@ -5,8 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * MIG layouts through the GPU Operator's MIG manager, which applies the mig-parted config a node's
@@ -67,13 +69,19 @@ public final class MigManager {
         return chosen;
     }
 
-    /** Where the MIG manager is with config name on node, waited for since it was set. */
-    public Progress progress(String node, String name, Duration waited) {
+    /**
+     * Where the MIG manager is with one GPU's layout (counts of each profile; null for MIG off) on node, waited for since
+     * it was asked: the node's label must name a Horizon layout that holds it (a later change of another GPU still does),
+     * and the state label says the rest.
+     */
+    public Progress progress(String node, int gpu, Map<String, Integer> counts, Duration waited) {
         Map<String, String> labels = configs.labels(node);
-        String now = labels.get(CONFIG_LABEL);
-        if (!name.equals(now)) {
-            return new Progress.Failed(CONFIG_LABEL + " on node " + node + " is now '" + now + "', not Horizon's layout " + name
-                    + ": someone else changed it, so the layout was not applied");
+        String name = labels.get(CONFIG_LABEL);
+        Optional<MigLayoutConfig> layout = name == null ? Optional.empty() : MigPartedFile.parse(configs.data().get(CONFIG_KEY)).layout(name);
+        Map<String, Integer> wanted = counts == null || counts.isEmpty() ? null : new TreeMap<>(counts);
+        if (layout.isEmpty() || !Objects.equals(layout.get().gpus().get(gpu), wanted)) {
+            return new Progress.Failed(CONFIG_LABEL + " on node " + node + " is now '" + name + "', which does not hold Horizon's layout for GPU "
+                    + gpu + ": someone else changed it, so the layout was not applied");
         }
         String state = labels.get(STATE_LABEL);
         if ("success".equals(state)) return new Progress.Applied();

@@ -39,10 +39,14 @@ public final class DraCluster {
         return "GPU-" + node + "-" + index;
     }
 
+    /** GPUs 0 to count-1. */
     public DraCluster gpus(int count) {
-        for (int i = 0; i < count; i++) {
-            devices.add(new DeviceBuilder().withName("gpu-" + i).withAttributes(attributes("gpu", uuid(node, i), null, null)).build());
-        }
+        for (int i = 0; i < count; i++) gpu(i);
+        return this;
+    }
+
+    public DraCluster gpu(int index) {
+        devices.add(new DeviceBuilder().withName("gpu-" + index).withAttributes(attributes("gpu", uuid(node, index), null, null)).build());
         return this;
     }
 

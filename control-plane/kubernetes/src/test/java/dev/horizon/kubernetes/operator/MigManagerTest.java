@@ -70,14 +70,18 @@ class MigManagerTest {
         assertEquals(name, labels().get("nvidia.com/mig.config"));
         assertFalse(labels().containsKey("nvidia.com/mig.config.state"), "the old config's 'success' is not this layout's");
 
-        assertInstanceOf(Progress.Waiting.class, mig.progress("node-1", name, Duration.ofSeconds(5)));
+        assertInstanceOf(Progress.Waiting.class, mig.progress("node-1", 2, Map.of("3g.40gb", 2), Duration.ofSeconds(5)));
         state("pending");
-        assertEquals(new Progress.Waiting("pending"), mig.progress("node-1", name, Duration.ofSeconds(30)));
+        assertEquals(new Progress.Waiting("pending"), mig.progress("node-1", 2, Map.of("3g.40gb", 2), Duration.ofSeconds(30)));
         state("success");
-        assertEquals(new Progress.Applied(), mig.progress("node-1", name, Duration.ofSeconds(60)));
+        assertEquals(new Progress.Applied(), mig.progress("node-1", 2, Map.of("3g.40gb", 2), Duration.ofSeconds(60)));
         assertEquals(layout, mig.current("node-1").orElseThrow(), "read back from the ConfigMap the label points at");
         assertEquals(name, mig.apply("node-1", layout), "a layout the node has already changes nothing");
+        assertEquals(new Progress.Applied(), mig.progress("node-1", 2, Map.of("3g.40gb", 2), Duration.ofSeconds(61)));
         assertEquals("success", labels().get("nvidia.com/mig.config.state"));
+        String next = mig.apply("node-1", layout.with(5, Map.of("1g.10gb", 7)));
+        assertEquals(new Progress.Waiting("not started"), mig.progress("node-1", 2, Map.of("3g.40gb", 2), Duration.ofSeconds(62)),
+                "another GPU's change keeps GPU 2's layout: GPU 2 waits for the new config " + next);
     }
 
     @Test
@@ -85,7 +89,7 @@ class MigManagerTest {
         MigLayoutConfig layout = MigLayoutConfig.off(8).with(0, Map.of("3g.40gb", 1, "4g.40gb", 1));
         String name = mig.apply("node-1", layout);
         state("failed");
-        Progress failed = mig.progress("node-1", name, Duration.ofSeconds(20));
+        Progress failed = mig.progress("node-1", 0, Map.of("3g.40gb", 1, "4g.40gb", 1), Duration.ofSeconds(20));
         assertTrue(failed instanceof Progress.Failed f && f.reason().contains("nvidia.com/mig.config.state=failed for layout " + name + " on node node-1"),
                 failed.toString());
 
@@ -93,7 +97,7 @@ class MigManagerTest {
         assertNotEquals(name, again, "the MIG manager acts on a label change only");
         assertTrue(configs().has(name) && configs().has(again), "both names hold the layout while a node names either");
         state("pending");
-        Progress stuck = mig.progress("node-1", again, Duration.ofMinutes(11));
+        Progress stuck = mig.progress("node-1", 0, Map.of("3g.40gb", 1, "4g.40gb", 1), Duration.ofMinutes(11));
         assertTrue(stuck instanceof Progress.Failed f && f.reason().startsWith("stuck: nvidia.com/mig.config.state on node node-1 is still 'pending' 660 s"),
                 stuck.toString());
 
@@ -101,8 +105,8 @@ class MigManagerTest {
             n.getMetadata().getLabels().put("nvidia.com/mig.config", "all-1g.10gb");
             return n;
         });
-        Progress replaced = mig.progress("node-1", again, Duration.ofSeconds(1));
-        assertTrue(replaced instanceof Progress.Failed f && f.reason().contains("someone else changed it"), replaced.toString());
+        Progress replaced = mig.progress("node-1", 0, Map.of("3g.40gb", 1, "4g.40gb", 1), Duration.ofSeconds(1));
+        assertTrue(replaced instanceof Progress.Failed f && f.reason().contains("is now 'all-1g.10gb', which does not hold Horizon's layout for GPU 0"), replaced.toString());
         mig.apply("node-1", MigLayoutConfig.off(8));
         assertFalse(configs().has(name) || configs().has(again), "Horizon's layouts no node names are pruned: " + configs());
     }

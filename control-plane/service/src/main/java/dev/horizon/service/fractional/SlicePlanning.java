@@ -28,8 +28,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The fractional side of a plan. Before it: tells the allocator each agent GPU's MIG layout (from its reported MIG
- * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or answered inside its pool's
- * drain time), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
+ * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or applied inside its pool's
+ * drain time; a failed one leaves the GPU to be planned again), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
  * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
  * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
  * reconfiguring at once, and queues ApplyMigLayout for them; queues SetSharing for each GPU a time-slicing share
@@ -72,7 +72,9 @@ public class SlicePlanning {
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
-                if (c != null && (unanswered || nowMillis < c.createdAt() + drainMillis)) {
+                // a failed layout leaves the GPU as it was, to be planned again at once; an applied one drains first
+                boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
+                if (unanswered || draining) {
                     occupancy.markReconfiguring(n, g.index(), layoutOf(g.model(), c.action().applyMigLayout().slots()));
                     continue;
                 }

@@ -9,6 +9,7 @@ import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
+import dev.horizon.service.kubernetes.PlannedDevices;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
@@ -65,6 +66,8 @@ public class JobResource {
     Planner planner;
     @Inject
     MemoryViolations violations;
+    @Inject
+    PlannedDevices devices;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -135,7 +138,8 @@ public class JobResource {
     @GET
     @Path("/{id}")
     public JobView get(@PathParam("id") String id) {
-        return JobView.of(find(id));
+        JobRow row = find(id);
+        return JobView.of(row).withDevices(devices.of(row));
     }
 
     @GET

@@ -1,5 +1,6 @@
 package dev.horizon.service.nodes;
 
+import dev.horizon.service.kubernetes.GpuOperatorCommands;
 import dev.horizon.service.leadership.Leadership;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -23,6 +24,8 @@ public class CommandQueue {
     CommandStore store;
     @Inject
     Leadership leadership;
+    @Inject
+    GpuOperatorCommands gpuOperator;
 
     /** One open stream per node: the agent's newest connection. Guarded by this. */
     private final Map<String, MultiEmitter<? super NodeCommand>> streams = new HashMap<>();
@@ -63,6 +66,7 @@ public class CommandQueue {
         MultiEmitter<? super NodeCommand> emitter = streams.get(node);
         if (emitter == null) return;
         for (NodeCommand c : store.unanswered(node, includeSent)) {
+            if (gpuOperator.takesOver(c)) continue; // the GPU Operator applies it on Kubernetes, not the agent
             emitter.emit(c);
             store.markSent(c.id(), System.currentTimeMillis());
         }

@@ -1,6 +1,10 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.api.integration.GpuMode;
+import dev.horizon.service.kubernetes.KubernetesCluster;
+import dev.horizon.service.kubernetes.ResourceSliceInventory;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -20,8 +24,14 @@ import java.util.List;
 @Path("/api/v1/nodes")
 @Produces(MediaType.APPLICATION_JSON)
 public class NodeResource {
-    /** A node with its agent's newest commands, pending and answered, and the newest processes its memory guard caught. */
-    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations) {
+    /**
+     * A node with its agent's newest commands, pending and answered, and the newest processes its memory guard caught; on
+     * Kubernetes its GPU mode ("dra" or "device-plugin") and, in dra mode, the last check of the DRA driver's
+     * ResourceSlices against its agent.
+     */
+    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) GpuMode gpuMode,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) ResourceSliceInventory.Check resourceSlices) {
     }
 
     @Inject
@@ -34,6 +44,10 @@ public class NodeResource {
     MemoryViolations violations;
     @Inject
     Caller caller;
+    @Inject
+    KubernetesCluster kubernetes;
+    @Inject
+    ResourceSliceInventory resourceSlices;
 
     @GET
     public List<Node> list() {
@@ -43,7 +57,8 @@ public class NodeResource {
     @GET
     @Path("/{name}")
     public NodeDetail get(@PathParam("name") String name) {
-        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name));
+        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name), kubernetes.mode(name).orElse(null),
+                resourceSlices.of(name).orElse(null));
     }
 
     /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */
