@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.manifest.Accelerators;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -17,8 +18,8 @@ import java.util.Map;
  * another plan) starts again from what the user wrote.
  */
 public final class GpuResources {
-    public static final String GPU = "nvidia.com/gpu";
-    public static final String MIG_PREFIX = "nvidia.com/mig-";
+    private static final String GPU = Accelerators.GPU_RESOURCE;
+    private static final String MIG_PREFIX = Accelerators.MIG_PREFIX;
     /** On the pod template: container name to its original GPU limits and requests, as JSON. */
     public static final String SAVED = "horizon.dev/gpu-resources";
     private static final ObjectMapper JSON = new ObjectMapper();

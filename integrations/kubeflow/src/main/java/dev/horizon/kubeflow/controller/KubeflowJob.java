@@ -3,13 +3,13 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.JobIntegration;
 import dev.horizon.api.integration.JobWithOutcome;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.api.integration.PlannedPlacement;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
@@ -24,8 +24,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs hold
- * with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
+ * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs and the
+ * mpi-operator's v2beta1 MPIJob hold with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has, and, on nodes in
  * {@code dra} mode, as claims on exactly the planned devices ({@link PodRelease}).
  */
@@ -57,7 +57,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     }
 
     @Override
-    public JobSpec toJobSpec() {
+    public Translation translate() {
         return translator.translate(object);
     }
 
