@@ -1,7 +1,7 @@
 package dev.horizon.service.kubernetes;
 
 import dev.horizon.api.integration.GpuMode;
-import dev.horizon.kubernetes.GpuModes;
+import dev.horizon.api.integration.GpuModes;
 import dev.horizon.kubernetes.dra.ResourceSlices;
 import dev.horizon.kubernetes.operator.DevicePluginSharing;
 import dev.horizon.kubernetes.operator.MigManager;

@@ -1,9 +1,8 @@
-package dev.horizon.kubernetes;
+package dev.horizon.api.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.horizon.api.integration.GpuMode;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,5 @@
-package dev.horizon.kubernetes;
+package dev.horizon.api.integration;
 
-import dev.horizon.api.integration.GpuMode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
