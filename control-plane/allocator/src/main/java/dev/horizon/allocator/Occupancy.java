@@ -3,32 +3,24 @@ package dev.horizon.allocator;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
- * Which GPU of which node is busy right now. Placement rules shared by every policy and the simulator:
- * a batch job gets a contiguous block of GPU indices on one node, aligned to the next power of two
- * (buddy-style, so NVLink neighbours stay together and big blocks stay free); a job larger than a
- * node takes whole nodes plus one block for the remainder.
+ * Which GPU of which node is busy right now, and which nodes are drained. Shared by every policy and the simulator.
+ * Where a job may go is {@link BlockSearch}'s rule ({@link #findBlock(int, PlacementRules, NodeOrder)}); what partitioned
+ * and shared GPUs hold is {@link SharedGpus}'.
  *
  * <p>A GPU holds either whole-GPU work, or MIG instances of its layout, or time-slicing shares (their milli-GPU
  * summing to at most 1000 and their memory to at most the GPU's). A GPU that is partitioned, holds shares or is being
- * re-partitioned counts as busy for whole-GPU work, so the whole-GPU rules above run exactly as before.
+ * re-partitioned counts as busy for whole-GPU work, so the whole-GPU rules run exactly as they do without slices.
  */
 public final class Occupancy {
     private final Cluster cluster;
+    /** Per node, the bit mask of GPUs busy for whole-GPU work. */
     private final long[] busy;
     /** Nodes being drained (unhealthy): no new work lands there; running work leaves in its own time. */
     private final boolean[] drained;
-    /** By {@link #key}: the shares each GPU holds (immutable lists), its MIG layout, and GPUs being re-partitioned. */
-    private final Map<Long, List<GpuShare>> held;
-    private final Map<Long, MigLayout> layouts;
-    /** GPU being re-partitioned -> the layout it is getting. */
-    private final Map<Long, MigLayout> reconfiguring;
+    private final SharedGpus shared;
     /** Per node, its pool's MIG policy; null where no policy lets the planner change layouts. */
     private final MigPolicy[] migPolicies;
 
@@ -36,9 +28,7 @@ public final class Occupancy {
         this.cluster = cluster;
         this.busy = new long[cluster.nodes().size()];
         this.drained = new boolean[busy.length];
-        this.held = new HashMap<>();
-        this.layouts = new HashMap<>();
-        this.reconfiguring = new HashMap<>();
+        this.shared = new SharedGpus();
         this.migPolicies = new MigPolicy[busy.length];
     }
 
@@ -46,36 +36,24 @@ public final class Occupancy {
         this.cluster = other.cluster;
         this.busy = other.busy.clone();
         this.drained = other.drained.clone();
-        this.held = new HashMap<>(other.held);
-        this.layouts = new HashMap<>(other.layouts);
-        this.reconfiguring = new HashMap<>(other.reconfiguring);
+        this.shared = other.shared.copy();
         this.migPolicies = other.migPolicies.clone();
-    }
-
-    private static long key(int node, int gpu) {
-        return ((long) node << 8) | gpu;
     }
 
     /** The GPU's MIG layout as it is now; an empty layout turns MIG off. Only on a GPU that holds no work. */
     public void setMigLayout(int node, int gpu, MigLayout layout) {
-        long k = key(node, gpu);
-        if (!sharesOn(node, gpu).isEmpty() || (!layouts.containsKey(k) && (busy[node] & (1L << gpu)) != 0)) {
+        if (!sharesOn(node, gpu).isEmpty() || (!shared.hasLayout(node, gpu) && !isWholeFree(node, gpu))) {
             throw new IllegalStateException("GPU " + gpu + " of " + cluster.nodes().get(node).name() + " holds work; its MIG layout cannot change");
         }
         String model = cluster.nodes().get(node).gpuModel();
         if (!layout.model().equals(model)) throw new IllegalArgumentException("layout for " + layout.model() + " on a " + model);
-        if (layout.slots().isEmpty()) {
-            layouts.remove(k);
-            busy[node] &= ~(1L << gpu);
-        } else {
-            layouts.put(k, layout);
-            busy[node] |= 1L << gpu;
-        }
+        if (shared.setLayout(node, gpu, layout)) busy[node] |= 1L << gpu;
+        else busy[node] &= ~(1L << gpu);
     }
 
     /** The GPU's MIG layout, or null when MIG is off. */
     public MigLayout migLayout(int node, int gpu) {
-        return layouts.get(key(node, gpu));
+        return shared.layout(node, gpu);
     }
 
     public void setMigPolicy(int node, MigPolicy policy) {
@@ -89,21 +67,19 @@ public final class Occupancy {
     /** The GPU is being re-partitioned to target: it serves nothing, whole or shared, until the agent reports it. */
     public void markReconfiguring(int node, int gpu, MigLayout target) {
         if (!sharesOn(node, gpu).isEmpty()) throw new IllegalStateException("GPU " + gpu + " of node " + node + " still holds shares");
-        reconfiguring.put(key(node, gpu), target);
+        shared.startReconfiguring(node, gpu, target);
         busy[node] |= 1L << gpu;
     }
 
     public boolean isReconfiguring(int node, int gpu) {
-        return reconfiguring.containsKey(key(node, gpu));
+        return shared.isReconfiguring(node, gpu);
     }
 
     /** The re-partitioning is done: the GPU has its target layout and serves slices of it (none when it is empty). */
     public void finishReconfiguring(int node, int gpu) {
-        long k = key(node, gpu);
-        if (!reconfiguring.containsKey(k)) throw new IllegalStateException("GPU " + gpu + " of node " + node + " is not re-partitioning");
-        MigLayout target = reconfiguring.remove(k);
+        if (!isReconfiguring(node, gpu)) throw new IllegalStateException("GPU " + gpu + " of node " + node + " is not re-partitioning");
+        MigLayout target = shared.finishReconfiguring(node, gpu);
         busy[node] &= ~(1L << gpu);
-        layouts.remove(k);
         if (target != null) setMigLayout(node, gpu, target);
     }
 
@@ -120,26 +96,21 @@ public final class Occupancy {
 
     /** The layout a re-partitioning GPU is getting, or null. */
     public MigLayout reconfiguringTo(int node, int gpu) {
-        return reconfiguring.get(key(node, gpu));
+        return shared.reconfiguringTo(node, gpu);
     }
 
     public List<GpuShare> sharesOn(int node, int gpu) {
-        return held.getOrDefault(key(node, gpu), List.of());
+        return shared.sharesOn(node, gpu);
     }
 
     /** Whether any GPU holds slices, is partitioned or is being re-partitioned. */
     public boolean hasFractional() {
-        return !held.isEmpty() || !layouts.isEmpty() || !reconfiguring.isEmpty();
+        return shared.any();
     }
 
     /** {node, gpu} of every GPU that holds slices, is partitioned or is being re-partitioned. */
     public List<int[]> fractionalGpus() {
-        Set<Long> keys = new java.util.TreeSet<>(held.keySet());
-        keys.addAll(layouts.keySet());
-        keys.addAll(reconfiguring.keySet());
-        List<int[]> out = new ArrayList<>();
-        for (long k : keys) out.add(new int[] {(int) (k >> 8), (int) (k & 0xff)});
-        return out;
+        return shared.gpus();
     }
 
     /** Whether the GPU holds no whole-GPU work, no shares, no layout and is not being re-partitioned. */
@@ -150,36 +121,14 @@ public final class Occupancy {
     /** Whether a share could be added on that GPU now (MIG: the layout has that instance and nobody holds it). */
     public boolean canHold(int node, int gpu, GpuShare share) {
         if (drained[node] || gpu >= cluster.nodes().get(node).gpus() || isReconfiguring(node, gpu)) return false;
-        List<GpuShare> on = sharesOn(node, gpu);
-        MigLayout layout = migLayout(node, gpu);
-        if (share.isMig()) {
-            if (layout == null || !layout.slots().contains(new MigLayout.Slot(share.migProfile(), share.migStart()))) return false;
-            return on.stream().noneMatch(h -> h.migStart() == share.migStart());
-        }
-        if (layout != null) return false;
-        if (on.isEmpty()) return isWholeFree(node, gpu) && share.memoryMiB() <= cluster.nodes().get(node).gpuMemoryMiB();
-        int milli = share.milli();
-        long memory = share.memoryMiB();
-        for (GpuShare h : on) {
-            milli += h.milli();
-            memory += h.memoryMiB();
-        }
-        return milli <= 1000 && memory <= cluster.nodes().get(node).gpuMemoryMiB();
+        return shared.fits(node, gpu, share, isWholeFree(node, gpu), cluster.nodes().get(node).gpuMemoryMiB());
     }
 
     /** Of 1000: what the GPU could still give fractional work now (whole-GPU work and re-partitioning leave 0). */
     public int freeMilli(int node, int gpu) {
         if (drained[node] || isReconfiguring(node, gpu)) return 0;
-        MigLayout layout = migLayout(node, gpu);
-        List<GpuShare> on = sharesOn(node, gpu);
-        if (layout != null) {
-            int slices = 0;
-            for (MigLayout.Slot s : layout.slots()) {
-                if (on.stream().noneMatch(h -> h.migStart() == s.start())) slices += dev.horizon.api.mig.MigGeometry.of(layout.model()).profile(s.profile()).computeSlices();
-            }
-            return slices * 1000 / dev.horizon.api.mig.MigGeometry.COMPUTE_SLICES;
-        }
-        if (!on.isEmpty()) return 1000 - on.stream().mapToInt(GpuShare::milli).sum();
+        int slices = shared.freeMilli(node, gpu);
+        if (slices >= 0) return slices;
         return isWholeFree(node, gpu) ? 1000 : 0;
     }
 
@@ -187,23 +136,14 @@ public final class Occupancy {
         if (!canHold(s.node(), s.firstGpu(), s.share())) {
             throw new IllegalStateException("no room for " + s.share().describe() + " on GPU " + s.firstGpu() + " of " + cluster.nodes().get(s.node()).name());
         }
-        long k = key(s.node(), s.firstGpu());
-        List<GpuShare> on = new ArrayList<>(sharesOn(s.node(), s.firstGpu()));
-        on.add(s.share());
-        held.put(k, List.copyOf(on));
+        shared.add(s.node(), s.firstGpu(), s.share());
         busy[s.node()] |= 1L << s.firstGpu();
     }
 
     private void unhold(Placement.Slice s) {
-        long k = key(s.node(), s.firstGpu());
-        List<GpuShare> on = new ArrayList<>(sharesOn(s.node(), s.firstGpu()));
-        if (!on.remove(s.share())) throw new IllegalStateException("share not held: " + s.share().describe() + " on GPU " + s.firstGpu() + " of node " + s.node());
-        if (on.isEmpty()) {
-            held.remove(k);
-            if (!layouts.containsKey(k) && !reconfiguring.containsKey(k)) busy[s.node()] &= ~(1L << s.firstGpu());
-        } else {
-            held.put(k, List.copyOf(on));
-        }
+        Boolean clear = shared.remove(s.node(), s.firstGpu(), s.share());
+        if (clear == null) throw new IllegalStateException("share not held: " + s.share().describe() + " on GPU " + s.firstGpu() + " of node " + s.node());
+        if (clear) busy[s.node()] &= ~(1L << s.firstGpu());
     }
 
     public void drain(int node) {
@@ -244,8 +184,7 @@ public final class Occupancy {
             return true;
         }
         for (Placement.Slice s : p.slices()) {
-            long mask = mask(s);
-            if (s.firstGpu() + s.count() > cluster.nodes().get(s.node()).gpus() || (busy[s.node()] & mask) != 0) return false;
+            if (s.firstGpu() + s.count() > cluster.nodes().get(s.node()).gpus() || (busy[s.node()] & mask(s)) != 0) return false;
         }
         return true;
     }
@@ -270,116 +209,47 @@ public final class Occupancy {
         }
     }
 
-    /** A block for a job of {@code gpus} GPUs, or null when none is free. Does not occupy it. */
+    /** A block for a job of {@code gpus} GPUs under today's rules, or null when none is free. Does not occupy it. */
     public Placement findBlock(int gpus) {
-        return findBlock(gpus, null);
+        return findBlock(gpus, PlacementRules.ANY, NodeOrder.BEST_FIT);
     }
 
     /** Like {@link #findBlock(int)} but only on nodes whose flag is set (null: any node). */
     public Placement findBlock(int gpus, boolean[] allowedNodes) {
-        int largest = cluster.largestNode();
-        if (gpus <= largest) {
-            Placement.Slice best = null;
-            int bestFree = Integer.MAX_VALUE;
-            for (int n = 0; n < busy.length; n++) {
-                if ((allowedNodes != null && !allowedNodes[n]) || drained[n]) continue;
-                int free = freeOn(n);
-                if (free < gpus || free >= bestFree) continue; // best fit keeps emptier nodes for bigger jobs
-                int offset = blockOffset(n, gpus);
-                if (offset >= 0) {
-                    best = new Placement.Slice(n, offset, gpus);
-                    bestFree = free;
-                }
-            }
-            return best == null ? null : new Placement(List.of(best));
-        }
-        List<Placement.Slice> slices = new ArrayList<>();
-        int left = gpus;
-        for (int n = 0; n < busy.length && left > 0; n++) {
-            if (allowedNodes != null && !allowedNodes[n]) continue;
-            int size = cluster.nodes().get(n).gpus();
-            if (busy[n] == 0 && !drained[n] && size <= left) {
-                slices.add(new Placement.Slice(n, 0, size));
-                left -= size;
-            }
-        }
-        if (left > 0) {
-            boolean[] rest = new boolean[busy.length];
-            for (int n = 0; n < busy.length; n++) {
-                final int node = n;
-                rest[n] = (allowedNodes == null || allowedNodes[n]) && slices.stream().noneMatch(s -> s.node() == node);
-            }
-            if (left > largest) return null;
-            Placement remainder = findBlock(left, rest);
-            if (remainder == null) return null;
-            slices.addAll(remainder.slices());
-        }
-        return new Placement(slices);
+        return findBlock(gpus, PlacementRules.ANY, NodeOrder.BEST_FIT, allowedNodes);
     }
 
     /**
-     * {@code count} single GPUs for inference replicas, or null if too few are free. Each one goes
-     * where it breaks the fewest aligned blocks: on the fullest node, the GPU that leaves the largest
-     * aligned free block intact (ties: the highest index, away from where jobs' blocks start).
+     * GPUs for a job of {@code gpus} that its rules allow (GPU model, replica width, topology), never on a drained node,
+     * or null when none are free now. Does not occupy them. The one place whole-GPU placement rules are checked.
+     */
+    public Placement findBlock(int gpus, PlacementRules rules, NodeOrder order) {
+        return findBlock(gpus, rules, order, null);
+    }
+
+    /** Like {@link #findBlock(int, PlacementRules, NodeOrder)} but only on nodes whose flag is set (null: any node). */
+    public Placement findBlock(int gpus, PlacementRules rules, NodeOrder order, boolean[] allowedNodes) {
+        return new BlockSearch(this).find(gpus, rules, order, allowedNodes);
+    }
+
+    /** Whether one node of a model the job accepts is big enough for {@code gpus} (else it spans nodes, or cannot run). */
+    public boolean fitsOneNode(int gpus, PlacementRules rules) {
+        return cluster.nodes().stream().anyMatch(n -> rules.accepts(n.gpuModel()) && n.gpus() >= gpus);
+    }
+
+    /**
+     * {@code count} single GPUs for inference replicas, or null if too few are free; see {@link BlockSearch#singles}.
      */
     public Placement findSingles(int count) {
-        if (count > totalFree()) return null;
-        long[] trial = busy.clone();
-        List<Placement.Slice> slices = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            int bestNode = -1, bestGpu = -1, bestFree = Integer.MAX_VALUE, bestBlock = -1;
-            for (int n = 0; n < trial.length; n++) {
-                if (drained[n]) continue;
-                int size = cluster.nodes().get(n).gpus();
-                int free = size - Long.bitCount(trial[n]);
-                if (free == 0 || free > bestFree) continue;
-                for (int g = size - 1; g >= 0; g--) {
-                    if ((trial[n] & (1L << g)) != 0) continue;
-                    int block = largestAlignedFree(trial[n] | (1L << g), size);
-                    if (free < bestFree || block > bestBlock) {
-                        bestNode = n;
-                        bestGpu = g;
-                        bestFree = free;
-                        bestBlock = block;
-                    }
-                }
-            }
-            trial[bestNode] |= 1L << bestGpu;
-            slices.add(new Placement.Slice(bestNode, bestGpu, 1));
-        }
-        return new Placement(slices);
+        return count > totalFree() ? null : new BlockSearch(this).singles(count);
     }
 
-    private static int largestAlignedFree(long mask, int size) {
-        for (int block = Integer.highestOneBit(size); block >= 1; block >>= 1) {
-            for (int o = 0; o + block <= size; o += block) {
-                if ((mask & mask(o, block)) == 0) return block;
-            }
-        }
-        return 0;
-    }
-
-    /** First free aligned block of {@code gpus} on node n, else the first free contiguous run, else -1. */
-    private int blockOffset(int n, int gpus) {
-        int size = cluster.nodes().get(n).gpus();
-        int align = Integer.highestOneBit(gpus) == gpus ? gpus : Integer.highestOneBit(gpus) << 1;
-        if (align <= size) {
-            for (int o = 0; o + gpus <= size; o += align) {
-                if ((busy[n] & mask(o, gpus)) == 0) return o;
-            }
-        }
-        for (int o = 0; o + gpus <= size; o++) {
-            if ((busy[n] & mask(o, gpus)) == 0) return o;
-        }
-        return -1;
+    /** Per node, the bit mask of GPUs busy for whole-GPU work (a copy). */
+    long[] busyMasks() {
+        return busy.clone();
     }
 
     private static long mask(Placement.Slice s) {
-        return mask(s.firstGpu(), s.count());
-    }
-
-    private static long mask(int first, int count) {
-        long m = count >= 64 ? -1L : (1L << count) - 1;
-        return m << first;
+        return BlockSearch.mask(s.firstGpu(), s.count());
     }
 }

@@ -6,22 +6,38 @@ import dev.horizon.api.JobClass;
 /**
  * A job waiting for GPUs, as planners see it: only the estimate of its remaining work, never the
  * true duration. slice is null for whole-GPU work; for fractional work gpus counts replicas, each
- * taking one slice of one GPU.
+ * taking one slice of one GPU. rules: where its GPUs may be (models, replica width, topology).
  */
 public record PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                         long estimatedRemainingSeconds, Contract contract, SliceRequest slice) {
+                         long estimatedRemainingSeconds, Contract contract, SliceRequest slice, PlacementRules rules) {
+    public PendingJob {
+        rules = rules == null ? PlacementRules.ANY : rules;
+    }
+
+    public PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
+                      long estimatedRemainingSeconds, Contract contract, SliceRequest slice) {
+        this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice,
+                slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes()));
+    }
+
     public PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
                       long estimatedRemainingSeconds, Contract contract) {
         this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, null);
     }
 
-    /** Sizes an elastic job may start with: its full width, then powers of two down to minGpus. */
+    /** The same job with another weight (fair share re-weights jobs). */
+    public PendingJob withWeight(double newWeight) {
+        return new PendingJob(id, team, jobClass, newWeight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, rules);
+    }
+
+    /** The same job with other placement rules. */
+    public PendingJob withRules(PlacementRules newRules) {
+        return new PendingJob(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, newRules);
+    }
+
+    /** Sizes an elastic job may start with, widest first (see {@link PlacementRules#widths}). */
     public java.util.List<Integer> allowedSizes() {
-        java.util.List<Integer> sizes = new java.util.ArrayList<>();
-        sizes.add(gpus);
-        int below = Integer.bitCount(gpus) == 1 ? gpus / 2 : Integer.highestOneBit(gpus);
-        for (int g = below; g >= Math.max(1, minGpus); g /= 2) sizes.add(g);
-        return sizes;
+        return rules.widths(gpus, minGpus);
     }
 
     /**

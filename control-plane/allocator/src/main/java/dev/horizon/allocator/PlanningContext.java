@@ -23,8 +23,23 @@ public record PlanningContext(long now, long stepSeconds, int horizonSteps, Clus
         return new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy, newRunning, newPending, services, fairShare);
     }
 
-    /** One inference service as the planner sees it. forecast[k] is the GPUs needed k steps from now. */
-    public record ServiceView(InferenceService service, int heldGpus, int reservedGpus, double[] forecast, int historicalPeakGpus) {
+    /**
+     * One inference service as the planner sees it. forecast[k] is the GPUs needed k steps from now; observedMinutes the
+     * demand of each minute already observed, oldest first, the last one the minute that just ended (empty where only
+     * per-step demand is known).
+     */
+    public record ServiceView(InferenceService service, int heldGpus, int reservedGpus, double[] forecast, int historicalPeakGpus,
+                              double[] observedMinutes) {
+        public ServiceView(InferenceService service, int heldGpus, int reservedGpus, double[] forecast, int historicalPeakGpus) {
+            this(service, heldGpus, reservedGpus, forecast, historicalPeakGpus, new double[0]);
+        }
+
+        /** The highest demand of the last {@code minutes} minutes observed (0 when none is). */
+        public double recentPeak(int minutes) {
+            double peak = 0;
+            for (int i = Math.max(0, observedMinutes.length - minutes); i < observedMinutes.length; i++) peak = Math.max(peak, observedMinutes[i]);
+            return peak;
+        }
     }
 
     /** Index of the step that contains {@code now}. */

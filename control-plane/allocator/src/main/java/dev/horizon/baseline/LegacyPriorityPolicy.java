@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -15,7 +16,8 @@ import java.util.Map;
 /**
  * Ai2's scheduler before fair share, as their paper describes it: jobs go by user priority; a job at
  * the top priority opts out of preemption, up to a per-team cap of non-preemptible GPUs (the team's
- * budgeted fraction of the cluster); everything else may be preempted by a higher priority. Users
+ * budgeted fraction of the cluster); everything else may be preempted by a higher priority once past its minimum
+ * runtime (the contract every policy here keeps). Users
  * inflate priorities, so the cap is what keeps one team from holding everything.
  */
 public final class LegacyPriorityPolicy extends PeakReservingPolicy {
@@ -39,13 +41,13 @@ public final class LegacyPriorityPolicy extends PeakReservingPolicy {
         byStart.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
         for (RunningJob r : byStart) {
             if (optsOut(ctx, r.team(), r.weight(), r.gpus(), pinned, total)) pinned.merge(r.team(), r.gpus(), Integer::sum);
-            else preemptible.add(r);
+            else if (!r.protectedAt(ctx.now())) preemptible.add(r);
         }
         preemptible.sort(Comparator.comparingDouble(RunningJob::weight).thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()));
         List<PendingJob> queue = new ArrayList<>(ctx.pending());
         queue.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparing(FifoPolicy.ARRIVAL_ORDER));
         for (PendingJob j : queue) {
-            Placement p = occupancy.findBlock(j.gpus());
+            Placement p = occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             if (p == null) p = PriorityPreemptionPolicy.preemptFor(j, occupancy, preemptible, decision);
             if (p == null) {
                 decision.waiting(j.id(), "no free GPUs and no lower-priority preemptible job to take them from");

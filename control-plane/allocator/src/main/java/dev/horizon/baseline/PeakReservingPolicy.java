@@ -1,7 +1,11 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
+import java.util.List;
 import java.util.Map;
 
 /** The baselines' shared stance on inference: each service holds its historical daily peak, idle or not. */
@@ -14,5 +18,11 @@ abstract class PeakReservingPolicy implements SchedulingPolicy {
     @Override
     public final boolean lendsReservation() {
         return false;
+    }
+
+    /** Inference takes GPUs back by the contract's rule: fill first, never work inside its minimum runtime. */
+    @Override
+    public final List<RunningJob> inferenceVictims(List<RunningJob> running, int gpusNeeded, long now, UnmetDemandCost cost) {
+        return Reclaim.victims(running, gpusNeeded, now, cost);
     }
 }

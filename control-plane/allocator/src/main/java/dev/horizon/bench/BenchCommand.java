@@ -1,14 +1,9 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.HorizonPolicy;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.api.JobJson;
-import dev.horizon.baseline.BackfillPolicy;
-import dev.horizon.baseline.FifoPolicy;
-import dev.horizon.baseline.LegacyPriorityPolicy;
-import dev.horizon.baseline.StaticQuotaPolicy;
-import dev.horizon.baseline.PriorityPreemptionPolicy;
 import dev.horizon.bound.FluidUpperBound;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
@@ -16,6 +11,7 @@ import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
 import dev.horizon.trace.Scenarios;
+import dev.horizon.trace.WideGangsScenario;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -25,35 +21,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /** `./horizon bench`: runs every policy on one scenario and writes results.json, schedule.csv, rt.csv and report.html. */
 public final class BenchCommand {
     static final String USAGE = """
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
-                                   [--rt-peak-share F] [--trace-start-day K] [--trace-dir P]
-                                   [--policies fifo,backfill,priority,legacy,quota,horizon] [--teams N] [--budgets FILE]
-              S: training-heavy | mixed | philly | fairshare | path of a scenario file
-              fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,horizon by default
-              philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)""";
+                                   [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
+                                   [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE]
+              S: training-heavy | mixed | philly | fairshare | wide-gangs | path of a scenario file
+              wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
+              fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
+              philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
+              inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
+              every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
+              also: horizon-cpsat (CP-SAT warm-started from the heuristic plan, 0.5 s per decision), horizon-pooled (node pools apart)""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
-            "trace-start-day", "trace-dir", "policies", "teams", "budgets");
-    static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
-
-    static {
-        POLICIES.put("fifo", FifoPolicy::new);
-        POLICIES.put("backfill", BackfillPolicy::new);
-        POLICIES.put("priority", PriorityPreemptionPolicy::new);
-        POLICIES.put("legacy", LegacyPriorityPolicy::new);
-        POLICIES.put("quota", StaticQuotaPolicy::new);
-        POLICIES.put("horizon", HorizonPolicy::new);
-    }
-
+            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds");
     private BenchCommand() {
     }
 
     /** The results of one bench run, as written to results.json. */
-    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results) {
+    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
     }
 
     static int run(List<String> args, PrintStream out, PrintStream err) throws IOException {
@@ -64,18 +52,35 @@ public final class BenchCommand {
         CliArgs a = new CliArgs("bench", args, OPTIONS);
         if (!a.has("scenario") || !a.has("out")) throw new CliArgs.UsageException("bench needs --scenario S and --out DIR (see ./horizon bench --help)");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
-        String defaults = fairShare ? "fifo,legacy,quota,horizon" : "fifo,backfill,priority,horizon";
+        String defaults = fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
         List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
-            if (!POLICIES.containsKey(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + POLICIES.keySet());
+            if (!BenchPolicies.exists(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + BenchPolicies.NAMES);
         }
-        Outcome outcome = bench(a.get("scenario", null), options(a), policies, err);
+        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), err);
         Path dir = Path.of(a.get("out", null));
         Files.createDirectories(dir);
         ResultsWriter.write(outcome, dir);
         printTable(outcome, out);
         out.println("wrote " + dir.resolve("results.json") + ", schedule.csv, rt.csv, report.html");
-        return 0;
+        return auditVerdict(outcome, err);
+    }
+
+    static long reclaimSeconds(CliArgs a) {
+        Integer s = a.integer("reclaim-seconds");
+        if (s != null && s < 0) throw new CliArgs.UsageException("--reclaim-seconds must be >= 0 (got " + s + ")");
+        return s == null ? Simulator.DEFAULT_RECLAIM_SECONDS : s;
+    }
+
+    /** 0 when every run kept the cluster's rules; else one line naming each policy's violations, and 1. */
+    static int auditVerdict(Outcome o, PrintStream err) {
+        List<String> broken = new ArrayList<>();
+        o.results().forEach((name, r) -> {
+            if (!r.audit().clean()) broken.add(name + " " + r.audit().violations() + " " + new java.util.TreeMap<>(r.audit().byKind()));
+        });
+        if (broken.isEmpty()) return 0;
+        err.println("bench: audit failed: " + String.join("; ", broken) + " (results.json lists the first cases under audit.examples)");
+        return 1;
     }
 
     static ScenarioOptions options(CliArgs a) {
@@ -83,46 +88,64 @@ public final class BenchCommand {
         Integer day = a.integer("trace-start-day");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
-                a.number("rt-peak-share", 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
                 a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
+        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, err);
+    }
+
+    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, PrintStream err)
+            throws IOException {
         Progress progress = new Progress(err);
         Scenario scenario = Scenarios.build(scenarioName, options);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
         for (String name : policies) {
-            SchedulingPolicy policy = POLICIES.get(name).get();
+            SchedulingPolicy policy = BenchPolicies.create(name);
             progress.reset();
-            results.put(name, new Simulator(scenario, policy).run(f -> progress.show(name, f)));
+            results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
+            if (policy instanceof PooledHorizonPolicy pooled) pooled.close();
         }
-        return new Outcome(scenario, bound, results);
+        return new Outcome(scenario, bound, results, reclaimSeconds);
+    }
+
+    /** The policies by priority-weighted output, highest first. */
+    static List<SimResult> byOutput(Outcome o) {
+        List<SimResult> sorted = new ArrayList<>(o.results().values());
+        sorted.sort(java.util.Comparator.comparingDouble((SimResult r) -> -r.metrics().priorityWeightedOutput()).thenComparing(SimResult::policy));
+        return sorted;
+    }
+
+    /** The baseline (any policy but Horizon's) with the highest output, or null when none ran. */
+    static String bestBaseline(Outcome o) {
+        return byOutput(o).stream().map(SimResult::policy).filter(p -> !p.startsWith("horizon")).findFirst().orElse(null);
     }
 
     static void printTable(Outcome o, PrintStream out) {
-        out.printf("%-10s %11s %10s %8s %8s %9s %11s %9s %9s%n", "policy", "utilization", "output", "rtSLO", "done", "preempt",
-                "wait p50 s", "p95 s", "lat p99ms");
-        out.printf("%-10s %11.3f %10.1f %8s %8s %9s %11s %9s %9s%n", "bound", o.bound().utilization(), o.bound().priorityWeightedOutput(),
-                "1.000", "-", "-", "-", "-", "-");
-        SimResult fifo = o.results().get("fifo");
-        for (SimResult r : o.results().values()) {
+        out.printf("%-10s %11s %10s %7s %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "policy", "utilization", "output", "ofBound", "rtSLO/min",
+                "done", "preempt", "lostGpuH", "wide p50 s", "wide p95 s", "wait p95", "audit", "lat p99ms");
+        out.printf("%-10s %11.3f %10.1f %7.3f %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "bound", o.bound().utilization(),
+                o.bound().priorityWeightedOutput(), 1.0, "1.000", "-", "-", "-", "-", "-", "-", "-", "-");
+        String best = bestBaseline(o);
+        for (SimResult r : byOutput(o)) {
             PolicyMetrics m = r.metrics();
-            out.printf("%-10s %11.3f %10.1f %8.3f %8d %9d %11.0f %9.0f %9.2f%n", r.policy(), m.utilization(), m.priorityWeightedOutput(),
-                    m.rtSloAttainment(), m.jobsCompleted(), m.preemptions(), m.waitSeconds().p50(), m.waitSeconds().p95(), m.decisionLatencyMs().p99());
+            out.printf("%-10s %11.3f %10.1f %7.3f %8.4f %6d %8d %8.1f %10.0f %10.0f %9.0f %6d %9.2f%n", r.policy() + (r.policy().equals(best) ? "*" : ""),
+                    m.utilization(), m.priorityWeightedOutput(), m.priorityWeightedOutput() / o.bound().priorityWeightedOutput(), m.rtSloAttainment(),
+                    m.jobsCompleted(), m.preemptions(), m.lostGpuHours(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(),
+                    m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99());
         }
-        List<String> ratios = new ArrayList<>();
-        for (SimResult r : o.results().values()) {
-            String line = String.format("%s: output %.2fx of bound", r.policy(), r.metrics().priorityWeightedOutput() / o.bound().priorityWeightedOutput());
-            if (fifo != null && r != fifo) {
-                line += String.format(", %.2fx FIFO's; utilization %+.1f points vs FIFO", r.metrics().priorityWeightedOutput() / fifo.metrics().priorityWeightedOutput(),
-                        100 * (r.metrics().utilization() - fifo.metrics().utilization()));
-            }
-            ratios.add(line);
+        SimResult horizon = o.results().get("horizon");
+        if (best != null) out.println("* best baseline: " + best);
+        if (horizon != null && best != null) {
+            PolicyMetrics h = horizon.metrics(), b = o.results().get(best).metrics();
+            out.printf("horizon: output %.3fx of the best baseline (%s), %.3f of the bound; rtSLO per minute %.4f vs %.4f%n",
+                    h.priorityWeightedOutput() / b.priorityWeightedOutput(), best, h.priorityWeightedOutput() / o.bound().priorityWeightedOutput(),
+                    h.rtSloAttainment(), b.rtSloAttainment());
         }
-        ratios.forEach(out::println);
     }
 
     static ObjectNode metricsJson(PolicyMetrics m) {
@@ -136,6 +159,10 @@ public final class BenchCommand {
         n.put("preemptions", m.preemptions());
         n.put("lostGpuHours", m.lostGpuHours());
         n.put("occupancy", m.occupancy());
+        ObjectNode wide = percentiles(m.wideJobWaitSeconds(), false);
+        wide.put("jobs", m.wideJobs());
+        wide.put("minGpus", PolicyMetrics.WIDE_JOB_GPUS);
+        n.set("wideJobWaitSeconds", wide);
         ObjectNode waits = percentiles(m.waitSeconds(), false);
         ObjectNode byClass = waits.putObject("byClass");
         m.waitSecondsByClass().forEach((k, v) -> byClass.set(k, percentiles(v, false)));

@@ -1,6 +1,6 @@
 package dev.horizon.bench;
 
-import dev.horizon.fractional.OpenbBenchCommand;
+import dev.horizon.experiment.openb.OpenbBenchCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;

@@ -1,7 +1,7 @@
 package dev.horizon.bench;
 
 import dev.horizon.simulation.PolicyMetrics;
-import dev.horizon.simulation.RtStep;
+import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.SimResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +9,10 @@ import java.util.Map;
 
 /** A self-contained HTML report with inline SVG charts (no scripts, nothing fetched). */
 final class HtmlReport {
-    private static final String[] COLORS = {"#888888", "#e69f00", "#56b4e9", "#d62728", "#009e73", "#cc79a7"};
+    private static final String[] COLORS = {"#888888", "#e69f00", "#56b4e9", "#d62728", "#009e73", "#cc79a7", "#0072b2", "#f0e442"};
     private static final int W = 900, H = 260, PAD = 40;
+    /** The inference chart shows this many minutes on each side of the busiest hour. */
+    private static final int AROUND_BUSIEST_MINUTES = 60;
 
     private HtmlReport() {
     }
@@ -18,21 +20,13 @@ final class HtmlReport {
     static String render(BenchCommand.Outcome o) {
         StringBuilder b = new StringBuilder();
         b.append("<!doctype html><html><head><meta charset='utf-8'><title>Horizon bench: ").append(esc(o.scenario().name()))
-                .append("</title><style>body{font-family:sans-serif;margin:2em;max-width:960px}table{border-collapse:collapse}"
-                        + "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}.l{text-align:left}</style></head><body>");
+                .append("</title><style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
+                        + "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}.l{text-align:left}"
+                        + ".best{background:#fff4d6}</style></head><body>");
         b.append("<h1>Horizon bench: ").append(esc(o.scenario().name())).append("</h1><p>");
         o.scenario().description().forEach((k, v) -> b.append(esc(k)).append(": <b>").append(esc(String.valueOf(v))).append("</b>; "));
-        b.append("</p><h2>Metrics</h2><table><tr><th class=l>policy</th><th>utilization</th><th>priority-weighted output</th><th>share of bound</th>"
-                + "<th>rtSloAttainment</th><th>jobs completed</th><th>preemptions</th><th>wait p50 s</th><th>wait p95 s</th><th>decision p99 ms</th></tr>");
-        b.append(String.format("<tr><td class=l>upper bound</td><td>%.3f</td><td>%.1f</td><td>1.00</td><td>1.000</td><td></td><td></td><td></td><td></td><td></td></tr>",
-                o.bound().utilization(), o.bound().priorityWeightedOutput()));
-        for (SimResult r : o.results().values()) {
-            PolicyMetrics m = r.metrics();
-            b.append(String.format("<tr><td class=l>%s</td><td>%.3f</td><td>%.1f</td><td>%.2f</td><td>%.3f</td><td>%d</td><td>%d</td><td>%.0f</td><td>%.0f</td><td>%.2f</td></tr>",
-                    esc(r.policy()), m.utilization(), m.priorityWeightedOutput(), m.priorityWeightedOutput() / o.bound().priorityWeightedOutput(),
-                    m.rtSloAttainment(), m.jobsCompleted(), m.preemptions(), m.waitSeconds().p50(), m.waitSeconds().p95(), m.decisionLatencyMs().p99()));
-        }
-        b.append("</table>");
+        b.append("inference scored per minute; reclaimed GPUs serve after <b>").append(o.reclaimSeconds()).append(" s</b></p>");
+        metricsTable(o, b);
 
         b.append("<h2>Utilization over time</h2>");
         List<String> names = new ArrayList<>();
@@ -42,33 +36,76 @@ final class HtmlReport {
             series.add(r.utilizationPerStep());
         }
         b.append(chart(names, series, 1.0, "share of GPUs busy"));
+        inferenceChart(o, b);
+        waitsTable(o, b);
+        b.append("</body></html>\n");
+        return b.toString();
+    }
 
-        b.append("<h2>Inference demand vs GPUs held</h2>");
-        List<String> rtNames = new ArrayList<>();
-        List<double[]> rtSeries = new ArrayList<>();
-        double max = 1;
-        boolean demandAdded = false;
-        for (SimResult r : o.results().values()) {
-            if (r.rtSteps().isEmpty()) continue;
-            double[] demand = new double[o.scenario().windowSteps()];
-            double[] held = new double[demand.length];
-            for (RtStep s : r.rtSteps()) {
-                int k = (int) (s.stepStartSeconds() / o.scenario().stepSeconds());
-                demand[k] += s.demandGpus();
-                held[k] += s.allocatedGpus();
-            }
-            if (!demandAdded) {
-                rtNames.add("demand");
-                rtSeries.add(demand);
-                demandAdded = true;
-            }
-            rtNames.add(r.policy() + " held");
-            rtSeries.add(held);
-            for (double v : held) max = Math.max(max, v);
-            for (double v : demand) max = Math.max(max, v);
+    /** Policies by output, best first; the best baseline (any policy but Horizon) is marked. */
+    private static void metricsTable(BenchCommand.Outcome o, StringBuilder b) {
+        String best = BenchCommand.bestBaseline(o);
+        b.append("<h2>Metrics</h2><p>Sorted by priority-weighted output; the best baseline is marked. Wide jobs ask for ")
+                .append(PolicyMetrics.WIDE_JOB_GPUS).append(" GPUs or more.</p><table><tr><th class=l>policy</th><th>utilization</th>"
+                        + "<th>priority-weighted output</th><th>share of bound</th><th>rtSloAttainment (per minute)</th><th>jobs completed</th>"
+                        + "<th>preemptions</th><th>lost GPU-h</th><th>wide jobs</th><th>wide wait p50 s</th><th>wide wait p95 s</th>"
+                        + "<th>wait p50 s</th><th>wait p95 s</th><th>audit violations</th><th>decision p99 ms</th></tr>");
+        b.append(String.format("<tr><td class=l>upper bound</td><td>%.3f</td><td>%.1f</td><td>1.000</td><td>1.000</td>%s</tr>",
+                o.bound().utilization(), o.bound().priorityWeightedOutput(), "<td></td>".repeat(10)));
+        for (SimResult r : BenchCommand.byOutput(o)) {
+            PolicyMetrics m = r.metrics();
+            boolean isBest = r.policy().equals(best);
+            b.append(String.format("<tr%s><td class=l>%s%s</td><td>%.3f</td><td>%.1f</td><td>%.3f</td><td>%.4f</td><td>%d</td><td>%d</td><td>%.1f</td>"
+                            + "<td>%d</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%d</td><td>%.2f</td></tr>",
+                    isBest ? " class=best" : "", esc(r.policy()), isBest ? " (best baseline)" : "", m.utilization(), m.priorityWeightedOutput(),
+                    m.priorityWeightedOutput() / o.bound().priorityWeightedOutput(), m.rtSloAttainment(), m.jobsCompleted(), m.preemptions(),
+                    m.lostGpuHours(), m.wideJobs(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(), m.waitSeconds().p50(),
+                    m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99()));
         }
-        b.append(rtSeries.isEmpty() ? "<p>No inference services in this scenario.</p>" : chart(rtNames, rtSeries, max, "GPUs"));
+        b.append("</table>");
+    }
 
+    /** Demand and each policy's GPUs held, per minute, from an hour before the busiest hour of demand to an hour after. */
+    private static void inferenceChart(BenchCommand.Outcome o, StringBuilder b) {
+        b.append("<h2>Inference demand vs GPUs held, per minute, around the busiest hour</h2>");
+        int minutes = o.scenario().windowMinutes();
+        double[] demand = new double[minutes];
+        SimResult first = o.results().values().stream().filter(r -> !r.rtMinutes().isEmpty()).findFirst().orElse(null);
+        if (first == null) {
+            b.append("<p>No inference services in this scenario.</p>");
+            return;
+        }
+        for (RtMinute m : first.rtMinutes()) demand[(int) (m.startSeconds() / 60)] += m.demandGpus();
+        int busiest = 0;
+        double busiestSum = -1;
+        for (int h = 0; h + 60 <= minutes; h += 60) {
+            double sum = 0;
+            for (int i = h; i < h + 60; i++) sum += demand[i];
+            if (sum > busiestSum) {
+                busiestSum = sum;
+                busiest = h;
+            }
+        }
+        int from = Math.max(0, busiest - AROUND_BUSIEST_MINUTES), to = Math.min(minutes, busiest + 60 + AROUND_BUSIEST_MINUTES);
+        List<String> names = new ArrayList<>(List.of("demand"));
+        List<double[]> series = new ArrayList<>(List.of(java.util.Arrays.copyOfRange(demand, from, to)));
+        double max = 1;
+        for (double v : series.get(0)) max = Math.max(max, v);
+        for (SimResult r : o.results().values()) {
+            double[] held = new double[to - from];
+            for (RtMinute m : r.rtMinutes()) {
+                int i = (int) (m.startSeconds() / 60);
+                if (i >= from && i < to) held[i - from] += m.heldGpus();
+            }
+            for (double v : held) max = Math.max(max, v);
+            names.add(r.policy() + " held");
+            series.add(held);
+        }
+        b.append(String.format("<p>Minutes %d to %d of the window (the busiest hour starts at minute %d).</p>", from, to, busiest));
+        b.append(chart(names, series, max, "GPUs"));
+    }
+
+    private static void waitsTable(BenchCommand.Outcome o, StringBuilder b) {
         b.append("<h2>Waits per class (seconds, p50 / p95)</h2><table><tr><th class=l>policy</th>");
         List<String> classes = new ArrayList<>();
         o.results().values().forEach(r -> r.metrics().waitSecondsByClass().keySet().forEach(c -> {
@@ -85,13 +122,13 @@ final class HtmlReport {
             }
             b.append("</tr>");
         }
-        b.append("</table></body></html>\n");
-        return b.toString();
+        b.append("</table>");
     }
 
     private static String chart(List<String> names, List<double[]> series, double max, String yLabel) {
         StringBuilder b = new StringBuilder();
-        b.append("<svg width='").append(W).append("' height='").append(H + 30).append("' xmlns='http://www.w3.org/2000/svg'>");
+        int legendRows = (names.size() + 5) / 6;
+        b.append("<svg width='").append(W).append("' height='").append(H + 12 + 18 * legendRows).append("' xmlns='http://www.w3.org/2000/svg'>");
         b.append(String.format("<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#000'/>", PAD, H - PAD, W - 10, H - PAD));
         b.append(String.format("<line x1='%d' y1='10' x2='%d' y2='%d' stroke='#000'/>", PAD, PAD, H - PAD));
         b.append(String.format("<text x='2' y='20' font-size='11'>%s</text><text x='%d' y='%d' font-size='11'>%.1f</text>", esc(yLabel), 4, 34, max));
@@ -105,8 +142,9 @@ final class HtmlReport {
             }
             String color = COLORS[i % COLORS.length];
             b.append("<polyline fill='none' stroke-width='1.5' stroke='").append(color).append("' points='").append(pts).append("'/>");
+            int x = PAD + (i % 6) * 140, y = H + 5 + 18 * (i / 6);
             b.append(String.format("<rect x='%d' y='%d' width='12' height='12' fill='%s'/><text x='%d' y='%d' font-size='12'>%s</text>",
-                    PAD + i * 140, H + 5, color, PAD + i * 140 + 16, H + 15, esc(names.get(i))));
+                    x, y, color, x + 16, y + 10, esc(names.get(i))));
         }
         b.append("</svg>");
         return b.toString();

@@ -3,7 +3,7 @@ package dev.horizon.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;

@@ -2,8 +2,10 @@ package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobJson;
-import dev.horizon.simulation.RtStep;
+import dev.horizon.simulation.RtMinute;
+import dev.horizon.simulation.Audit;
 import dev.horizon.simulation.Segment;
+import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimResult;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -17,12 +19,19 @@ final class ResultsWriter {
 
     static void write(BenchCommand.Outcome o, Path dir) throws IOException {
         ObjectNode root = JobJson.mapper().createObjectNode();
-        root.set("scenario", JobJson.mapper().valueToTree(o.scenario().description()));
+        ObjectNode scenario = JobJson.mapper().valueToTree(o.scenario().description());
+        scenario.put("rtSloResolutionSeconds", ServiceDemand.SECONDS_PER_MINUTE);
+        scenario.put("reclaimSeconds", o.reclaimSeconds());
+        root.set("scenario", scenario);
         ObjectNode bound = root.putObject("upperBound");
         bound.put("priorityWeightedOutput", o.bound().priorityWeightedOutput());
         bound.put("utilization", o.bound().utilization());
         ObjectNode policies = root.putObject("policies");
-        o.results().forEach((name, r) -> policies.set(name, BenchCommand.metricsJson(r.metrics())));
+        o.results().forEach((name, r) -> {
+            ObjectNode m = BenchCommand.metricsJson(r.metrics());
+            m.set("audit", auditJson(r.audit()));
+            policies.set(name, m);
+        });
         JobJson.mapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("results.json").toFile(), root);
 
         try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("schedule.csv"))) {
@@ -37,15 +46,26 @@ final class ResultsWriter {
             }
         }
         try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("rt.csv"))) {
-            w.write("policy,service,step_start_s,demand_gpus,allocated_gpus\n");
+            w.write("policy,service,minute_start_s,demand_gpus,held_gpus,serving_gpus,served_gpu_s\n");
             for (SimResult r : o.results().values()) {
-                for (RtStep s : r.rtSteps()) {
-                    w.write(r.policy() + "," + s.service() + "," + s.stepStartSeconds() + "," + String.format("%.4f", s.demandGpus()) + ","
-                            + s.allocatedGpus() + "\n");
+                for (RtMinute s : r.rtMinutes()) {
+                    w.write(r.policy() + "," + s.service() + "," + s.startSeconds() + "," + String.format(java.util.Locale.ROOT, "%.4f", s.demandGpus())
+                            + "," + s.heldGpus() + "," + s.servingGpus() + "," + String.format(java.util.Locale.ROOT, "%.2f", s.servedGpuSeconds()) + "\n");
                 }
             }
         }
         Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
+    }
+
+    static ObjectNode auditJson(Audit.Report a) {
+        ObjectNode n = JobJson.mapper().createObjectNode();
+        n.put("violations", a.violations());
+        ObjectNode byKind = n.putObject("byKind");
+        new java.util.TreeMap<>(a.byKind()).forEach(byKind::put);
+        ObjectNode exempt = n.putObject("exempt");
+        new java.util.TreeMap<>(a.exempt()).forEach(exempt::put);
+        a.examples().forEach(n.putArray("examples")::add);
+        return n;
     }
 
     private static String fmt(double v) {

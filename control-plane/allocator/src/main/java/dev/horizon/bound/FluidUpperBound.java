@@ -8,12 +8,13 @@ import dev.horizon.simulation.SimJob;
 import java.util.List;
 
 /**
- * An upper bound no policy can beat: inference demand is served first and in full; batch work is
- * divisible, preemptible for free and placement-free, but a job runs on at most its own GPU count,
- * only after its arrival, for at most its true duration. The best such schedule is a max-weight
- * transportation problem (jobs -> hourly slots), solved exactly as a min-cost max-flow; because
- * every weight is positive, the max-weight flow is also a max flow, so one solve bounds both the
- * priority-weighted output and the utilization.
+ * An upper bound no policy can beat on the metrics as defined: work is divisible, preemptible for free and
+ * placement-free. A batch job runs on at most its own GPU count, only after its arrival, for at most its true duration;
+ * inference serves at most each minute's demand (and no more than the cluster). Batch work and inference compete for
+ * the same GPU-time, each at its own weight, so even a policy that starves inference for heavier batch work stays
+ * below it. The best such schedule is a max-weight transportation problem (work -> hourly slots), solved exactly as a
+ * min-cost max-flow; because every weight is positive, the max-weight flow is also a max flow, so one solve bounds both
+ * the priority-weighted output and the utilization.
  */
 public final class FluidUpperBound {
     /** Hourly slots: coarser slots only loosen a relaxation, and keep the flow small. */
@@ -33,29 +34,12 @@ public final class FluidUpperBound {
     public static Bound of(Scenario scenario) {
         long window = scenario.windowSeconds();
         int total = scenario.cluster().totalGpus();
-        long step = scenario.stepSeconds();
         int slots = (int) ((window + SLOT_SECONDS - 1) / SLOT_SECONDS);
-        double[] slotFree = new double[slots];
-        double inferenceOutput = 0, inferenceBusy = 0;
-        for (int k = 0; k < scenario.windowSteps(); k++) {
-            double used = 0;
-            for (ServiceDemand s : scenario.services()) {
-                double served = Math.min(s.window()[k], total - used);
-                used += served;
-                inferenceOutput += s.service().weightPerGpuHour() * served * step / 3600.0;
-            }
-            inferenceBusy += used * step;
-            long start = k * step;
-            for (long a = start; a < start + step; ) {
-                int slot = (int) (a / SLOT_SECONDS);
-                long b = Math.min(start + step, (slot + 1) * SLOT_SECONDS);
-                slotFree[slot] += (total - used) * (b - a);
-                a = b;
-            }
-        }
         List<SimJob> jobs = scenario.jobs();
+        List<ServiceDemand> services = scenario.services();
+        // nodes: 0 source, then one per job, one per (service, slot), one per slot, then the sink
+        int firstService = 1 + jobs.size(), firstSlot = firstService + services.size() * slots, sink = firstSlot + slots;
         MinCostFlow flow = new MinCostFlow();
-        int source = 0, sink = 1 + jobs.size() + slots;
         long supply = 0;
         int[] jobArc = new int[jobs.size()];
         for (int j = 0; j < jobs.size(); j++) {
@@ -66,27 +50,58 @@ public final class FluidUpperBound {
                 continue;
             }
             supply += work;
-            jobArc[j] = flow.addArcWithCapacityAndUnitCost(source, 1 + j, work, -Math.round(job.weight() * WEIGHT_SCALE));
+            jobArc[j] = flow.addArcWithCapacityAndUnitCost(0, 1 + j, work, -Math.round(job.weight() * WEIGHT_SCALE));
             for (int slot = (int) (job.arrivalSeconds() / SLOT_SECONDS); slot < slots; slot++) {
                 long from = Math.max(job.arrivalSeconds(), slot * SLOT_SECONDS);
                 long to = Math.min(window, (slot + 1) * SLOT_SECONDS);
-                if (to > from) flow.addArcWithCapacityAndUnitCost(1 + j, 1 + jobs.size() + slot, (long) job.gpus() * (to - from), 0);
+                if (to > from) flow.addArcWithCapacityAndUnitCost(1 + j, firstSlot + slot, (long) job.gpus() * (to - from), 0);
+            }
+        }
+        int[][] serviceArc = new int[services.size()][slots];
+        for (int s = 0; s < services.size(); s++) {
+            long[] demand = demandPerSlot(services.get(s), scenario, total, slots);
+            long cost = -Math.round(services.get(s).service().weightPerGpuHour() * WEIGHT_SCALE);
+            for (int slot = 0; slot < slots; slot++) {
+                int node = firstService + s * slots + slot;
+                supply += demand[slot];
+                serviceArc[s][slot] = flow.addArcWithCapacityAndUnitCost(0, node, demand[slot], cost);
+                flow.addArcWithCapacityAndUnitCost(node, firstSlot + slot, demand[slot], 0);
             }
         }
         for (int slot = 0; slot < slots; slot++) {
-            flow.addArcWithCapacityAndUnitCost(1 + jobs.size() + slot, sink, (long) Math.floor(slotFree[slot] + 1e-6), 0);
+            long length = Math.min(window, (slot + 1) * SLOT_SECONDS) - slot * SLOT_SECONDS;
+            flow.addArcWithCapacityAndUnitCost(firstSlot + slot, sink, total * length, 0);
         }
-        flow.setNodeSupply(source, supply);
+        flow.setNodeSupply(0, supply);
         flow.setNodeSupply(sink, -supply);
         MinCostFlow.Status status = flow.solveMaxFlowWithMinCost();
         if (status != MinCostFlow.Status.OPTIMAL) throw new IllegalStateException("the fluid bound's flow did not solve: " + status);
-        double batchOutput = 0, batchBusy = 0;
+        double output = 0, busy = 0;
         for (int j = 0; j < jobs.size(); j++) {
             if (jobArc[j] < 0) continue;
             long f = flow.getFlow(jobArc[j]);
-            batchBusy += f;
-            batchOutput += jobs.get(j).weight() * f / 3600.0;
+            busy += f;
+            output += jobs.get(j).weight() * f / 3600.0;
         }
-        return new Bound(inferenceOutput + batchOutput, (inferenceBusy + batchBusy) / ((double) total * window));
+        for (int s = 0; s < services.size(); s++) {
+            for (int slot = 0; slot < slots; slot++) {
+                long f = flow.getFlow(serviceArc[s][slot]);
+                busy += f;
+                output += services.get(s).service().weightPerGpuHour() * f / 3600.0;
+            }
+        }
+        return new Bound(output, busy / ((double) total * window));
+    }
+
+    /** GPU-seconds of demand a service could serve in each slot: every minute's demand, at most the cluster (rounded up). */
+    private static long[] demandPerSlot(ServiceDemand s, Scenario scenario, int total, int slots) {
+        double[] perSlot = new double[slots];
+        for (int m = 0; m < scenario.windowMinutes(); m++) {
+            long start = (long) m * ServiceDemand.SECONDS_PER_MINUTE;
+            perSlot[(int) (start / SLOT_SECONDS)] += Math.min(s.windowMinutes()[m], total) * ServiceDemand.SECONDS_PER_MINUTE;
+        }
+        long[] out = new long[slots];
+        for (int i = 0; i < slots; i++) out[i] = (long) Math.ceil(perSlot[i] - 1e-6);
+        return out;
     }
 }

@@ -66,15 +66,12 @@ public final class FairShareLedger {
         return owedNow;
     }
 
-    /** Occupancy / owed over the sliding window up to now, per team; 1 for a team owed nothing. */
-    public Map<String, Double> ratios() {
+    /** GPU-seconds each team held and was owed over the sliding window up to now (the hours it touches). */
+    public Map<String, TeamUsage> windowUsage() {
         int to = (int) (last / HOUR);
         int from = (int) Math.max(0, (last - windowSeconds) / HOUR);
-        Map<String, Double> out = new LinkedHashMap<>();
-        for (String team : tree.teams()) {
-            double used = sum(usedPerHour.get(team), from, to), owed = sum(owedPerHour.get(team), from, to);
-            out.put(team, owed < 1e-9 ? 1.0 : used / owed);
-        }
+        Map<String, TeamUsage> out = new LinkedHashMap<>();
+        for (String team : tree.teams()) out.put(team, new TeamUsage(sum(usedPerHour.get(team), from, to), sum(owedPerHour.get(team), from, to)));
         return out;
     }
 

@@ -11,7 +11,7 @@ public final class Metrics {
     private Metrics() {
     }
 
-    static PolicyMetrics compute(Scenario scenario, List<Segment> segments, List<RtStep> rt, int completed,
+    static PolicyMetrics compute(Scenario scenario, List<Segment> segments, List<RtMinute> rt, int completed,
                                  Map<String, Long> firstStart, int preemptions, List<Double> latencies, FairShareLedger ledger) {
         double window = scenario.windowSeconds();
         double capacity = scenario.cluster().totalGpus() * window;
@@ -26,16 +26,20 @@ public final class Metrics {
             lost += s.gpus() * (double) (s.endSeconds() - s.startSeconds() - s.keptSeconds()) / 3600.0;
         }
         int met = 0;
-        for (RtStep r : rt) {
-            busy += r.servedGpus() * scenario.stepSeconds();
-            output += r.weightPerGpuHour() * r.servedGpus() * scenario.stepSeconds() / 3600.0;
+        for (RtMinute r : rt) {
+            busy += r.servedGpuSeconds();
+            output += r.weightPerGpuHour() * r.servedGpuSeconds() / 3600.0;
             if (r.met()) met++;
         }
         Map<String, Long> arrival = new HashMap<>();
         Map<String, String> cls = new HashMap<>();
+        List<Double> wide = new java.util.ArrayList<>();
         for (SimJob j : scenario.jobs()) {
             arrival.put(j.id(), j.arrivalSeconds());
             cls.put(j.id(), j.jobClass().name());
+            if (j.gpus() >= PolicyMetrics.WIDE_JOB_GPUS && j.slice() == null) {
+                wide.add((double) firstStart.getOrDefault(j.id(), scenario.windowSeconds()) - j.arrivalSeconds());
+            }
         }
         double[] waits = new double[arrival.size()];
         Map<String, List<Double>> byClass = new TreeMap<>();
@@ -52,11 +56,11 @@ public final class Metrics {
         return new PolicyMetrics(busy / capacity, output, rt.isEmpty() ? 1.0 : met / (double) rt.size(), completed,
                 firstStart.size(), arrival.size(), preemptions, PolicyMetrics.Percentiles.of(waits), waitsByClass,
                 PolicyMetrics.Percentiles.of(latencies.stream().mapToDouble(Double::doubleValue).toArray()),
-                occupied / capacity, lost, fairShare);
+                occupied / capacity, lost, fairShare, wide.size(), PolicyMetrics.Percentiles.of(wide.stream().mapToDouble(Double::doubleValue).toArray()));
     }
 
     /** Share of the cluster busy in each step (all running work, lost or kept, plus inference at the demand it served). */
-    static double[] utilizationPerStep(Scenario scenario, List<Segment> segments, List<RtStep> rt) {
+    static double[] utilizationPerStep(Scenario scenario, List<Segment> segments, List<RtMinute> rt) {
         int steps = scenario.windowSteps();
         long step = scenario.stepSeconds();
         double[] busy = new double[steps];
@@ -67,7 +71,7 @@ public final class Metrics {
                 busy[(int) k] += s.gpus() * (double) (b - a);
             }
         }
-        for (RtStep r : rt) busy[(int) (r.stepStartSeconds() / step)] += r.servedGpus() * step;
+        for (RtMinute r : rt) busy[(int) (r.startSeconds() / step)] += r.servedGpuSeconds();
         double per = scenario.cluster().totalGpus() * (double) step;
         for (int k = 0; k < steps; k++) busy[k] /= per;
         return busy;

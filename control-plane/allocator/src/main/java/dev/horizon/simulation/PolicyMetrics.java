@@ -6,12 +6,15 @@ import java.util.Map;
  * The design's metrics for one policy's run (same names in the simulator, service and dashboard).
  * utilization counts GPU-time whose work was kept (plus inference at the demand it served);
  * occupancy counts every GPU-second batch work held, as Ai2 measures it; the difference is
- * lostGpuHours (runs lost to preemption and checkpoint time).
+ * lostGpuHours (runs lost to preemption and checkpoint time). wideJobWaitSeconds: waits of the jobs of
+ * {@link #WIDE_JOB_GPUS} GPUs or more (a job still waiting at the end counts its wait until then).
  */
 public record PolicyMetrics(double utilization, double priorityWeightedOutput, double rtSloAttainment, int jobsCompleted,
                             int jobsStarted, int jobsArrived, int preemptions, Percentiles waitSeconds,
                             Map<String, Percentiles> waitSecondsByClass, Percentiles decisionLatencyMs,
-                            double occupancy, double lostGpuHours, FairShare fairShare) {
+                            double occupancy, double lostGpuHours, FairShare fairShare, int wideJobs, Percentiles wideJobWaitSeconds) {
+    /** Jobs this wide or wider are the ones a greedy scheduler starves or fragments: their waits are reported apart. */
+    public static final int WIDE_JOB_GPUS = 16;
 
     /** Fair-share figures (null for scenarios without budgets). */
     public record FairShare(Map<String, Double> owedGpuHoursDelivered, double unallocatedShare) {

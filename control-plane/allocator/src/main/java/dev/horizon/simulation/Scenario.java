@@ -11,10 +11,21 @@ import java.util.Map;
  * historyJobs are jobs finished before the window, which the duration estimator may learn from.
  * budgets: the fair-share tree (null when the scenario has none; job weights are then their value).
  * migPolicy: the MIG policy of every node (null: GPUs stay unpartitioned and MIG work cannot run).
+ * drains: nodes that turn unhealthy during the window (no new work lands there from then on).
  */
 public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
                        List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
-                       Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy) {
+                       Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy, List<NodeDrain> drains) {
+
+    /** Node (index in the cluster) drained from atSeconds on. */
+    public record NodeDrain(int node, long atSeconds) {
+    }
+
+    public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
+                    List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description, BudgetTree budgets,
+                    MigPolicy migPolicy) {
+        this(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, description, budgets, migPolicy, List.of());
+    }
 
     public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
                     List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description, BudgetTree budgets) {
@@ -28,5 +39,10 @@ public record Scenario(String name, Cluster cluster, long stepSeconds, int windo
 
     public long windowSeconds() {
         return stepSeconds * windowSteps;
+    }
+
+    /** Minutes in the window: inference is scored per minute. */
+    public int windowMinutes() {
+        return (int) (windowSeconds() / ServiceDemand.SECONDS_PER_MINUTE);
     }
 }

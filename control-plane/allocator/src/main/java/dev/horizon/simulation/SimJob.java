@@ -1,5 +1,6 @@
 package dev.horizon.simulation;
 
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
@@ -10,12 +11,22 @@ import dev.horizon.api.JobClass;
  * spread over fewer GPUs for longer. trueDurationSeconds is known to the simulator only; planners see
  * userEstimateSeconds (may be null) and what the duration estimator learned from history.
  * slice is null for whole-GPU work; for fractional work gpus counts replicas, one slice each.
+ * rules: where its GPUs may be (models, replica width, gang, topology).
  */
 public record SimJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                     long trueDurationSeconds, Long userEstimateSeconds, Contract contract, SliceRequest slice) {
+                     long trueDurationSeconds, Long userEstimateSeconds, Contract contract, SliceRequest slice, PlacementRules rules) {
     public SimJob {
         if (minGpus < 1 || minGpus > gpus) throw new IllegalArgumentException(id + ": minGpus must be in [1, gpus]");
         if (slice != null && minGpus != gpus) throw new IllegalArgumentException(id + ": fractional work is not elastic");
+        if (rules == null) rules = slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes());
+        if (rules.perReplica() && (gpus % rules.gpusPerReplica() != 0 || minGpus % rules.gpusPerReplica() != 0)) {
+            throw new IllegalArgumentException(id + ": gpus and minGpus must be whole replicas of " + rules.gpusPerReplica() + " GPUs");
+        }
+    }
+
+    public SimJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
+                  long trueDurationSeconds, Long userEstimateSeconds, Contract contract, SliceRequest slice) {
+        this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, trueDurationSeconds, userEstimateSeconds, contract, slice, null);
     }
 
     public SimJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,

@@ -1,18 +1,23 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.Occupancy;
-import dev.horizon.fractional.mig.ReconfigurationPlanner;
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.reclaim.Reclaim;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.moment.Teams;
+import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fairshare.FairShareLedger;
-import dev.horizon.fairshare.FairShareView;
-import dev.horizon.forecast.DemandForecaster;
 import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -23,15 +28,18 @@ import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
- * Discrete-event simulation of one policy on one scenario. Deterministic: the same scenario and
- * policy give the same result. The policy is asked on every arrival, completion and step boundary;
- * it sees estimates and forecasts only. Every decision is checked against the hard rules (no GPU
- * given twice, no start before arrival, starts only of waiting jobs) and a violation stops the run.
+ * Discrete-event simulation of one policy on one scenario. Deterministic: the same scenario and policy give the same
+ * result. The policy is asked on every arrival, completion and step boundary, and on a minute boundary where inference
+ * gave GPUs back or took them from batch work; it sees estimates, forecasts and demand already observed only. Every
+ * decision is audited against the cluster's hard rules ({@link Audit}); an action the cluster cannot carry out (a GPU
+ * given twice, a start of a job that is not waiting) is refused, the others are carried out, and each breach is listed.
  */
 public final class Simulator {
-    private static final long MIN_ESTIMATE_SECONDS = 60;
+    /** Kubernetes' default termination grace period: a GPU taken back from batch work serves inference after it. */
+    public static final long DEFAULT_RECLAIM_SECONDS = 30;
     /** Ai2's sliding window for fair share. */
     public static final long FAIR_SHARE_WINDOW_SECONDS = 7 * 86_400;
+    private static final long MINUTE = ServiceDemand.SECONDS_PER_MINUTE;
     private final Scenario scenario;
     private final SchedulingPolicy policy;
 
@@ -41,22 +49,20 @@ public final class Simulator {
     private final Map<String, SimJob> pending = new LinkedHashMap<>();
     /** GPU-seconds of work each job has done and kept (finished segments and checkpoints). */
     private final Map<String, Long> done = new HashMap<>();
+    /** How often each job started, and how often it was preempted. */
+    private final Map<String, Integer> timesStarted = new HashMap<>();
+    private final Map<String, Integer> timesPreempted = new HashMap<>();
     private final Map<String, Long> firstStart = new HashMap<>();
     private final PriorityQueue<Completion> completions = new PriorityQueue<>(Comparator.comparingLong(Completion::time).thenComparing(Completion::jobId));
     private final DurationEstimator estimator = new DurationEstimator();
-    private final Map<String, DemandForecaster> forecasters = new LinkedHashMap<>();
-    private final Map<String, List<Placement>> inferenceHeld = new LinkedHashMap<>();
-    private final Map<String, Integer> reservation = new HashMap<>();
-    private final Map<String, Integer> historicalPeak = new HashMap<>();
+    private final InferenceFleet inference;
+    private final Audit audit = new Audit();
     private final List<Segment> segments = new ArrayList<>();
-    private final List<RtStep> rtSteps = new ArrayList<>();
     private final List<Double> latencies = new ArrayList<>();
     private final Map<String, Boolean> completed = new HashMap<>();
     private final Map<String, String> waitReasons = new HashMap<>();
     private final FairShareLedger ledger;
     private int preemptions;
-    private long forecastStep = -1;
-    private Map<String, double[]> forecastCache = Map.of();
 
     private record Run(SimJob job, long start, Placement placement, boolean fill, long version) {
     }
@@ -72,6 +78,11 @@ public final class Simulator {
             .thenComparingInt(LayoutReady::node).thenComparingInt(LayoutReady::gpu));
 
     public Simulator(Scenario scenario, SchedulingPolicy policy) {
+        this(scenario, policy, DEFAULT_RECLAIM_SECONDS);
+    }
+
+    public Simulator(Scenario scenario, SchedulingPolicy policy, long reclaimSeconds) {
+        if (reclaimSeconds < 0) throw new IllegalArgumentException("--reclaim-seconds must be >= 0 (got " + reclaimSeconds + ")");
         this.scenario = scenario;
         this.policy = policy;
         this.occupancy = new Occupancy(scenario.cluster());
@@ -80,14 +91,7 @@ public final class Simulator {
         }
         this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
-        long stepsPerDay = Math.max(1, 86_400 / scenario.stepSeconds());
-        for (ServiceDemand s : scenario.services()) {
-            DemandForecaster f = new DemandForecaster((int) stepsPerDay, 7);
-            for (double d : s.history()) f.observe(d);
-            forecasters.put(s.service().name(), f);
-            inferenceHeld.put(s.service().name(), new ArrayList<>());
-            historicalPeak.put(s.service().name(), (int) Math.ceil(f.peak() - 1e-9));
-        }
+        this.inference = new InferenceFleet(scenario, occupancy, reclaimSeconds);
     }
 
     /** Runs the whole window; {@code progress} is told the fraction done now and then. */
@@ -95,35 +99,46 @@ public final class Simulator {
         List<SimJob> arrivals = new ArrayList<>(scenario.jobs());
         arrivals.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
         arrivals.forEach(j -> jobsById.put(j.id(), j));
+        List<Scenario.NodeDrain> drains = new ArrayList<>(scenario.drains());
+        drains.sort(Comparator.comparingLong(Scenario.NodeDrain::atSeconds));
         long end = scenario.windowSeconds();
         long step = scenario.stepSeconds();
-        int nextArrival = 0;
-        long nextBoundary = 0;
+        int nextArrival = 0, nextDrain = 0;
+        long nextMinute = 0;
         int lastReported = -1;
         while (true) {
-            long t = nextBoundary;
+            long t = nextMinute;
             if (nextArrival < arrivals.size()) t = Math.min(t, arrivals.get(nextArrival).arrivalSeconds());
+            if (nextDrain < drains.size()) t = Math.min(t, drains.get(nextDrain).atSeconds());
             if (!completions.isEmpty()) t = Math.min(t, completions.peek().time());
             if (!layoutsReady.isEmpty()) t = Math.min(t, layoutsReady.peek().time());
             if (t >= end) break;
+            boolean event = false;
             while (!layoutsReady.isEmpty() && layoutsReady.peek().time() == t) {
                 LayoutReady r = layoutsReady.poll();
                 occupancy.finishReconfiguring(r.node(), r.gpu());
+                event = true;
             }
-            while (!completions.isEmpty() && completions.peek().time() == t) complete(completions.poll(), t);
+            while (nextDrain < drains.size() && drains.get(nextDrain).atSeconds() == t) {
+                occupancy.drain(drains.get(nextDrain++).node());
+                event = true;
+            }
+            while (!completions.isEmpty() && completions.peek().time() == t) event |= complete(completions.poll(), t);
             while (nextArrival < arrivals.size() && arrivals.get(nextArrival).arrivalSeconds() == t) {
                 SimJob j = arrivals.get(nextArrival++);
                 pending.put(j.id(), j);
+                event = true;
             }
-            if (t == nextBoundary) {
-                stepBoundary((int) (t / step), t);
-                nextBoundary += step;
+            if (t == nextMinute) {
+                event |= minuteBoundary((int) (t / MINUTE), t);
+                nextMinute += MINUTE;
                 int pct = (int) (100 * t / end);
                 if (pct != lastReported) {
                     progress.accept(t / (double) end);
                     lastReported = pct;
                 }
             }
+            if (!event) continue;
             bookFairShare(t);
             long started = System.nanoTime();
             Decision decision = policy.decide(context(t));
@@ -146,8 +161,9 @@ public final class Simulator {
         progress.accept(1.0);
         Map<String, String> stillWaiting = new LinkedHashMap<>();
         for (String id : pending.keySet()) stillWaiting.put(id, waitReasons.getOrDefault(id, "arrived after the last decision"));
-        return new SimResult(policy.name(), segments, rtSteps, Metrics.compute(scenario, segments, rtSteps, completed.size(),
-                firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rtSteps), stillWaiting);
+        List<RtMinute> rt = inference.minutes();
+        return new SimResult(policy.name(), segments, rt, Metrics.compute(scenario, segments, rt, completed.size(),
+                firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rt), stillWaiting, audit.report());
     }
 
     /** Tells the fair-share ledger what each team runs and asks for from now on. */
@@ -159,84 +175,79 @@ public final class Simulator {
             asked.merge(r.job().team(), r.job().gpuFraction(), Double::sum);
         }
         for (SimJob j : pending.values()) asked.merge(j.team(), j.gpuFraction(), Double::sum);
-        int inference = inferenceHeld.values().stream().mapToInt(List::size).sum();
-        ledger.advance(t, run, asked, scenario.cluster().totalGpus() - inference);
+        ledger.advance(t, run, asked, scenario.cluster().totalGpus() - inference.totalHeld());
     }
 
-    private void stepBoundary(int k, long t) {
-        if (k > 0) {
-            for (ServiceDemand s : scenario.services()) forecasters.get(s.service().name()).observe(s.window()[k - 1]);
+    /**
+     * Minute m starts at t (on a step boundary the policy first sets the step's reservation): the minute before is
+     * observed, the policy sizes each service for this minute, and the minute is scored. True when the policy must be
+     * asked again: a step began, or GPUs passed between inference and batch work.
+     */
+    private boolean minuteBoundary(int m, long t) {
+        boolean stepBegins = t % scenario.stepSeconds() == 0;
+        inference.observeMinuteBefore(m);
+        if (inference.isEmpty()) return stepBegins;
+        if (stepBegins) {
+            inference.stepBegins((int) (t / scenario.stepSeconds()));
+            long started = System.nanoTime();
+            inference.reserve(policy.inferenceReservation(context(t)));
+            latencies.add((System.nanoTime() - started) / 1e6);
         }
-        if (scenario.services().isEmpty()) return;
-        long started = System.nanoTime();
-        Map<String, Integer> wanted = policy.inferenceReservation(context(t));
-        latencies.add((System.nanoTime() - started) / 1e6);
-        for (ServiceDemand s : scenario.services()) {
-            String name = s.service().name();
-            int r = Math.max(0, wanted.getOrDefault(name, 0));
-            reservation.put(name, r);
-            double demand = s.window()[k];
-            int need = (int) Math.ceil(demand - 1e-9);
-            List<Placement> held = inferenceHeld.get(name);
-            int cap = Math.max(1, s.service().swapCapGpus());
-            int target = policy.lendsReservation() ? Math.min(r, need) : r;
-            if (k > 0) target = Math.max(held.size() - cap, Math.min(target, held.size() + cap));
-            while (held.size() > target) occupancy.release(held.remove(held.size() - 1));
-            int more = target - held.size();
-            if (more > occupancy.totalFree()) {
-                Reclaim.UnmetDemandCost cost = new Reclaim.UnmetDemandCost(policy.unmetInferencePenalty(), s.service().weightPerGpuHour(), scenario.stepSeconds());
-                for (RunningJob v : Reclaim.victims(runningViews(t), more - occupancy.totalFree(), t, cost)) preempt(v.id(), t);
+        Map<String, Integer> targets = policy.inferenceTargets(t, ContextBuilder.services(moment(t)));
+        boolean moved = inference.resize(m, t, t < scenario.stepSeconds(), targets, this::takeBack);
+        return stepBegins || moved;
+    }
+
+    /** The policy names the batch work that gives GPUs back to a growing service; it is preempted now. */
+    private int takeBack(ServiceDemand service, int gpus, long t) {
+        UnmetDemandCost cost = new UnmetDemandCost(policy.unmetInferencePenalty(), service.service().weightPerGpuHour(),
+                scenario.stepSeconds());
+        int freed = 0;
+        for (RunningJob v : policy.inferenceVictims(ContextBuilder.running(moment(t)), gpus, t, cost)) {
+            Run r = running.get(v.id());
+            if (r == null) {
+                audit.violation(Audit.Kind.PREEMPTED_NOT_RUNNING, t, policy.name() + " gave inference the GPUs of " + v.id() + ", which is not running");
+                continue;
             }
-            Placement singles = occupancy.findSingles(Math.min(more, occupancy.totalFree()));
-            if (singles != null) {
-                for (Placement.Slice slice : singles.slices()) {
-                    Placement one = new Placement(List.of(slice));
-                    occupancy.occupy(one);
-                    held.add(one);
-                }
-            }
-            rtSteps.add(new RtStep(name, t, demand, held.size(), s.service().weightPerGpuHour()));
+            auditPreemption(r, t, true);
+            freed += r.placement().gpus();
+            preempt(v.id(), t);
         }
+        return freed;
     }
 
     private PlanningContext context(long t) {
-        long k = t / scenario.stepSeconds();
-        if (k != forecastStep) {
-            Map<String, double[]> f = new HashMap<>();
-            forecasters.forEach((name, fc) -> f.put(name, fc.forecast(scenario.horizonSteps())));
-            forecastCache = f;
-            forecastStep = k;
-        }
-        Map<String, PlanningContext.ServiceView> services = new TreeMap<>();
-        for (ServiceDemand s : scenario.services()) {
-            String name = s.service().name();
-            services.put(name, new PlanningContext.ServiceView(s.service(), inferenceHeld.get(name).size(),
-                    reservation.getOrDefault(name, 0), forecastCache.get(name), historicalPeak.get(name)));
-        }
-        List<PendingJob> pendingViews = new ArrayList<>(pending.size());
-        for (SimJob j : pending.values()) {
-            long estimate = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
-            long left = Math.max(MIN_ESTIMATE_SECONDS, estimate - done.getOrDefault(j.id(), 0L) / j.gpus());
-            pendingViews.add(new PendingJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left,
-                    j.contract(), j.slice()));
-        }
-        FairShareView fairShare = ledger == null ? null : new FairShareView(ledger.tree(), ledger.owedNow(), ledger.ratios());
-        return new PlanningContext(t, scenario.stepSeconds(), scenario.horizonSteps(), scenario.cluster(), occupancy.copy(),
-                runningViews(t), pendingViews, services, fairShare);
+        return ContextBuilder.build(moment(t));
     }
 
-    private List<RunningJob> runningViews(long t) {
-        List<RunningJob> views = new ArrayList<>(running.size());
-        for (Run r : running.values()) {
-            SimJob j = r.job();
-            int g = r.placement().gpus();
-            long estimatedWork = estimator.estimate(j.team(), j.jobClass(), j.userEstimateSeconds()) * j.gpus() - done.getOrDefault(j.id(), 0L);
-            long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
-            long left = DurationEstimator.remaining(segmentEstimate, t - r.start(), MIN_ESTIMATE_SECONDS);
-            views.add(new RunningJob(j.id(), j.team(), j.jobClass(), j.weight(), g, j.arrivalSeconds(), r.start(), t + left,
-                    j.contract(), r.placement(), r.fill()));
+    /** The cluster at t as the scheduler may know it: the world without true durations and future demand. */
+    private ClusterMoment moment(long t) {
+        List<NodeState> nodes = new ArrayList<>();
+        for (int n = 0; n < scenario.cluster().nodes().size(); n++) nodes.add(nodeState(n));
+        List<JobState> jobs = new ArrayList<>(running.size() + pending.size());
+        for (Run r : running.values()) jobs.add(jobState(r.job(), new JobState.Running(r.start(), r.placement(), r.fill())));
+        for (SimJob j : pending.values()) jobs.add(jobState(j, null));
+        Teams teams = ledger == null ? null : new Teams(ledger.tree(), ledger.windowUsage());
+        return new ClusterMoment(t, scenario.stepSeconds(), scenario.horizonSteps(), nodes, jobs, teams, inference.states(), estimator);
+    }
+
+    private NodeState nodeState(int n) {
+        var node = scenario.cluster().nodes().get(n);
+        List<NodeState.Gpu> gpus = new ArrayList<>(node.gpus());
+        for (int g = 0; g < node.gpus(); g++) {
+            MigLayout changingTo = !occupancy.isReconfiguring(n, g) ? null
+                    : java.util.Objects.requireNonNullElse(occupancy.reconfiguringTo(n, g), MigLayout.unpartitioned(node.gpuModel()));
+            gpus.add(new NodeState.Gpu(occupancy.migLayout(n, g), changingTo, false));
         }
-        return views;
+        // a scenario's drains are nodes turning unhealthy
+        return new NodeState(node, occupancy.isDrained(n) ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, scenario.migPolicy(), gpus);
+    }
+
+    private JobState jobState(SimJob j, JobState.Running run) {
+        JobState.RunHistory history = new JobState.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
+                timesPreempted.getOrDefault(j.id(), 0));
+        return new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                j.contract(), j.slice(), j.rules(), history, run);
     }
 
     /**
@@ -266,45 +277,141 @@ public final class Simulator {
 
     private void apply(Decision decision, long t) {
         for (String id : decision.preemptions()) {
-            if (!running.containsKey(id)) throw new IllegalStateException(policy.name() + " preempted " + id + ", which is not running");
+            Run r = running.get(id);
+            if (r == null) {
+                audit.violation(Audit.Kind.PREEMPTED_NOT_RUNNING, t, policy.name() + " preempted " + id + ", which is not running");
+                continue;
+            }
+            auditPreemption(r, t, false);
             preempt(id, t);
         }
+        boolean protectedAdded = false;
         for (String id : decision.promotions()) {
             Run r = running.get(id);
-            if (r == null || !r.fill()) throw new IllegalStateException(policy.name() + " promoted " + id + ", which is not running as fill");
+            if (r == null || !r.fill()) {
+                audit.violation(Audit.Kind.PROMOTED_NOT_FILL, t, policy.name() + " promoted " + id + ", which is not running as fill");
+                continue;
+            }
             running.put(id, new Run(r.job(), r.start(), r.placement(), false, r.version()));
+            protectedAdded = true;
         }
         for (Decision.Start s : decision.starts()) {
-            SimJob j = pending.get(s.jobId());
-            if (j == null) throw new IllegalStateException(policy.name() + " started " + s.jobId() + ", which is not waiting");
-            if (j.arrivalSeconds() > t) throw new IllegalStateException(policy.name() + " started " + j.id() + " before it arrived");
+            if (!startAllowed(s, t)) continue;
+            SimJob j = pending.remove(s.jobId());
             int g = s.placement().gpus();
-            boolean allowedShrink = j.elastic() && g >= j.minGpus() && g < j.gpus() && Integer.bitCount(g) == 1;
-            if (g != j.gpus() && !allowedShrink) {
-                throw new IllegalStateException(policy.name() + " gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus()
-                        + (j.elastic() ? " (or a power of two down to " + j.minGpus() + ")" : ""));
-            }
-            if (s.fill() && !policy.lendsReservation()) throw new IllegalStateException(policy.name() + " started fill work but does not lend");
             occupancy.occupy(s.placement());
-            pending.remove(j.id());
             firstStart.putIfAbsent(j.id(), t);
+            timesStarted.merge(j.id(), 1, Integer::sum);
             long version = t * 31 + segments.size();
             running.put(j.id(), new Run(j, t, s.placement(), s.fill(), version));
             long workLeft = j.work() - done.getOrDefault(j.id(), 0L);
             long left = (workLeft + g - 1) / g;
             completions.add(new Completion(t + Math.max(1, left), j.id(), version));
+            protectedAdded |= !s.fill();
+        }
+        if (protectedAdded) auditReservation(t);
+    }
+
+    /**
+     * Audits one start: the ones the cluster cannot carry out (not waiting, before arrival, a width it did not ask for,
+     * GPUs already busy) are refused; the others are carried out and any rule they break is listed.
+     */
+    private boolean startAllowed(Decision.Start s, long t) {
+        SimJob j = pending.get(s.jobId());
+        String who = policy.name() + " started " + s.jobId();
+        if (j == null) {
+            SimJob known = jobsById.get(s.jobId());
+            boolean early = known != null && known.arrivalSeconds() > t;
+            audit.violation(early ? Audit.Kind.START_BEFORE_ARRIVAL : Audit.Kind.STARTED_NOT_WAITING, t,
+                    who + (early ? " before it arrived" : ", which is not waiting"));
+            return false;
+        }
+        int g = s.placement().gpus();
+        if (!j.rules().widths(j.gpus(), j.minGpus()).contains(g)) {
+            boolean partGang = j.rules().gang() && g < j.gpus();
+            audit.violation(partGang ? Audit.Kind.GANG_STARTED_PARTLY : Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it may have only "
+                    + j.rules().widths(j.gpus(), j.minGpus()));
+            return false;
+        }
+        if (!s.placement().shared()) auditRules(j, s.placement(), t, who);
+        if (!occupancy.isFree(s.placement())) {
+            audit.violation(Audit.Kind.GPU_GIVEN_TWICE, t, who + " on GPUs already busy: " + s.placement().describe(scenario.cluster()));
+            return false;
+        }
+        if (s.placement().slices().stream().anyMatch(slice -> occupancy.isDrained(slice.node()))) {
+            audit.violation(Audit.Kind.ON_DRAINED_NODE, t, who + " on a drained node: " + s.placement().describe(scenario.cluster()));
+        }
+        if (s.fill() && !policy.lendsReservation()) audit.violation(Audit.Kind.FILL_WITHOUT_LENDING, t, who + " as fill but does not lend");
+        // fair share's unallocated work runs as fill whatever it loses (Ai2's rule); lent inference GPUs need resumable work
+        if (s.fill() && !j.contract().resumable() && scenario.budgets() == null) {
+            audit.violation(Audit.Kind.NON_RESUMABLE_FILL, t, who + " as fill, but it cannot resume");
+        }
+        return true;
+    }
+
+    /** The job's placement rules, checked on the GPUs it got: their model, its topology, whole replicas on each node. */
+    private void auditRules(SimJob j, Placement p, long t, String who) {
+        PlacementRules rules = j.rules();
+        Map<Integer, Integer> perNode = new TreeMap<>();
+        for (Placement.Slice slice : p.slices()) perNode.merge(slice.node(), slice.count(), Integer::sum);
+        java.util.Set<String> domains = new java.util.HashSet<>();
+        String wrongModel = null, split = null;
+        for (Map.Entry<Integer, Integer> e : perNode.entrySet()) {
+            GpuNode node = scenario.cluster().nodes().get(e.getKey());
+            if (!rules.accepts(node.gpuModel())) wrongModel = node.name() + " (" + node.gpuModel() + ")";
+            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
+            domains.add(node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain());
+        }
+        if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());
+        boolean spread = switch (rules.topology()) {
+            case SAME_NODE -> perNode.size() > 1;
+            case SAME_NVLINK_DOMAIN -> domains.size() > 1;
+            case ANY -> false;
+        };
+        if (spread || split != null) {
+            audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " across " + p.describe(scenario.cluster()) + "; it asks for "
+                    + rules.topology().json() + (rules.perReplica() ? " in replicas of " + rules.gpusPerReplica() + " GPUs" : ""));
         }
     }
 
-    private void complete(Completion c, long t) {
+    /** Work inside its minimum runtime is never preempted; fill is never protected, and is counted apart. */
+    private void auditPreemption(Run r, long t, boolean byInference) {
+        if (t - r.start() >= r.job().contract().minRuntimeSeconds()) return;
+        if (r.fill()) {
+            audit.exempt(byInference ? Audit.FILL_RECLAIMED_BY_INFERENCE : Audit.FILL_PREEMPTED_BY_POLICY);
+            return;
+        }
+        audit.violation(Audit.Kind.PREEMPTED_INSIDE_MIN_RUNTIME, t, policy.name() + (byInference ? " gave inference the GPUs of " : " preempted ")
+                + r.job().id() + " after " + (t - r.start()) + " s of its " + r.job().contract().minRuntimeSeconds() + " s minimum runtime");
+    }
+
+    /** Protected work may not stand on GPUs an inference service claims (its reservation, or more while it holds more). */
+    private void auditReservation(long t) {
+        java.util.Set<Long> gpus = new java.util.HashSet<>();
+        for (Run r : running.values()) {
+            if (r.fill()) continue;
+            for (Placement.Slice s : r.placement().slices()) {
+                for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) gpus.add(((long) s.node() << 8) | g);
+            }
+        }
+        int total = scenario.cluster().totalGpus(), claimed = inference.claimed();
+        if (gpus.size() + claimed > total) {
+            audit.violation(Audit.Kind.PROTECTED_IN_RESERVATION, t, policy.name() + " runs protected work on " + gpus.size()
+                    + " GPUs while inference claims " + claimed + " of " + total);
+        }
+    }
+
+    /** Returns true: a completion frees GPUs, so the policy is asked again. */
+    private boolean complete(Completion c, long t) {
         Run r = running.get(c.jobId());
-        if (r == null || r.version() != c.version()) return; // preempted since
+        if (r == null || r.version() != c.version()) return false; // preempted since
         running.remove(c.jobId());
         occupancy.release(r.placement());
         segments.add(segment(r, t, t - r.start()));
         done.merge(r.job().id(), (t - r.start()) * r.placement().gpus(), Long::sum);
         completed.put(r.job().id(), true);
         estimator.observe(r.job().team(), r.job().jobClass(), r.job().trueDurationSeconds());
+        return true;
     }
 
     private void preempt(String id, long t) {
@@ -316,6 +423,7 @@ public final class Simulator {
         if (r.job().contract().resumable()) done.merge(id, credit * r.placement().gpus(), Long::sum);
         else done.remove(id);
         pending.put(id, r.job());
+        timesPreempted.merge(id, 1, Integer::sum);
         preemptions++;
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.api.InvalidJobException;
@@ -66,14 +67,14 @@ public final class ScenarioFile {
                 List<String> problems = slice.problems(cluster);
                 if (!problems.isEmpty()) throw new IllegalArgumentException(at + ": " + String.join("; ", problems));
                 jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), spec.replicaCount(), spec.replicaCount(),
-                        arrival, duration, spec.durationEstimateSeconds(), spec.contractOrDefault(), slice));
+                        arrival, duration, spec.durationEstimateSeconds(), spec.contractOrDefault(), slice, PlacementRules.of(spec)));
                 continue;
             }
             int total = spec.replicaCount() * spec.perReplica().gpus();
             if (total > gpus) throw new IllegalArgumentException(at + ": asks for " + total + " GPUs but the cluster has " + gpus + "; lower replicas or perReplica.gpus");
             int minTotal = spec.minReplicaCount() * spec.perReplica().gpus();
             jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), total, minTotal, arrival, duration,
-                    spec.durationEstimateSeconds(), spec.contractOrDefault()));
+                    spec.durationEstimateSeconds(), spec.contractOrDefault(), null, PlacementRules.of(spec)));
         }
         List<ServiceDemand> services = new ArrayList<>();
         JsonNode servicesNode = root.path("services");

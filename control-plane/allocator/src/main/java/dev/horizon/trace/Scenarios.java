@@ -21,7 +21,7 @@ import java.util.Random;
 
 /** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
 public final class Scenarios {
-    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare");
+    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare", WideGangsScenario.NAME);
     private static final double[] WEIGHTS = {1, 2, 4, 8};
     private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
     private static final double INFERENCE_WEIGHT = 4;
@@ -29,6 +29,8 @@ public final class Scenarios {
     private static final int GENAI_HISTORY_DAYS = 8;
     private static final int GENAI_DAYS = 23;
     private static final int PHILLY_BUSY_DAY_JOBS = 100;
+    /** Share of the log's 1-GPU jobs that run over an hour (15,749 of 76,627): the odds a 1-GPU job is training. */
+    private static final double PHILLY_SINGLE_GPU_TRAINING = 0.21;
 
     private Scenarios() {
     }
@@ -38,7 +40,8 @@ public final class Scenarios {
             case "training-heavy" -> generated(name, o, o.gpus() != null ? o.gpus() : 8, 0.75, 0.15, 0.10, 0.0);
             case "mixed" -> generated(name, o, o.gpus() != null ? o.gpus() : 64, 0.35, 0.30, 0.20, 0.15);
             case "philly" -> philly(o);
-            case "fairshare" -> dev.horizon.fairshare.FairShareScenario.build(o);
+            case "fairshare" -> FairShareScenario.build(o);
+            case WideGangsScenario.NAME -> WideGangsScenario.build(o);
             default -> {
                 Path file = Path.of(name);
                 if (!Files.isRegularFile(file)) {
@@ -64,9 +67,9 @@ public final class Scenarios {
     }
 
     /** The batch GPU-seconds to draw: load x (the window's GPU-seconds minus inference demand). */
-    static double loadTarget(ScenarioOptions o, int gpus, long window, List<ServiceDemand> services, long step) {
+    static double loadTarget(ScenarioOptions o, int gpus, long window, List<ServiceDemand> services) {
         double demand = 0;
-        for (ServiceDemand s : services) for (double d : s.window()) demand += Math.min(d, gpus) * step;
+        for (ServiceDemand s : services) for (double d : s.windowMinutes()) demand += Math.min(d, gpus) * ServiceDemand.SECONDS_PER_MINUTE;
         return o.load() * ((double) gpus * window - demand);
     }
 
@@ -78,19 +81,11 @@ public final class Scenarios {
         long window = windowSteps * step;
         Random rng = new Random(o.seed());
         Cluster cluster = Cluster.homogeneous(gpus, 8, "H100-80GB", 81_559);
-        int historySteps = 7 * stepsPerDay;
-        double[] curve = diurnal(historySteps + windowSteps, stepsPerDay, rng);
-        double peak = 0;
-        for (double v : curve) peak = Math.max(peak, v);
-        double scale = peak == 0 ? 0 : o.rtPeakShare() * gpus / peak;
-        for (int i = 0; i < curve.length; i++) curve[i] *= scale;
-        List<ServiceDemand> services = List.of(new ServiceDemand(
-                new InferenceService("chat-serving", "serving", INFERENCE_WEIGHT, Math.max(2, gpus / 8)),
-                java.util.Arrays.copyOf(curve, historySteps), java.util.Arrays.copyOfRange(curve, historySteps, curve.length)));
+        List<ServiceDemand> services = List.of(diurnalService("chat-serving", gpus, o.rtPeakShare(), (int) (step / 60), windowSteps, rng));
         double[] classOdds = {training, batch, quant, debug};
         JobClass[] classes = {JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION, JobClass.DEBUG};
         String[] teams = {"nlp", "vision", "speech", "research"};
-        double target = loadTarget(o, gpus, window, services, step);
+        double target = loadTarget(o, gpus, window, services);
         List<SimJob> jobs = new ArrayList<>();
         double drawn = 0;
         // arrivals spread over the window so that the drawn work keeps coming, not all at t=0
@@ -146,15 +141,34 @@ public final class Scenarios {
         return new SimJob(id, team, cls, drawWeight(rng), gpus, minGpus, arrival, duration, null, Contract.defaultFor(cls));
     }
 
-    /** A daily curve peaking mid-afternoon with a deep night trough, and a little noise. */
-    private static double[] diurnal(int steps, int stepsPerDay, Random rng) {
-        double[] out = new double[steps];
-        for (int k = 0; k < steps; k++) {
-            double hour = 24.0 * (k % stepsPerDay) / stepsPerDay;
+    /**
+     * A generated inference service: a week of history and the window, per minute, on a daily curve peaking
+     * mid-afternoon with a deep night trough; each day's level varies a little, and minutes burst around the curve
+     * (lognormal, correlated over a few minutes, as request traffic is). Scaled so its busiest minute is peakShare of
+     * the GPUs.
+     */
+    static ServiceDemand diurnalService(String name, int gpus, double peakShare, int minutesPerStep, int windowSteps, Random rng) {
+        int perDay = 1440, historyMinutes = 7 * perDay, minutes = historyMinutes + windowSteps * minutesPerStep;
+        double[] curve = new double[minutes];
+        double day = 1, burst = 0;
+        for (int m = 0; m < minutes; m++) {
+            if (m % perDay == 0) day = Math.max(0.5, 1 + 0.08 * rng.nextGaussian());
+            burst = 0.7 * burst + Math.sqrt(1 - 0.49) * rng.nextGaussian();
+            double hour = 24.0 * (m % perDay) / perDay;
             double shape = 0.12 + 0.88 * Math.exp(-Math.pow((hour - 14) / 3.5, 2));
-            out[k] = shape * Math.max(0.5, 1 + 0.08 * rng.nextGaussian());
+            curve[m] = shape * day * Math.exp(0.25 * burst - 0.25 * 0.25 / 2);
         }
-        return out;
+        scaleToPeak(curve, peakShare * gpus);
+        return ServiceDemand.perMinute(new InferenceService(name, "serving", INFERENCE_WEIGHT, Math.max(2, gpus / 8)),
+                java.util.Arrays.copyOf(curve, historyMinutes), java.util.Arrays.copyOfRange(curve, historyMinutes, minutes), minutesPerStep);
+    }
+
+    /** Scales a curve so its highest value is peak GPUs. */
+    static void scaleToPeak(double[] curve, double peak) {
+        double max = 0;
+        for (double v : curve) max = Math.max(max, v);
+        double scale = max == 0 ? 0 : peak / max;
+        for (int i = 0; i < curve.length; i++) curve[i] *= scale;
     }
 
     private static int pick(double[] odds, Random rng) {
@@ -164,6 +178,19 @@ public final class Scenarios {
             if (u < acc) return i;
         }
         return odds.length - 1;
+    }
+
+    /**
+     * A Philly job's class, from its GPU count and the seed only (the log has no classes, and a class drawn from the
+     * duration would tell the duration estimator what only the simulator may know): multi-GPU jobs are training; a
+     * 1-GPU job is training with the odds a 1-GPU job of the whole log runs over an hour (21%), else quantization (15%
+     * of the rest) or batch inference.
+     */
+    static JobClass phillyClass(int gpus, Random rng) {
+        if (gpus >= 2) return JobClass.TRAINING;
+        double u = rng.nextDouble();
+        if (u < PHILLY_SINGLE_GPU_TRAINING) return JobClass.TRAINING;
+        return u < PHILLY_SINGLE_GPU_TRAINING + (1 - PHILLY_SINGLE_GPU_TRAINING) * 0.15 ? JobClass.QUANTIZATION : JobClass.BATCH_INFERENCE;
     }
 
     private static Scenario philly(ScenarioOptions o) throws IOException {
@@ -184,18 +211,15 @@ public final class Scenarios {
         long window = windowSteps * step;
         Random rng = new Random(o.seed());
 
-        // inference: GenAI days [g0, g0 + days) are the window, every day before is history
-        double[] genAi = GenAiDemand.perStep(genAiFile, step);
+        // inference, per minute: GenAI days [g0, g0 + days) are the window, every day before is history
+        double[] genAi = GenAiDemand.perStep(genAiFile, ServiceDemand.SECONDS_PER_MINUTE);
         int g0 = GENAI_HISTORY_DAYS + o.traceStartDay() % (maxDays - days + 1);
-        int from = g0 * stepsPerDay;
-        double[] used = java.util.Arrays.copyOf(genAi, from + windowSteps);
-        double peak = 0;
-        for (double v : used) peak = Math.max(peak, v);
-        double scale = peak == 0 ? 0 : o.rtPeakShare() * gpus / peak;
-        for (int i = 0; i < used.length; i++) used[i] *= scale;
-        List<ServiceDemand> services = List.of(new ServiceDemand(
+        int from = g0 * 1440, windowMinutes = (int) (window / ServiceDemand.SECONDS_PER_MINUTE);
+        double[] used = java.util.Arrays.copyOf(genAi, from + windowMinutes);
+        scaleToPeak(used, o.rtPeakShare() * gpus);
+        List<ServiceDemand> services = List.of(ServiceDemand.perMinute(
                 new InferenceService("genai-serving", "serving", INFERENCE_WEIGHT, Math.max(2, gpus / 8)),
-                java.util.Arrays.copyOf(used, from), java.util.Arrays.copyOfRange(used, from, from + windowSteps)));
+                java.util.Arrays.copyOf(used, from), java.util.Arrays.copyOfRange(used, from, from + windowMinutes), (int) (step / 60)));
 
         List<PhillyTrace.Row> rows = PhillyTrace.read(phillyFile);
         // the log's first three weeks hold only a few test jobs: day 0 is its first busy day, and
@@ -225,8 +249,7 @@ public final class Scenarios {
                 if (inWindow) tooLarge++;
                 continue;
             }
-            JobClass cls = r.gpus() >= 2 || r.durationSeconds() > 3600 ? JobClass.TRAINING
-                    : rng.nextDouble() < 0.15 ? JobClass.QUANTIZATION : JobClass.BATCH_INFERENCE;
+            JobClass cls = phillyClass(r.gpus(), rng);
             long arrival = ChronoUnit.SECONDS.between(start, r.submitted());
             SimJob job = new SimJob("philly-" + i, r.virtualCluster(), cls, drawWeight(rng), r.gpus(), r.gpus(), arrival, r.durationSeconds(), null,
                     Contract.defaultFor(cls));
@@ -236,7 +259,7 @@ public final class Scenarios {
             throw new IllegalArgumentException("--trace-start-day " + o.traceStartDay() + ": the Philly log has no jobs in the window from " + start);
         }
         java.util.Collections.shuffle(candidates, rng);
-        double target = loadTarget(o, gpus, window, services, step);
+        double target = loadTarget(o, gpus, window, services);
         List<SimJob> jobs = new ArrayList<>();
         double drawn = 0;
         for (SimJob j : candidates) {

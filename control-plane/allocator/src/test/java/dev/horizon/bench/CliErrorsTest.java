@@ -31,7 +31,7 @@ class CliErrorsTest {
         oneClearLine(run("bench", "--scenario", "philly", "--out", "/tmp/x", "--trace-dir", "/nonexistent"), "missing trace");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--load", "abc"), "--load must be a number");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--gpus", "0"), "--gpus must be at least 1");
-        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--policies", "fifo,slurm"), "unknown policy 'slurm'");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--policies", "fifo,lsf"), "unknown policy 'lsf'");
         oneClearLine(run("bench", "--scenario", "mixed", "--frobnicate", "1"), "unknown option '--frobnicate'");
         oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
@@ -77,7 +77,7 @@ class CliErrorsTest {
         assertTrue(r.out().contains("jobs still waiting at the end of the window; why:"), r.out());
         long reasons = r.out().lines().filter(l -> l.startsWith("  job-") && (l.contains("planned to start") || l.contains("no room"))).count();
         assertEquals(3, reasons, r.out());
-        oneClearLine(run("simulate", "--scenario", "mixed", "--policy", "slurm"), "unknown policy 'slurm'");
+        oneClearLine(run("simulate", "--scenario", "mixed", "--policy", "lsf"), "unknown policy 'lsf'");
     }
 
     @Test

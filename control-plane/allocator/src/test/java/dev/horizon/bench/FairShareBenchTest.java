@@ -20,7 +20,7 @@ class FairShareBenchTest {
     void horizonDeliversEveryTeam95PercentOfItsOwedHoursWithDebugWaitsUnderAMinute() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = HorizonCli.run(new String[] {"bench", "--scenario", "fairshare", "--gpus", "128", "--days", "2", "--teams", "15",
-                "--seed", "3", "--out", out.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+                "--seed", "3", "--policies", "legacy,quota,horizon", "--out", out.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertEquals(0, code, err.toString());
         JsonNode r = ScheduleAudit.check(out, 8, 4);
         JsonNode p = r.path("policies");

@@ -16,11 +16,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The issue's must-show on the public Philly log with the GenAI demand curve. Needs ../shared/traces
  * beside the checkout (the traces' licences keep them out of the project); skipped without it.
  */
-class PhillyBenchTest {
+public class PhillyBenchTest {
     @TempDir
     Path out;
 
-    static Path traces() {
+    public static Path traces() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.exists(dir.resolve("mvnw"))) dir = dir.getParent();
         return dir == null ? Path.of("/nonexistent") : dir.resolveSibling("shared").resolve("traces");
@@ -33,7 +33,7 @@ class PhillyBenchTest {
         assumeTrue(Files.isRegularFile(traces.resolve("philly-via-pollux/philly.csv")), "needs ../shared/traces");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = HorizonCli.run(new String[] {"bench", "--scenario", "philly", "--out", out.toString(), "--seed", "" + seed,
-                "--trace-start-day", "" + day, "--load", "" + load, "--trace-dir", traces.toString()},
+                "--trace-start-day", "" + day, "--load", "" + load, "--trace-dir", traces.toString(), "--policies", "fifo,backfill,priority,horizon"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
         assertTrue(code == 0, err.toString());
         JsonNode r = ScheduleAudit.check(out, 8, 4);

@@ -17,8 +17,8 @@ import java.util.TreeMap;
 /**
  * Reads a bench's output as an outsider would and checks it: results.json's utilization and output
  * recomputed from schedule.csv and rt.csv within 1% (output less what preemptions lost), no GPU
- * given twice at any instant, no node
- * over its GPUs, batch plus inference never above the cluster, no start before arrival.
+ * given twice at any instant, no node over its GPUs, batch plus inference never above the cluster, no start before
+ * arrival, no inference minute serving more than it held or than came, and every policy's own audit clean.
  */
 final class ScheduleAudit {
     private ScheduleAudit() {
@@ -69,15 +69,16 @@ final class ScheduleAudit {
         });
         Map<String, TreeMap<Long, Integer>> inferenceAt = new HashMap<>();
         List<String> rt = Files.readAllLines(dir.resolve("rt.csv"));
-        assertEquals("policy,service,step_start_s,demand_gpus,allocated_gpus", rt.get(0));
+        assertEquals("policy,service,minute_start_s,demand_gpus,held_gpus,serving_gpus,served_gpu_s", rt.get(0));
         for (String line : rt.subList(1, rt.size())) {
             String[] f = line.split(",");
             double demand = Double.parseDouble(f[3]);
-            int allocated = Integer.parseInt(f[4]);
-            double served = Math.min(demand, allocated);
-            busy.computeIfAbsent(f[0], k -> new double[1])[0] += served * 900;
-            output.computeIfAbsent(f[0], k -> new double[1])[0] += inferenceWeight * served * 0.25;
-            inferenceAt.computeIfAbsent(f[0], k -> new TreeMap<>()).merge(Long.parseLong(f[2]), allocated, Integer::sum);
+            int held = Integer.parseInt(f[4]), serving = Integer.parseInt(f[5]);
+            double served = Double.parseDouble(f[6]);
+            assertTrue(serving <= held && served <= Math.min(demand, held) * 60 + 0.01, f[0] + " serves more than it holds or than came: " + line);
+            busy.computeIfAbsent(f[0], k -> new double[1])[0] += served;
+            output.computeIfAbsent(f[0], k -> new double[1])[0] += inferenceWeight * served / 3600;
+            inferenceAt.computeIfAbsent(f[0], k -> new TreeMap<>()).merge(Long.parseLong(f[2]), held, Integer::sum);
         }
         clusterDelta.forEach((policy, deltas) -> {
             int batch = 0;
@@ -89,6 +90,7 @@ final class ScheduleAudit {
             }
         });
         results.path("policies").fields().forEachRemaining(e -> {
+            assertEquals(0, e.getValue().path("audit").path("violations").asInt(-1), e.getKey() + " audit: " + e.getValue().path("audit"));
             double u = busy.getOrDefault(e.getKey(), new double[1])[0] / (totalGpus * (double) window);
             double o = output.getOrDefault(e.getKey(), new double[1])[0];
             // the CSVs cannot tell work lost to a preemption from work kept: their utilization and

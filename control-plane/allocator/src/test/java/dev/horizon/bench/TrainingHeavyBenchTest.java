@@ -30,13 +30,23 @@ class TrainingHeavyBenchTest {
         double outputRatio = horizon.path("priorityWeightedOutput").asDouble() / fifo.path("priorityWeightedOutput").asDouble();
         assertTrue(utilGain >= 0.33, "utilization gain over FIFO " + utilGain);
         assertTrue(outputRatio >= 2.05, "output ratio over FIFO " + outputRatio);
-        for (String p : new String[] {"fifo", "backfill", "priority", "horizon"}) {
+        assertEquals(60, r.path("scenario").path("rtSloResolutionSeconds").asInt(), "inference is scored per minute");
+        java.util.List<String> fields = new java.util.ArrayList<>();
+        horizon.fieldNames().forEachRemaining(fields::add);
+        assertTrue(fields.contains("audit") && fields.contains("wideJobWaitSeconds"), fields.toString());
+        for (String p : new String[] {"fifo", "backfill", "priority", "kai", "kueue", "slurm", "horizon"}) {
             JsonNode m = r.path("policies").path(p);
+            java.util.List<String> own = new java.util.ArrayList<>();
+            m.fieldNames().forEachRemaining(own::add);
+            assertEquals(fields, own, p + " has the same fields as horizon");
+            assertEquals(0, m.path("audit").path("violations").asInt(-1), p + " audit " + m.path("audit"));
+            assertTrue(m.path("audit").path("byKind").isObject(), p);
             assertTrue(m.path("priorityWeightedOutput").asDouble() <= r.path("upperBound").path("priorityWeightedOutput").asDouble() * 1.0001, p + " above the bound");
             assertTrue(m.path("utilization").asDouble() <= r.path("upperBound").path("utilization").asDouble() + 1e-6, p + " above the bound");
         }
         assertTrue(horizon.path("rtSloAttainment").asDouble() >= 0.99);
         String html = Files.readString(out.resolve("report.html"));
-        assertTrue(html.contains("<svg") && html.contains("Utilization over time") && html.contains("Inference demand vs GPUs held"));
+        assertTrue(html.contains("<svg") && html.contains("Utilization over time") && html.contains("Inference demand vs GPUs held, per minute"));
+        assertTrue(html.contains("(best baseline)") && html.contains("wide wait p95 s") && html.contains("lost GPU-h"), "the report's table");
     }
 }

@@ -1,17 +1,19 @@
 package dev.horizon.simulation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.baseline.FifoPolicy;
@@ -51,6 +53,10 @@ class SimulatorTest {
             public Decision decide(PlanningContext ctx) {
                 return rogue.apply(ctx);
             }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
+            }
         };
     }
 
@@ -60,7 +66,11 @@ class SimulatorTest {
         SimResult a = new Simulator(s, new HorizonPolicy()).run(f -> { });
         SimResult b = new Simulator(s, new HorizonPolicy()).run(f -> { });
         assertEquals(a.segments(), b.segments());
-        assertEquals(a.rtSteps(), b.rtSteps());
+        assertEquals(a.rtMinutes(), b.rtMinutes());
+    }
+
+    private static int violations(SimResult r, Audit.Kind kind) {
+        return r.audit().byKind().getOrDefault(kind.key, 0);
     }
 
     @Test
@@ -72,8 +82,9 @@ class SimulatorTest {
             if (ctx.now() == 0) d.start("late", ctx.occupancy().findBlock(1), false);
             return d;
         });
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> new Simulator(s, cheat).run(f -> { }));
-        assertTrue(e.getMessage().contains("not waiting") || e.getMessage().contains("before it arrived"), e.getMessage());
+        SimResult r = new Simulator(s, cheat).run(f -> { });
+        assertEquals(1, violations(r, Audit.Kind.START_BEFORE_ARRIVAL), r.audit().toString());
+        assertTrue(r.segments().stream().noneMatch(seg -> seg.jobId().equals("late") && seg.started()), "the early start is refused");
     }
 
     @Test
@@ -85,7 +96,11 @@ class SimulatorTest {
             for (PendingJob j : ctx.pending()) d.start(j.id(), new Placement(List.of(new Placement.Slice(0, 0, 2))), false);
             return d;
         });
-        assertThrows(IllegalStateException.class, () -> new Simulator(s, overlap).run(f -> { }));
+        SimResult r = new Simulator(s, overlap).run(f -> { });
+        assertTrue(violations(r, Audit.Kind.GPU_GIVEN_TWICE) >= 1, r.audit().toString());
+        List<Segment> runs = r.segments().stream().filter(Segment::started).sorted(java.util.Comparator.comparingLong(Segment::startSeconds)).toList();
+        assertEquals(2, runs.size());
+        assertTrue(runs.get(1).startSeconds() >= runs.get(0).endSeconds(), "the second start on GPUs 0-1 waits until the first job is done");
     }
 
     @Test
@@ -96,8 +111,10 @@ class SimulatorTest {
             ctx.pending().forEach(j -> d.start(j.id(), ctx.occupancy().findBlock(width), false));
             return d;
         });
-        assertThrows(IllegalStateException.class, () -> new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(3)).run(f -> { }));
+        SimResult wrong = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(3)).run(f -> { });
+        assertTrue(violations(wrong, Audit.Kind.GANG_STARTED_PARTLY) >= 1, "3 of a 4-GPU gang: " + wrong.audit());
         SimResult r = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(2)).run(f -> { });
+        assertTrue(r.audit().clean(), r.audit().toString());
         Segment seg = r.segments().get(0);
         assertEquals(2, seg.gpus());
         assertEquals(7200, seg.endSeconds() - seg.startSeconds(), "4 GPU-hours of work on 2 GPUs take 2 hours");
@@ -124,15 +141,21 @@ class SimulatorTest {
     }
 
     @Test
-    void inferenceNeverChangesByMoreThanTheSwapCapPerStep() {
+    void inferenceNeverChangesByMoreThanTheSwapCapWithinAStep() {
         double[] demand = {0, 0, 6, 6, 6, 0, 0, 0};
         ServiceDemand svc = new ServiceDemand(new InferenceService("svc", "s", 4, 2), new double[96], demand);
         SimResult r = new Simulator(scenario(List.of(), List.of(svc)), new HorizonPolicy()).run(f -> { });
-        for (int k = 1; k < r.rtSteps().size(); k++) {
-            int change = Math.abs(r.rtSteps().get(k).allocatedGpus() - r.rtSteps().get(k - 1).allocatedGpus());
-            assertTrue(change <= 2, "swapped " + change + " GPUs at step " + k);
+        assertEquals(8 * 15, r.rtMinutes().size(), "one record a minute");
+        int base = -1;
+        for (int k = 1; k < 8; k++) {
+            base = r.rtMinutes().get(k * 15 - 1).heldGpus();
+            for (int m = k * 15; m < (k + 1) * 15; m++) {
+                int change = Math.abs(r.rtMinutes().get(m).heldGpus() - base);
+                assertTrue(change <= 2, "swapped " + change + " GPUs in step " + k);
+            }
         }
-        assertTrue(r.rtSteps().get(2).allocatedGpus() < 6, "a jump the forecast did not see is capped");
+        assertTrue(r.rtMinutes().subList(30, 45).stream().allMatch(m -> m.heldGpus() < 6), "a jump nobody observed before is capped");
+        assertTrue(r.rtMinutes().get(30).heldGpus() <= 1, "the first minute of the jump is sized from the minute before it");
     }
 
     @Test
@@ -141,7 +164,53 @@ class SimulatorTest {
         history[50] = 3.2;
         ServiceDemand svc = new ServiceDemand(new InferenceService("svc", "s", 4, 8), history, new double[] {1, 1, 1, 1, 1, 1, 1, 1});
         SimResult r = new Simulator(scenario(List.of(), List.of(svc)), new FifoPolicy()).run(f -> { });
-        r.rtSteps().forEach(step -> assertEquals(4, step.allocatedGpus()));
+        r.rtMinutes().forEach(minute -> assertEquals(4, minute.heldGpus()));
         assertEquals(8 * 1.0 / (8 * 8), r.metrics().utilization(), 1e-9, "utilization counts inference at the demand it served");
+    }
+
+    @Test
+    void aGpuTakenBackFromBatchWorkServesOnlyAfterTheReclaimGracePeriod() {
+        double[] minutes = new double[120];
+        java.util.Arrays.fill(minutes, 30, 120, 2.0);
+        ServiceDemand svc = ServiceDemand.perMinute(new InferenceService("svc", "s", 4, 8), new double[96 * 15], minutes, 15);
+        Scenario s = scenario(List.of(job("batch", 0, 8, 7200, new Contract(0, true, 0))), List.of(svc));
+        SchedulingPolicy fromLastMinute = new SchedulingPolicy() {
+            public String name() {
+                return "last-minute";
+            }
+
+            public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
+                return Map.of("svc", 0);
+            }
+
+            public boolean lendsReservation() {
+                return false;
+            }
+
+            public Decision decide(PlanningContext ctx) {
+                Decision d = new Decision();
+                ctx.pending().forEach(j -> {
+                    Placement p = ctx.occupancy().findBlock(j.gpus());
+                    if (p != null) d.start(j.id(), p, false);
+                });
+                return d;
+            }
+
+            public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
+                double[] seen = services.get("svc").observedMinutes();
+                return Map.of("svc", (int) Math.ceil(seen[seen.length - 1]));
+            }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
+            }
+        };
+        RtMinute first = new Simulator(s, fromLastMinute).run(f -> { }).rtMinutes().get(31);
+        assertEquals(2, first.heldGpus(), "sized from minute 30, taken from the batch job");
+        assertEquals(0, first.servingGpus());
+        assertEquals(2 * 30.0, first.servedGpuSeconds(), 1e-9, "both serve the second half of the minute");
+        assertTrue(!first.met());
+        RtMinute atOnce = new Simulator(s, fromLastMinute, 0).run(f -> { }).rtMinutes().get(31);
+        assertTrue(atOnce.met() && atOnce.servedGpuSeconds() == 120, "without a grace period they serve the whole minute");
     }
 }

@@ -51,6 +51,11 @@ public final class PooledPlanner implements AutoCloseable {
         });
     }
 
+    /** {@link #decide(PlanningContext, PoolConstraints)} with the models the jobs' placement rules accept. */
+    public Result decide(PlanningContext ctx) {
+        return decide(ctx, PoolConstraints.of(ctx));
+    }
+
     /**
      * Like {@link SchedulingPolicy#decide}: the starts, preemptions and node holds of every group,
      * applied to {@code ctx.occupancy()} as the joint decision would apply them.
@@ -122,9 +127,8 @@ public final class PooledPlanner implements AutoCloseable {
         for (RunningJob r : ctx.running()) {
             if (!group.running().contains(r.id())) continue;
             List<Placement.Slice> slices = new ArrayList<>();
-            for (Placement.Slice s : r.placement().slices()) slices.add(new Placement.Slice(local.get(s.node()), s.firstGpu(), s.count()));
-            running.add(new RunningJob(r.id(), r.team(), r.jobClass(), r.weight(), r.gpus(), r.arrivalSeconds(), r.startSeconds(),
-                    r.estimatedEndSeconds(), r.contract(), new Placement(slices), r.fill()));
+            for (Placement.Slice s : r.placement().slices()) slices.add(new Placement.Slice(local.get(s.node()), s.firstGpu(), s.count(), s.share()));
+            running.add(r.at(new Placement(slices)));
         }
         List<PendingJob> pending = ctx.pending().stream().filter(j -> group.pending().contains(j.id())).toList();
         Map<String, PlanningContext.ServiceView> services = new LinkedHashMap<>();
@@ -150,7 +154,7 @@ public final class PooledPlanner implements AutoCloseable {
 
     private static Placement toCluster(Placement local, int[] nodes) {
         List<Placement.Slice> slices = new ArrayList<>();
-        for (Placement.Slice s : local.slices()) slices.add(new Placement.Slice(nodes[s.node()], s.firstGpu(), s.count()));
+        for (Placement.Slice s : local.slices()) slices.add(new Placement.Slice(nodes[s.node()], s.firstGpu(), s.count(), s.share()));
         return new Placement(slices);
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;

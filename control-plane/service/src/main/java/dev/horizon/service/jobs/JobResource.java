@@ -3,7 +3,7 @@ package dev.horizon.service.jobs;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.SliceRequest;
-import dev.horizon.fractional.GpuTypes;
+import dev.horizon.allocator.GpuTypes;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;

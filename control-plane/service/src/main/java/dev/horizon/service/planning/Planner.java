@@ -3,7 +3,7 @@ package dev.horizon.service.planning;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.HorizonPolicy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;

@@ -1,0 +1,136 @@
+package dev.horizon.allocator.actions;
+
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.api.JobClass;
+import dev.horizon.fairshare.FairShareView;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns fair share into the planner's weights, so that the plan and the fair share agree.
+ *
+ * <p>Work counts by its size in GPUs: a MIG instance by its compute slices of 7, a time-slicing share by its
+ * milli-GPU (see {@link PendingJob#gpuFraction()}). Each team's work is counted against what it is owed now: running work first (oldest first), then
+ * waiting work in the team's own priority order. Work inside the owed share is budgeted and weighs
+ * {@link #BUDGETED} plus up to {@link #TIERS} for how under-served its team is over the window; work
+ * beyond it is unallocated fill, weighs {@link #FILL}, is never protected and yields to any budgeted
+ * request. A small debug job weighs {@link #DEBUG}, above every tier: it takes a GPU or two at once
+ * from any work its contract lets go (Ai2: debug jobs' p90 wait fell from 2 h to 30 s), and gives
+ * them back within 15 minutes. The user's priority adds less than one, so it orders work inside a team
+ * but never lets one team preempt another (preemption needs a whole unit of weight).
+ */
+public final class FairShareWeights {
+    public static final double FILL = 1;
+    public static final double DEBUG = 15;
+    public static final double BUDGETED = 10;
+    public static final int TIERS = 4;
+    /** Debug work Ai2 plans on arrival: few GPUs and at most 15 minutes. */
+    public static final int DEBUG_MAX_GPUS = 2;
+    public static final long DEBUG_MAX_SECONDS = 900;
+    static final double MAX_CATCH_UP = 0.5;
+    /** A team this far below its share over the window ranks in the top tier. */
+    static final double FULLY_UNDER_SERVED = 0.25;
+    /** Twice the shortfall: a team 10% behind may reach 20% past its share until it catches up. */
+    static final double CATCH_UP_GAIN = 2;
+
+    /**
+     * The re-weighted moment; the waiting jobs that may only start as fill; the running jobs beyond
+     * their team's share, which stay fill however much room the plan has.
+     */
+    public record Weighted(PlanningContext context, Set<String> fillOnly, Set<String> unallocatedRunning) {
+    }
+
+    private FairShareWeights() {
+    }
+
+    public static Weighted apply(PlanningContext ctx) {
+        FairShareView fs = ctx.fairShare();
+        Map<String, Double> room = new HashMap<>();
+        fs.owedNow().forEach((team, owed) -> room.put(team, owed * catchUp(fs.ratio().getOrDefault(team, 1.0))));
+        List<RunningJob> running = new ArrayList<>(ctx.running());
+        running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
+        List<RunningJob> newRunning = new ArrayList<>();
+        Set<String> unallocated = new HashSet<>();
+        for (RunningJob r : running) {
+            boolean budgeted = take(room, r.team(), r.gpuFraction());
+            if (!budgeted) unallocated.add(r.id());
+            double w = weight(fs, r.team(), r.weight(), budgeted, false);
+            // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
+            newRunning.add(r.reweighted(w, r.fill() || (!budgeted && !r.protectedAt(ctx.now()))));
+        }
+        List<PendingJob> pending = new ArrayList<>(ctx.pending());
+        pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));
+        // first fit in the team's own priority order: what fits in the room is budgeted, what does
+        // not is skipped rather than queued in front of the team's smaller jobs; then a team with a
+        // GPU or more of room left budgets its first leftover, however wide: a team whose waiting
+        // jobs are all wider than its room is still owed that room, and only they can use it
+        Set<String> budgeted = new HashSet<>();
+        for (PendingJob j : pending) {
+            double left = room.getOrDefault(j.team(), 0.0);
+            if (j.gpuFraction() <= Math.ceil(left - 1e-9)) {
+                budgeted.add(j.id());
+                room.put(j.team(), left - j.gpuFraction());
+            }
+        }
+        for (PendingJob j : pending) {
+            double left = room.getOrDefault(j.team(), 0.0);
+            if (budgeted.contains(j.id()) || left < 1 - 1e-9) continue;
+            budgeted.add(j.id());
+            room.put(j.team(), left - j.gpuFraction());
+        }
+        List<PendingJob> newPending = new ArrayList<>();
+        Set<String> fillOnly = new HashSet<>();
+        for (PendingJob j : pending) {
+            boolean isBudgeted = budgeted.contains(j.id());
+            boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
+            if (!isBudgeted && !debug) fillOnly.add(j.id());
+            newPending.add(j.withWeight(weight(fs, j.team(), j.weight(), isBudgeted, debug)));
+        }
+        return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
+    }
+
+    /**
+     * How far beyond its owed share a team's budgeted work may reach now: a team under-served over the
+     * window is owed the shortfall too, and jobs come in whole GPUs, so a team held exactly at its
+     * share would fall behind for good by the rounding alone. Capped so that one starved team cannot
+     * take more than half as much again as it is owed.
+     */
+    static double catchUp(double windowRatio) {
+        return 1 + Math.max(0, Math.min(MAX_CATCH_UP, CATCH_UP_GAIN * (1 - windowRatio)));
+    }
+
+    /** Counts running work against its team's room; budgeted while the team had room left before it. */
+    private static boolean take(Map<String, Double> room, String team, double gpus) {
+        double left = room.getOrDefault(team, 0.0);
+        room.put(team, left - gpus);
+        return left > 1e-9;
+    }
+
+    /**
+     * A team's tier is how under-served it is over the window (1 - occupancy / owed), the issue's rank: it
+     * moves slowly, so teams do not take turns preempting each other. Ranking by how far a team runs below
+     * its share right now did exactly that: each start lifted one team and sank another a tier, about four
+     * preemptions per job, and every restarted job was young and protected, so an under-served team found
+     * no node it could clear. That a team over-served last week is still owed its share this hour is the
+     * budgeting's business (its room is its share now), not the tier's.
+     */
+    private static double weight(FairShareView fs, String team, double userPriority, boolean budgeted, boolean debug) {
+        double inTeam = 0.9 * userPriority / (userPriority + 1);
+        if (debug) return DEBUG + inTeam;
+        if (budgeted) {
+            double windowDeficit = 1 - fs.ratio().getOrDefault(team, 1.0);
+            // a quarter below its share is as under-served as a team can rank: a few points of
+            // deficit already move a team up a tier, so shortfalls are made up within hours
+            double tier = Math.round(Math.max(0, Math.min(1, windowDeficit / FULLY_UNDER_SERVED)) * TIERS);
+            return BUDGETED + tier + inTeam;
+        }
+        return FILL + inTeam;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.horizon.allocator.actions;
+
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.PlanningContext;
+import java.util.Comparator;
+
+/** How Horizon's actions order and compare work, and how they speak of time in wait reasons. */
+public final class Ranking {
+    /** Value order: weight first, then first come first served. */
+    public static final Comparator<PendingJob> VALUE_ORDER = Comparator
+            .comparingDouble(PendingJob::weight).reversed()
+            .thenComparingLong(PendingJob::arrivalSeconds)
+            .thenComparing(PendingJob::id);
+
+    private Ranking() {
+    }
+
+    /**
+     * Whether work of weight {@code preemptor} may take GPUs from work of weight {@code victim}: only
+     * across a whole unit of weight. Integer weights (priority classes) compare as usual; fractional
+     * parts (user priority inside a fair-share tier) order work but never preempt.
+     */
+    public static boolean outranks(double preemptor, double victim) {
+        return Math.floor(victim) + 1 <= Math.floor(preemptor);
+    }
+
+    /** Steps from the start of the current step until endSeconds, at least 1 and at most h. */
+    public static int stepsUntil(PlanningContext ctx, long endSeconds, int h) {
+        long stepStart = ctx.stepIndex() * ctx.stepSeconds();
+        long steps = (endSeconds - stepStart + ctx.stepSeconds() - 1) / ctx.stepSeconds();
+        return (int) Math.max(1, Math.min(h, steps));
+    }
+
+    public static String minutes(long seconds) {
+        return seconds >= 5400 ? String.format("%.1f h", seconds / 3600.0) : (seconds + 59) / 60 + " min";
+    }
+}

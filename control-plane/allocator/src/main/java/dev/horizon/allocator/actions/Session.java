@@ -1,0 +1,90 @@
+package dev.horizon.allocator.actions;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.fairshare.FairShareView;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One decision in the making, shared by the actions that make it in turn (KAI-Scheduler's session): the moment as the
+ * policy was given it, the same moment re-weighted by fair share, the cluster's occupancy that each action changes as it
+ * starts and preempts, and the decision they write.
+ */
+public final class Session {
+    private final PlanningContext given;
+    private PlanningContext ctx;
+    private final Set<String> fillOnly;
+    private final Set<String> staysFill;
+    private final Decision decision = new Decision();
+
+    private Session(PlanningContext given, PlanningContext weighted, Set<String> fillOnly, Set<String> staysFill) {
+        this.given = given;
+        this.ctx = weighted;
+        this.fillOnly = fillOnly;
+        this.staysFill = staysFill;
+    }
+
+    /** Opens a session on a moment; under fair share its jobs are re-weighted first ({@link FairShareWeights}). */
+    public static Session open(PlanningContext given) {
+        if (given.fairShare() == null) return new Session(given, given, Set.of(), Set.of());
+        FairShareWeights.Weighted weighted = FairShareWeights.apply(given);
+        return new Session(given, weighted.context(), weighted.fillOnly(), weighted.unallocatedRunning());
+    }
+
+    /** The moment with the weights the actions plan by. */
+    public PlanningContext context() {
+        return ctx;
+    }
+
+    /** From now on these are the running jobs (an action took the others off their GPUs). */
+    public void keepRunning(List<RunningJob> staying) {
+        if (staying.size() != ctx.running().size()) ctx = ctx.withJobs(staying, ctx.pending());
+    }
+
+    public Occupancy occupancy() {
+        return ctx.occupancy();
+    }
+
+    public Decision decision() {
+        return decision;
+    }
+
+    public long now() {
+        return ctx.now();
+    }
+
+    /** Fair share as given (null without budgets). */
+    public FairShareView fairShare() {
+        return given.fairShare();
+    }
+
+    public boolean underFairShare() {
+        return given.fairShare() != null;
+    }
+
+    /** A waiting job beyond its team's owed share: it may only borrow idle GPUs as unallocated fill. */
+    public boolean onlyAsFill(String jobId) {
+        return fillOnly.contains(jobId);
+    }
+
+    /** A running job beyond its team's owed share: it stays fill however much room the plan has. */
+    public boolean staysFill(String jobId) {
+        return staysFill.contains(jobId);
+    }
+
+    /** GPUs the team is owed now, for wait reasons. */
+    public String owedOf(String team) {
+        return String.format("%.1f", given.fairShare().owedNow().getOrDefault(team, 0.0));
+    }
+
+    /** Starts the job on these GPUs now: they are taken, and it no longer waits. */
+    public void start(String jobId, Placement placement, boolean fill) {
+        occupancy().occupy(placement);
+        decision.start(jobId, placement, fill);
+        decision.waitReasons().remove(jobId);
+    }
+}

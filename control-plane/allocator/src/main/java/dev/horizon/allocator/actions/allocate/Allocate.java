@@ -1,0 +1,155 @@
+package dev.horizon.allocator.actions.allocate;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.SlicePlacer;
+import dev.horizon.allocator.actions.Ranking;
+import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.actions.preempt.Preemption;
+import dev.horizon.allocator.actions.preempt.VictimPool;
+import dev.horizon.allocator.plan.Plan;
+import dev.horizon.allocator.plan.PlanProblem;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Allocate: plans the protected GPU x timestep grid over the horizon and commits only the current step. Fractional work
+ * beside work a GPU already holds goes first (it costs the plan no GPU); whole-GPU work the plan starts now gets its
+ * block, taking it from fill where fill sits on it; every other job gets the reason it waits.
+ */
+public final class Allocate {
+    private final double decayPerStep;
+    private final Function<PlanProblem, Plan> planner;
+
+    public Allocate(double decayPerStep, Function<PlanProblem, Plan> planner) {
+        this.decayPerStep = decayPerStep;
+        this.planner = planner;
+    }
+
+    /** Runs the action; returns the whole-GPU jobs it did not start, in value order, for the actions after it. */
+    public List<PendingJob> run(Session session) {
+        PlanningContext ctx = session.context();
+        ProtectedGrid grid = ProtectedGrid.of(session);
+        List<PendingJob> pending = new ArrayList<>(ctx.pending());
+        pending.sort(Ranking.VALUE_ORDER);
+        SlicePlacer slicer = pending.stream().anyMatch(j -> j.slice() != null) ? new SlicePlacer(pending) : null;
+        Set<String> sliced = slicesBesideHeldWork(session, pending, slicer);
+        Plan plan = planner.apply(problem(ctx, grid, pending, session, sliced));
+        session.decision().planObjective(plan.objective());
+        grid.promoted().forEach(session.decision()::promote);
+        VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
+        List<PendingJob> notStarted = new ArrayList<>();
+        for (PendingJob j : pending) {
+            if (sliced.contains(j.id())) continue;
+            if (session.onlyAsFill(j.id())) {
+                waitsAsFill(session, j, notStarted);
+                continue;
+            }
+            Integer s = plan.startStep().get(j.id());
+            if (j.slice() != null) {
+                // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others
+                SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
+                continue;
+            }
+            if (!startIfPlannedNow(session, j, s, plan, fillPool)) notStarted.add(j);
+        }
+        return notStarted;
+    }
+
+    /** Fractional jobs that fit beside work their GPUs already hold start first, in value order; others wait for the plan. */
+    private static Set<String> slicesBesideHeldWork(Session session, List<PendingJob> pending, SlicePlacer slicer) {
+        Set<String> sliced = new HashSet<>();
+        for (PendingJob j : pending) {
+            if (j.slice() == null || session.onlyAsFill(j.id())) continue;
+            List<String> problems = j.slice().problems(session.context().cluster());
+            if (!problems.isEmpty()) {
+                session.decision().waiting(j.id(), "cannot be placed in this cluster: " + String.join("; ", problems));
+                sliced.add(j.id());
+                continue;
+            }
+            if (SliceStarts.apply(slicer.place(session.occupancy(), j, false), j, session, false)) sliced.add(j.id());
+        }
+        return sliced;
+    }
+
+    /**
+     * The grid problem: each whole-GPU job with its rules and the nodes of models it accepts; each fractional job's
+     * replicas as one GPU each on nodes of a model that can hold its slice.
+     */
+    private PlanProblem problem(PlanningContext ctx, ProtectedGrid grid, List<PendingJob> pending, Session session, Set<String> sliced) {
+        int h = ctx.horizonSteps();
+        long step = ctx.stepSeconds();
+        List<PlanProblem.Job> jobs = new ArrayList<>(pending.size());
+        for (PendingJob j : pending) {
+            if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
+            int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
+            PlacementRules rules = j.slice() == null ? j.rules() : PlacementRules.ANY.withTopology(j.rules().topology());
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, allowedNodes(ctx.cluster(), j)));
+        }
+        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, domains(ctx.cluster()));
+    }
+
+    /** The nodes whose GPU model the job accepts (for a slice: can hold it); null when that is every node. */
+    private static boolean[] allowedNodes(Cluster cluster, PendingJob j) {
+        boolean[] allowed = new boolean[cluster.nodes().size()];
+        boolean all = true;
+        for (int n = 0; n < allowed.length; n++) {
+            GpuNode node = cluster.nodes().get(n);
+            allowed[n] = j.slice() == null ? j.rules().accepts(node.gpuModel()) : j.slice().fitsModel(node.gpuModel(), node.gpuMemoryMiB());
+            all &= allowed[n];
+        }
+        return all ? null : allowed;
+    }
+
+    /** Each node's NVLink domain as an index. */
+    private static int[] domains(Cluster cluster) {
+        Map<String, Integer> index = new HashMap<>();
+        int[] out = new int[cluster.nodes().size()];
+        for (int n = 0; n < out.length; n++) out[n] = index.computeIfAbsent(cluster.domainOf(n), k -> index.size());
+        return out;
+    }
+
+    /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */
+    private static void waitsAsFill(Session session, PendingJob j, List<PendingJob> notStarted) {
+        String owed = "its team already runs all it is owed now (" + session.owedOf(j.team()) + " GPUs); ";
+        if (j.slice() != null) {
+            // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
+            session.decision().waiting(j.id(), owed + "fractional work does not run as fill, so it waits until its team is owed more");
+            return;
+        }
+        notStarted.add(j);
+        session.decision().waiting(j.id(), owed + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
+    }
+
+    /** Starts a whole-GPU job the plan starts in this step; otherwise records why it waits. Returns whether it started. */
+    private static boolean startIfPlannedNow(Session session, PendingJob j, Integer s, Plan plan, VictimPool fillPool) {
+        PlanningContext ctx = session.context();
+        long step = ctx.stepSeconds();
+        if (s == null) {
+            session.decision().waiting(j.id(), "no room for " + j.gpus() + " GPUs for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
+                    + " within the " + Ranking.minutes(ctx.horizonSteps() * step) + " horizon beside higher-value work and the inference reservation");
+            return false;
+        }
+        if (s > 0) {
+            session.decision().waiting(j.id(), "planned to start in about " + Ranking.minutes(s * step - ctx.now() % step)
+                    + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
+            return false;
+        }
+        Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision());
+        if (placement == null) {
+            session.decision().waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
+            return false;
+        }
+        session.start(j.id(), placement, false);
+        return true;
+    }
+}

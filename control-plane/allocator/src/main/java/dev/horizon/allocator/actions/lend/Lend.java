@@ -1,0 +1,41 @@
+package dev.horizon.allocator.actions.lend;
+
+import dev.horizon.allocator.NodeOrder;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.actions.Ranking;
+import dev.horizon.allocator.actions.Session;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Lends what protected work left idle to resumable jobs, as fill that inference and budgeted work take back when they need
+ * it; an elastic job may borrow at a narrower width. Under fair share the most under-served teams borrow first: idle GPUs
+ * are the only way a team whose jobs do not fit its room catches up, and lending by user priority would hand them to
+ * whichever team inflates its priorities.
+ */
+public final class Lend {
+    private Lend() {
+    }
+
+    public static void run(Session session, List<PendingJob> stillWaiting) {
+        List<PendingJob> order = new ArrayList<>(stillWaiting);
+        if (session.underFairShare()) {
+            Map<String, Double> ratio = session.fairShare().ratio();
+            order.sort(Comparator.comparingDouble((PendingJob j) -> Math.min(1, ratio.getOrDefault(j.team(), 1.0))).thenComparing(Ranking.VALUE_ORDER));
+        }
+        for (PendingJob j : order) {
+            // fill must be cheap to take back; fair share's unallocated work is fill whatever it loses
+            if (!j.contract().resumable() && !session.onlyAsFill(j.id())) continue;
+            Placement placement = null;
+            for (int width : j.allowedSizes()) {
+                placement = session.occupancy().findBlock(width, j.rules(), NodeOrder.BEST_FIT);
+                if (placement != null) break;
+            }
+            if (placement == null) continue;
+            session.start(j.id(), placement, true);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.horizon.allocator.actions.preempt;
+
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.actions.Session;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
+ * preemptible (resumable, past its minimum runtime, or fill); it starts as fill and is promoted to protected on a later
+ * plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
+ * plan put it. Under fair share, work inside its team's owed share is budgeted and runs protected whether or not it can
+ * resume; it takes its GPUs from work it outranks, and a wide one that still finds no room has nodes held for it.
+ */
+public final class ValuePreemption {
+    private ValuePreemption() {
+    }
+
+    /** Tries each job the plan did not start now, in the order given; returns those still waiting. */
+    public static List<PendingJob> run(Session session, List<PendingJob> notStarted) {
+        Occupancy occupancy = session.occupancy();
+        VictimPool preemptible = new VictimPool(preemptible(session), session.now());
+        List<PendingJob> stillWaiting = new ArrayList<>();
+        boolean nodesHeld = false;
+        boolean budgeted = session.underFairShare();
+        for (PendingJob j : notStarted) {
+            // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
+            if (session.onlyAsFill(j.id())) {
+                stillWaiting.add(j);
+                continue;
+            }
+            Placement placement = j.contract().resumable() || budgeted
+                    ? Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision()) : null;
+            if (placement == null) {
+                if (budgeted && !nodesHeld && !occupancy.fitsOneNode(j.gpus(), j.rules())
+                        && j.arrivalSeconds() <= session.now() - Preemption.WIDE_JOB_PATIENCE_SECONDS) {
+                    NodeHolding.holdNodesFor(j, occupancy, preemptible, session.context().running(), session.decision());
+                    nodesHeld = true;
+                }
+                stillWaiting.add(j);
+                continue;
+            }
+            session.start(j.id(), placement, !budgeted);
+        }
+        return stillWaiting;
+    }
+
+    /** Running work this action may take GPUs from: fill still running, and resumable work its contract leaves unprotected. */
+    private static List<RunningJob> preemptible(Session session) {
+        List<RunningJob> out = new ArrayList<>();
+        for (RunningJob r : session.context().running()) {
+            if (r.placement().shared()) continue; // freeing one slice frees no GPU
+            boolean fillStillThere = r.fill() && !session.decision().preemptions().contains(r.id())
+                    && !session.decision().promotions().contains(r.id());
+            if (fillStillThere || (!r.fill() && r.contract().resumable() && !r.protectedAt(session.now()))) out.add(r);
+        }
+        return out;
+    }
+}

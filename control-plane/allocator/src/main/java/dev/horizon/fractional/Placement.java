@@ -1,5 +1,0 @@
-package dev.horizon.fractional;
-
-/** Where a policy puts one task: a node and the GPUs on it (one GPU for a share, none for a CPU-only task). */
-public record Placement(int node, int[] gpus) {
-}

@@ -1,9 +1,0 @@
-package dev.horizon.fractional;
-
-import java.util.List;
-import java.util.random.RandomGenerator;
-
-/** Chooses a node and GPUs for one arriving task among the nodes where it fits, or null when it fits nowhere. */
-public interface PlacementPolicy {
-    Placement place(OpenbPod pod, List<NodeState> nodes, RandomGenerator rng);
-}

@@ -1,0 +1,65 @@
+package dev.horizon.allocator.actions.preempt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Value preemption frees GPUs a job may use under its rules, and preempts only the victims on the GPUs it takes. */
+class PreemptionTest {
+    private static final long NOW = 36_000;
+    private static final Contract RESUMABLE = new Contract(1800, true, 120);
+    private final Cluster cluster = new Cluster(List.of(new GpuNode("h100", "H100-80GB", 8, 81_559, "a"),
+            new GpuNode("a100", "A100-80GB", 8, 81_920, "b")));
+
+    private static RunningJob victim(Occupancy o, String id, int node, int first, int gpus) {
+        Placement p = new Placement(List.of(new Placement.Slice(node, first, gpus)));
+        o.occupy(p);
+        return new RunningJob(id, "t", JobClass.TRAINING, 1, gpus, 0, NOW - 7200, NOW + 3600, RESUMABLE, p, false);
+    }
+
+    @Test
+    void aJobPinnedToAModelTakesGpusOnlyFromThatModelsNodes() {
+        Occupancy o = new Occupancy(cluster);
+        // the cheapest victim (newest) sits on the H100 node; the job accepts A100s only
+        List<RunningJob> running = new ArrayList<>(List.of(victim(o, "on-a100", 1, 0, 8), victim(o, "on-h100", 0, 0, 8)));
+        PendingJob a100 = new PendingJob("vip", "t", JobClass.TRAINING, 8, 8, 8, NOW, 3600, RESUMABLE, null,
+                PlacementRules.ANY.withGpuTypes(Set.of("A100-80GB")));
+        Decision d = new Decision();
+        Placement p = Preemption.place(o, a100, 8, new VictimPool(running, NOW), d);
+        assertNotNull(p);
+        assertEquals(1, p.slices().get(0).node());
+        assertEquals(List.of("on-a100"), d.preemptions());
+    }
+
+    @Test
+    void onlyTheVictimsOnTheGpusTheJobGetsArePreempted() {
+        Occupancy o = new Occupancy(cluster);
+        // cheapest first: small-0 (GPUs 0-1) then small-4 (GPUs 4-5); freeing both lets a 4-GPU block fit at 4-7, which small-0 is not on
+        List<RunningJob> running = new ArrayList<>(List.of(victim(o, "small-0", 0, 0, 2), victim(o, "small-4", 0, 4, 2), victim(o, "busy", 1, 0, 8)));
+        o.occupy(new Placement(List.of(new Placement.Slice(0, 2, 2))));
+        PendingJob wide = new PendingJob("vip", "t", JobClass.TRAINING, 8, 4, 4, NOW, 3600, RESUMABLE, null,
+                PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB")));
+        Decision d = new Decision();
+        Placement p = Preemption.place(o, wide, 4, new VictimPool(running, NOW), d);
+        assertEquals(List.of(new Placement.Slice(0, 4, 4)), p.slices());
+        assertEquals(List.of("small-4"), d.preemptions(), "small-0 holds none of GPUs 4-7: it keeps running");
+        o.occupy(p);
+        assertNull(Preemption.place(o, new PendingJob("none", "t", JobClass.TRAINING, 8, 4, 4, NOW, 3600, RESUMABLE, null,
+                PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))), 4, new VictimPool(List.of(), NOW), d));
+    }
+}

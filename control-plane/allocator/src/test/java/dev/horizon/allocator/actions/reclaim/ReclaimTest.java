@@ -1,0 +1,41 @@
+package dev.horizon.allocator.actions.reclaim;
+
+import dev.horizon.allocator.UnmetDemandCost;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReclaimTest {
+    static final long NOW = 100_000;
+    private final UnmetDemandCost cost = new UnmetDemandCost(8, 4, 900);
+
+    private static RunningJob job(String id, double weight, long startedAgo, boolean fill, Contract c) {
+        return new RunningJob(id, "t", JobClass.TRAINING, weight, 1, 0, NOW - startedAgo, NOW + 3600, c,
+                new Placement(List.of(new Placement.Slice(0, 0, 1))), fill);
+    }
+
+    @Test
+    void fillGoesFirstThenResumableWorkPastItsMinimumRuntime() {
+        Contract resumable = new Contract(1800, true, 120);
+        List<RunningJob> running = List.of(
+                job("protected-high", 2, 7200, false, resumable),
+                job("young", 1, 60, false, resumable),
+                job("fill-heavy", 8, 60, true, resumable),
+                job("fill-light", 1, 60, true, resumable));
+        List<String> ids = Reclaim.victims(running, 3, NOW, cost).stream().map(RunningJob::id).toList();
+        assertEquals(List.of("fill-light", "fill-heavy", "protected-high"), ids);
+    }
+
+    @Test
+    void workThatCannotResumeGoesOnlyWhenItsLossIsBelowThePenalty() {
+        Contract rigid = new Contract(0, false, 0);
+        // one step of one unmet GPU costs 8 x 4 x 0.25 h = 8 weighted GPU-hours
+        List<RunningJob> running = List.of(job("cheap", 1, 3600, false, rigid), job("costly", 4, 3 * 3600, false, rigid));
+        assertEquals(List.of("cheap"), Reclaim.victims(running, 2, NOW, cost).stream().map(RunningJob::id).toList());
+    }
+}

@@ -1,0 +1,115 @@
+package dev.horizon.allocator.policy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HorizonPolicyTest {
+    static final long NOW = 36_000;
+    private final Cluster cluster = Cluster.homogeneous(8, 8, "H100-80GB", 81_559);
+    private final Contract resumable = new Contract(1800, true, 120);
+    private final Contract rigid = new Contract(0, false, 0);
+
+    private RunningJob running(Occupancy o, String id, double weight, int gpus, long startedAgo, boolean fill, Contract c) {
+        Placement p = o.findBlock(gpus);
+        o.occupy(p);
+        return new RunningJob(id, "t", JobClass.TRAINING, weight, gpus, NOW - startedAgo, NOW - startedAgo, NOW + 7200, c, p, fill);
+    }
+
+    private static PendingJob pending(String id, double weight, int gpus, Contract c) {
+        return new PendingJob(id, "t", JobClass.TRAINING, weight, gpus, gpus, NOW - 60, 3600, c);
+    }
+
+    private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, double[] forecast) {
+        InferenceService svc = new InferenceService("svc", "serving", 4, 2);
+        return new PlanningContext(NOW, 900, 16, cluster, o, running, pending,
+                forecast == null ? Map.of() : Map.of("svc", new PlanningContext.ServiceView(svc, 0, 0, forecast, 4)));
+    }
+
+    @Test
+    void reservationRampsEarlyEnoughForTheSwapCap() {
+        InferenceService svc = new InferenceService("svc", "serving", 4, 2);
+        double[] forecast = {0, 0, 0, 0, 5, 5};
+        int[] path = HorizonPolicy.reservationPath(new PlanningContext.ServiceView(svc, 0, 0, forecast, 6), 6);
+        // 5 x 1.2 + 1 = 7 GPUs at step 4, reachable at 2 GPUs a step only from 3 at step 2
+        assertArrayEquals(new int[] {1, 1, 3, 5, 7, 7}, new int[] {path[0], path[1], path[2], path[3], path[4], path[5]});
+        for (int t = 1; t < path.length; t++) assertTrue(path[t] - path[t - 1] <= 2, "swap cap broken at step " + t);
+    }
+
+    @Test
+    void workInsideItsMinimumRuntimeIsNeverPreemptedForValue() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "young", 1, 8, 600, false, resumable));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("vip", 8, 4, resumable)), null));
+        assertTrue(d.preemptions().isEmpty());
+        assertTrue(d.starts().isEmpty());
+        assertTrue(d.waitReasons().containsKey("vip"), "a waiting job always has a reason");
+    }
+
+    @Test
+    void lowerValueResumableWorkPastItsMinimumRuntimeMakesRoom() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "old-low", 1, 4, 7200, false, resumable),
+                running(o, "old-rigid", 1, 4, 7200, false, rigid));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("vip", 8, 4, resumable)), null));
+        assertEquals(List.of("old-low"), d.preemptions(), "only the resumable job may be preempted for value");
+        assertEquals("vip", d.starts().get(0).jobId());
+    }
+
+    @Test
+    void equalWeightNeverPreempts() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "peer", 4, 8, 7200, false, resumable));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("same", 4, 4, resumable)), null));
+        assertTrue(d.preemptions().isEmpty());
+    }
+
+    @Test
+    void onlyResumableWorkRunsOnLentGpus() {
+        Occupancy o = new Occupancy(cluster);
+        double[] peakSoon = new double[16];
+        java.util.Arrays.fill(peakSoon, 1, 16, 5); // inference wants 7 GPUs from the next step on
+        List<PendingJob> waiting = new ArrayList<>(List.of(pending("quant", 2, 4, rigid), pending("train", 1, 4, resumable)));
+        Decision d = new HorizonPolicy().decide(ctx(o, List.of(), waiting, peakSoon));
+        assertEquals(1, d.starts().size());
+        Decision.Start s = d.starts().get(0);
+        assertEquals("train", s.jobId());
+        assertTrue(s.fill(), "started on GPUs the reservation will want back");
+        assertFalse(d.waitReasons().get("quant").isEmpty());
+    }
+
+    @Test
+    void runningWorkIsInheritedWhereItIs() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "a", 2, 4, 7200, false, resumable));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("b", 1, 4, resumable)), null));
+        assertEquals(1, d.starts().size());
+        Placement b = d.starts().get(0).placement();
+        Occupancy check = new Occupancy(cluster);
+        check.occupy(run.get(0).placement());
+        assertTrue(check.isFree(b), "the new job goes beside the running one, which keeps its GPUs");
+        assertTrue(d.preemptions().isEmpty());
+    }
+
+    @Test
+    void penaltyOutsideDharmasRangeIsRejected() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new HorizonPolicy("h", 0.99, 2.0, new dev.horizon.allocator.plan.HeuristicPlanner()::plan));
+    }
+}
