@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ResourceSlices as the second inventory source (the fabric8 mock API server in CRUD mode with slices shaped as NVIDIA's
- * DRA driver publishes them): a dra node whose slices lack a GPU its agent reports is drained with the difference named,
+ * DRA driver publishes them): a node of the pool set to dra mode whose slices lack a GPU its agent reports is drained with the difference named,
  * its running job's devices come back with their UUIDs, and it is undrained once the slices agree.
  */
 @QuarkusTest
-@TestProfile(KubernetesProfile.AllDra.class)
+@TestProfile(KubernetesProfile.OwnStore.class)
 class DraInventoryTest {
     private static final String NODE = "host-d";
 
@@ -52,7 +52,7 @@ class DraInventoryTest {
             MutinyAgentServiceStub agent = AgentStub.agent(channel, "Bearer " + Api.token("agent", null));
             // the fixtures' UUIDs are GPU-<node>-<index>, as AgentStub.host names the agent's GPUs
             agent.register(AgentStub.host(NODE, 2)).await().atMost(Duration.ofSeconds(10));
-            DraCluster slices = DraCluster.node(kube, NODE, Map.of());
+            DraCluster slices = DraCluster.node(kube, NODE, Map.of("horizon.dev/node-pool", "h200-dra")); // the pool in dra mode
             slices.gpu(0).publish();
 
             inventory.check(System.currentTimeMillis());

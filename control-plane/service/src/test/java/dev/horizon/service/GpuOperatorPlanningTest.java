@@ -152,6 +152,21 @@ class GpuOperatorPlanningTest {
             });
             gpuOperator.pass(System.currentTimeMillis());
             assertEquals("SUCCEEDED", commands("setSharing").get(0).get("state"));
+
+            // the node's last share ends: its GPUs go back to whole ones, so whole-GPU work may come back
+            as(ADMIN).delete("/api/v1/jobs/" + share).then().statusCode(200);
+            planner.planNow();
+            assertEquals("EXCLUSIVE", ((Map<?, ?>) ((Map<?, ?>) commands("setSharing").get(0).get("action")).get("setSharing")).get("mode"));
+            gpuOperator.pass(System.currentTimeMillis());
+            assertEquals("horizon-exclusive", labels(kube).get("nvidia.com/device-plugin.config"));
+            kube.nodes().withName(NODE).editStatus(n -> {
+                n.getStatus().getAllocatable().put("nvidia.com/gpu", new Quantity("1"));
+                return n;
+            });
+            gpuOperator.pass(System.currentTimeMillis());
+            assertEquals("SUCCEEDED", commands("setSharing").get(0).get("state"));
+            planner.planNow();
+            assertEquals(2, commands("setSharing").size(), "one command each way, none repeated");
             assertTrue(toAgent.stream().noneMatch(c -> c.hasApplyMigLayout() || c.hasSetSharing()),
                     "the agent never touches MIG or sharing on a GPU Operator node: " + toAgent);
         } finally {

@@ -27,11 +27,11 @@ public class KubernetesProfile implements QuarkusTestProfile {
         return List.of(new TestResourceEntry(KubernetesMockResource.class));
     }
 
-    /** Every node in dra mode, in a store of its own. */
-    public static class AllDra extends KubernetesProfile {
+    /** The same modes in a store of its own. */
+    public static class OwnStore extends KubernetesProfile {
         @Override
         protected String[] storeAndModes() {
-            return new String[] {"dra", "dra"};
+            return new String[] {"dra", super.storeAndModes()[1]};
         }
     }
 }

@@ -1,8 +1,12 @@
 package dev.horizon.kubernetes.operator;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * GPU sharing through the NVIDIA device plugin's named configs: one ConfigMap (ClusterPolicy
@@ -14,6 +18,8 @@ import java.util.Map;
  */
 public final class DevicePluginSharing {
     public static final String CONFIG_LABEL = "nvidia.com/device-plugin.config";
+    static final String EXCLUSIVE = "horizon-exclusive";
+    private static final Pattern NAMED = Pattern.compile("horizon-(?:time-slicing|mps)-(\\d+)");
 
     /** Where the device plugin's configs are, and how long the plugin may take to advertise a new config. */
     public record Settings(String namespace, String configMap, Duration timeout) {
@@ -28,7 +34,13 @@ public final class DevicePluginSharing {
 
         /** The config's key in the ConfigMap and value of the node label. */
         public String name() {
-            return replicas == 1 ? "horizon-exclusive" : "horizon-" + (mode.equals("MPS") ? "mps" : "time-slicing") + "-" + replicas;
+            return replicas == 1 ? EXCLUSIVE : "horizon-" + (mode.equals("MPS") ? "mps" : "time-slicing") + "-" + replicas;
+        }
+
+        /** The replicas of a sharing config of Horizon's named thus; empty for any other name (exclusive, someone else's, none). */
+        public static Optional<Integer> replicasOf(String configName) {
+            Matcher m = NAMED.matcher(configName == null ? "" : configName);
+            return m.matches() ? Optional.of(Integer.parseInt(m.group(1))) : Optional.empty();
         }
 
         String yaml() {
@@ -43,7 +55,7 @@ public final class DevicePluginSharing {
     private final Settings settings;
     private final NamedConfigs configs;
 
-    public DevicePluginSharing(io.fabric8.kubernetes.client.KubernetesClient kube, Settings settings) {
+    public DevicePluginSharing(KubernetesClient kube, Settings settings) {
         this.settings = settings;
         this.configs = new NamedConfigs(kube, settings.namespace(), settings.configMap());
     }

@@ -1,8 +1,10 @@
 package dev.horizon.service.fractional;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
+import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
@@ -15,15 +17,21 @@ import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
+import dev.horizon.service.nodes.NodePlatform;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -33,7 +41,7 @@ import org.jboss.logging.Logger;
  * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
  * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
  * reconfiguring at once, and queues ApplyMigLayout for them; queues SetSharing for each GPU a time-slicing share
- * started on.
+ * started on, or, on a device-plugin node (one sharing config for all its whole GPUs), one for the node.
  */
 @ApplicationScoped
 public class SlicePlanning {
@@ -45,9 +53,14 @@ public class SlicePlanning {
     CommandStore commands;
     @Inject
     CommandQueue queue;
+    @Inject
+    NodePlatform platform;
 
-    /** The pools' policies for one plan, by node index. */
-    public record Pools(Map<Integer, MigPolicy> byNode) {
+    /**
+     * The pools' policies for one plan, by node index; the nodes shared per node (device-plugin mode) by index, and those
+     * of them with a SetSharing not answered yet.
+     */
+    public record Pools(Map<Integer, MigPolicy> byNode, Set<Integer> sharedPerNode, Set<String> sharingPending) {
     }
 
     /** Call on an occupancy that holds no work yet. */
@@ -56,10 +69,16 @@ public class SlicePlanning {
         Map<Integer, MigPolicy> byNode = new HashMap<>();
         // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
         long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
-        Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(nowMillis - longestDrain);
+        List<NodeCommand> recent = commands.recentOrUnanswered(nowMillis - longestDrain);
+        Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(recent);
+        Set<Integer> sharedPerNode = new HashSet<>();
         for (int n = 0; n < usable.size(); n++) {
             Node node = usable.get(n);
             if (!Node.FROM_AGENT.equals(node.source())) continue; // only an agent can apply a layout
+            if (platform.mode(node.name()).orElse(null) == GpuMode.DEVICE_PLUGIN) {
+                occupancy.setSharingPerNode(n, platform.sharingReplicas(node.name()).orElse(0));
+                sharedPerNode.add(n);
+            }
             Optional<MigPolicy> policy = poolOf(node, stored);
             final int index = n;
             policy.ifPresent(p -> {
@@ -71,10 +90,9 @@ public class SlicePlanning {
                 if (g.index() >= occupancy.cluster().nodes().get(n).gpus()) continue;
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
-                boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
                 // a failed layout leaves the GPU as it was, to be planned again at once; an applied one drains first
                 boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
-                if (unanswered || draining) {
+                if (c != null && unanswered(c) || draining) {
                     occupancy.markReconfiguring(n, g.index(), layoutOf(g.model(), c.action().applyMigLayout().slots()));
                     continue;
                 }
@@ -84,7 +102,9 @@ public class SlicePlanning {
                 else occupancy.setMigLayout(n, g.index(), layout);
             }
         }
-        return new Pools(byNode);
+        Set<String> sharingPending = recent.stream().filter(c -> c.action().setSharing() != null && unanswered(c)).map(NodeCommand::node)
+                .collect(Collectors.toSet());
+        return new Pools(byNode, sharedPerNode, sharingPending);
     }
 
     /**
@@ -126,7 +146,7 @@ public class SlicePlanning {
         }
         added.forEach((gpu, count) -> {
             Node node = usable.get(gpu.get(0));
-            if (!Node.FROM_AGENT.equals(node.source())) return;
+            if (!Node.FROM_AGENT.equals(node.source()) || pools.sharedPerNode().contains(gpu.get(0))) return;
             int after = occupancy.sharesOn(gpu.get(0), gpu.get(1)).size();
             int before = after - count;
             // time-slicing needs at least 2 replicas; one more than runs costs nothing and spares the next share a command
@@ -134,6 +154,34 @@ public class SlicePlanning {
             queue.queue(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
                     Math.max(2, after), null, null), null));
         });
+        shareNodes(pools, occupancy, usable);
+    }
+
+    /**
+     * Device-plugin nodes: one config for the node, with the replica count its shares have (the allocator gives a node's
+     * shares one count), asked for when it differs from the node's config; a node whose shares all ended goes back to
+     * exclusive GPUs. One command at a time per node.
+     */
+    private void shareNodes(Pools pools, Occupancy occupancy, List<Node> usable) {
+        for (int n : pools.sharedPerNode()) {
+            Node node = usable.get(n);
+            if (pools.sharingPending().contains(node.name())) continue;
+            Optional<GpuShare> share = timeSlices(occupancy, n).findFirst();
+            int wanted = share.map(GpuShare::timeSlicingReplicas).orElse(0);
+            if (wanted == platform.sharingReplicas(node.name()).orElse(0)) continue;
+            String gpu = node.gpus().get(0).uuid(); // the config covers every whole GPU of the node; any names it
+            queue.queue(node.name(), new CommandRequest(null, wanted == 0 ? new CommandRequest.SetSharing(gpu, "EXCLUSIVE", null, null, null)
+                    : new CommandRequest.SetSharing(gpu, "TIME_SLICING", wanted, null, null), null));
+        }
+    }
+
+    private static Stream<GpuShare> timeSlices(Occupancy occupancy, int node) {
+        return IntStream.range(0, occupancy.cluster().nodes().get(node).gpus()).boxed()
+                .flatMap(g -> occupancy.sharesOn(node, g).stream()).filter(s -> !s.isMig());
+    }
+
+    private static boolean unanswered(NodeCommand c) {
+        return NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state());
     }
 
     static Optional<MigPolicy> poolOf(Node node, List<MigPolicyBody.Stored> stored) {
@@ -165,10 +213,10 @@ public class SlicePlanning {
         }
     }
 
-    /** Per node and GPU uuid, its newest ApplyMigLayout command among those created since sinceMillis or unanswered. */
-    private Map<String, Map<String, NodeCommand>> latestLayoutCommands(long sinceMillis) {
+    /** Per node and GPU uuid, its newest ApplyMigLayout command among these (recent or unanswered, newest first). */
+    private static Map<String, Map<String, NodeCommand>> latestLayoutCommands(List<NodeCommand> recent) {
         Map<String, Map<String, NodeCommand>> latest = new HashMap<>();
-        for (NodeCommand c : commands.recentOrUnanswered(sinceMillis)) { // newest first
+        for (NodeCommand c : recent) { // newest first
             if (c.action().applyMigLayout() == null) continue;
             latest.computeIfAbsent(c.node(), k -> new HashMap<>()).putIfAbsent(c.action().applyMigLayout().gpuUuid(), c);
         }

@@ -9,7 +9,6 @@ import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
-import dev.horizon.service.kubernetes.PlannedDevices;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;

@@ -107,6 +107,7 @@ public class GpuOperatorCommands {
         }
         try {
             String name = cluster.mig().apply(node.name(), layout);
+            cluster.forgetLabels();
             for (NodeCommand c : queued) {
                 if (index(node, c.action().applyMigLayout().gpuUuid()).isPresent()) commands.markSent(c.id(), now);
             }
@@ -133,6 +134,7 @@ public class GpuOperatorCommands {
         try {
             if (NodeCommand.QUEUED.equals(c.state())) {
                 cluster.sharing().apply(node.name(), sharing);
+                cluster.forgetLabels();
                 commands.markSent(c.id(), now);
                 return;
             }

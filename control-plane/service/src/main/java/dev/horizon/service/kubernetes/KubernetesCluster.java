@@ -59,7 +59,7 @@ public class KubernetesCluster {
     private ResourceSlices slices;
     /** Node name to its labels, as last listed; guarded by this. */
     private Map<String, Map<String, String>> labels = Map.of();
-    private long labelsListedAt = Long.MIN_VALUE;
+    private long labelsListedAt;
 
     @PostConstruct
     void start() {
@@ -88,6 +88,18 @@ public class KubernetesCluster {
     public Optional<GpuMode> mode(String node) {
         if (!enabled) return Optional.empty();
         return Optional.of(modes.of(labels(node)));
+    }
+
+    /** The replicas of the device plugin config the node's nvidia.com/device-plugin.config label names, when it is a sharing one of Horizon's. */
+    public Optional<Integer> sharingReplicas(String node) {
+        if (!enabled) return Optional.empty();
+        Map<String, String> l = labels(node);
+        return DevicePluginSharing.NodeSharing.replicasOf(l == null ? null : l.get(DevicePluginSharing.CONFIG_LABEL));
+    }
+
+    /** Lists the nodes again on the next question: Horizon just changed their labels. */
+    public synchronized void forgetLabels() {
+        labelsListedAt = 0;
     }
 
     public MigManager mig() {

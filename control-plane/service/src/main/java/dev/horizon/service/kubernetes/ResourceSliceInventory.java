@@ -5,6 +5,7 @@ import dev.horizon.kubernetes.dra.DraDevice;
 import dev.horizon.kubernetes.dra.InventoryCheck;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.Node;
+import dev.horizon.service.nodes.NodePlatform.ResourceSliceCheck;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.scheduler.Scheduled;
@@ -27,10 +28,6 @@ public class ResourceSliceInventory {
     static final String DRAIN_PREFIX = "ResourceSlices disagree with the agent: ";
     private static final Logger LOG = Logger.getLogger(ResourceSliceInventory.class);
 
-    /** What the last check found on a node: the devices the DRA driver publishes there and each disagreement. */
-    public record Check(int publishedDevices, List<String> differences, long checkedAt) {
-    }
-
     @Inject
     KubernetesCluster cluster;
     @Inject
@@ -40,7 +37,7 @@ public class ResourceSliceInventory {
     @Inject
     Planner planner;
 
-    private volatile Map<String, Check> latest = Map.of();
+    private volatile Map<String, ResourceSliceCheck> latest = Map.of();
 
     @Scheduled(every = "${horizon.kubernetes.inventory-check:30s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void poll() {
@@ -53,20 +50,20 @@ public class ResourceSliceInventory {
     }
 
     /** The last check of a dra node, if any. */
-    public Optional<Check> of(String node) {
+    public Optional<ResourceSliceCheck> of(String node) {
         return Optional.ofNullable(latest.get(node));
     }
 
     /** Reads the ResourceSlices once and checks every agent node in dra mode; the leader drains or undrains on the outcome. */
     public void check(long now) {
         Map<String, List<DraDevice>> published = cluster.slices().byNode();
-        Map<String, Check> checks = new HashMap<>();
+        Map<String, ResourceSliceCheck> checks = new HashMap<>();
         boolean changed = false;
         for (Node node : nodes.all()) {
             if (!Node.FROM_AGENT.equals(node.source()) || cluster.mode(node.name()).orElse(null) != GpuMode.DRA) continue;
             List<DraDevice> devices = published.getOrDefault(node.name(), List.of());
             List<String> differences = InventoryCheck.differences(agentGpus(node), devices);
-            checks.put(node.name(), new Check(devices.size(), differences, now));
+            checks.put(node.name(), new ResourceSliceCheck(devices.size(), differences, now));
             if (leadership.leading()) changed |= enforce(node, differences);
         }
         latest = Map.copyOf(checks);

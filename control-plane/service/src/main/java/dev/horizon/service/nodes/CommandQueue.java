@@ -1,6 +1,5 @@
 package dev.horizon.service.nodes;
 
-import dev.horizon.service.kubernetes.GpuOperatorCommands;
 import dev.horizon.service.leadership.Leadership;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -25,7 +24,7 @@ public class CommandQueue {
     @Inject
     Leadership leadership;
     @Inject
-    GpuOperatorCommands gpuOperator;
+    NodePlatform platform;
 
     /** One open stream per node: the agent's newest connection. Guarded by this. */
     private final Map<String, MultiEmitter<? super NodeCommand>> streams = new HashMap<>();
@@ -66,7 +65,7 @@ public class CommandQueue {
         MultiEmitter<? super NodeCommand> emitter = streams.get(node);
         if (emitter == null) return;
         for (NodeCommand c : store.unanswered(node, includeSent)) {
-            if (gpuOperator.takesOver(c)) continue; // the GPU Operator applies it on Kubernetes, not the agent
+            if (platform.appliesInsteadOfAgent(c)) continue; // the GPU Operator applies it on Kubernetes, not the agent
             emitter.emit(c);
             store.markSent(c.id(), System.currentTimeMillis());
         }

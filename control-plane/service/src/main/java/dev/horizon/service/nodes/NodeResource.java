@@ -3,8 +3,6 @@ package dev.horizon.service.nodes;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.integration.GpuMode;
-import dev.horizon.service.kubernetes.KubernetesCluster;
-import dev.horizon.service.kubernetes.ResourceSliceInventory;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -31,7 +29,7 @@ public class NodeResource {
      */
     public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations,
                              @JsonInclude(JsonInclude.Include.NON_NULL) GpuMode gpuMode,
-                             @JsonInclude(JsonInclude.Include.NON_NULL) ResourceSliceInventory.Check resourceSlices) {
+                             @JsonInclude(JsonInclude.Include.NON_NULL) NodePlatform.ResourceSliceCheck resourceSlices) {
     }
 
     @Inject
@@ -45,9 +43,7 @@ public class NodeResource {
     @Inject
     Caller caller;
     @Inject
-    KubernetesCluster kubernetes;
-    @Inject
-    ResourceSliceInventory resourceSlices;
+    NodePlatform platform;
 
     @GET
     public List<Node> list() {
@@ -57,8 +53,8 @@ public class NodeResource {
     @GET
     @Path("/{name}")
     public NodeDetail get(@PathParam("name") String name) {
-        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name), kubernetes.mode(name).orElse(null),
-                resourceSlices.of(name).orElse(null));
+        return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name), platform.mode(name).orElse(null),
+                platform.resourceSlices(name).orElse(null));
     }
 
     /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */

@@ -1,14 +1,13 @@
-package dev.horizon.service.kubernetes;
+package dev.horizon.service.jobs;
 
 import dev.horizon.allocator.GpuShare;
 import dev.horizon.api.integration.PlannedDevice;
-import dev.horizon.service.jobs.JobRow;
-import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
+import dev.horizon.service.nodes.NodePlatform;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Placements;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +30,7 @@ public class PlannedDevices {
     @Inject
     CommandStore commands;
     @Inject
-    KubernetesCluster cluster;
+    NodePlatform platform;
 
     public List<PlannedDevice> of(JobRow job) {
         if (job.state() != JobState.RUNNING || job.placement() == null) return List.of();
@@ -49,7 +48,7 @@ public class PlannedDevices {
     }
 
     private PlannedDevice device(Node node, Gpu gpu, GpuShare share) {
-        var mode = cluster.mode(node.name()).orElse(null);
+        var mode = platform.mode(node.name()).orElse(null);
         if (share == null) return PlannedDevice.wholeGpu(node.name(), gpu.index(), gpu.uuid(), mode);
         if (share.isMig()) {
             String instance = gpu.migDevices() == null ? null : gpu.migDevices().stream()
