@@ -36,10 +36,15 @@ public final class MigManager {
         this.configs = new NamedConfigs(kube, settings.namespace(), settings.configMap());
     }
 
-    /** The layout the node's label names, when it is one of Horizon's, so a change builds on one not yet applied. */
+    /**
+     * The layout the node's label names, when it is one of Horizon's and did not fail, so a change builds on one not yet
+     * applied; after a failure the GPUs are as the agent reports them, not as the failed layout says.
+     */
     public Optional<MigLayoutConfig> current(String node) {
-        String name = configs.labels(node).get(CONFIG_LABEL);
-        return name == null ? Optional.empty() : MigPartedFile.parse(configs.data().get(CONFIG_KEY)).layout(name);
+        Map<String, String> labels = configs.labels(node);
+        String name = labels.get(CONFIG_LABEL);
+        if (name == null || "failed".equals(labels.get(STATE_LABEL))) return Optional.empty();
+        return MigPartedFile.parse(configs.data().get(CONFIG_KEY)).layout(name);
     }
 
     /**

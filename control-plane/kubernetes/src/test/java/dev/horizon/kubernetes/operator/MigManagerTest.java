@@ -93,6 +93,7 @@ class MigManagerTest {
         assertTrue(failed instanceof Progress.Failed f && f.reason().contains("nvidia.com/mig.config.state=failed for layout " + name + " on node node-1"),
                 failed.toString());
 
+        assertTrue(mig.current("node-1").isEmpty(), "a failed layout is no base for the next one");
         String again = mig.apply("node-1", layout);
         assertNotEquals(name, again, "the MIG manager acts on a label change only");
         assertTrue(configs().has(name) && configs().has(again), "both names hold the layout while a node names either");

@@ -12,6 +12,7 @@ import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.planning.Planner;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -45,6 +46,8 @@ public class GpuOperatorCommands {
     NodeStore nodes;
     @Inject
     Leadership leadership;
+    @Inject
+    Planner planner;
 
     /** Whether the command is run here rather than streamed to the node's agent. */
     public boolean takesOver(NodeCommand c) {
@@ -149,14 +152,17 @@ public class GpuOperatorCommands {
         if (progress instanceof Progress.Applied) {
             commands.finish(c.id(), true, null, now);
             LOG.infof("node %s: command %s applied by the GPU Operator", c.node(), c.id());
+            planner.requestPlan();
         } else if (progress instanceof Progress.Failed f) {
             fail(c, f.reason(), now);
         }
     }
 
+    /** A failed command leaves its GPU as it was: the next plan, asked for now, plans that GPU again. */
     private void fail(NodeCommand c, String reason, long now) {
         commands.finish(c.id(), false, reason, now);
         LOG.warnf("node %s: command %s failed: %s", c.node(), c.id(), reason);
+        planner.requestPlan();
     }
 
     private static Duration waited(NodeCommand c, long now) {
