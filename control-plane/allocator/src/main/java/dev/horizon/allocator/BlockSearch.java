@@ -32,11 +32,11 @@ final class BlockSearch {
         };
     }
 
-    /** Nodes that may hold the job: in the caller's set, of a model it accepts, not drained. */
+    /** Nodes that may hold the job: in the caller's set, of a model it accepts, not drained, not time-sliced per node. */
     private boolean[] eligible(PlacementRules rules, boolean[] allowed) {
         boolean[] ok = new boolean[cluster.nodes().size()];
         for (int n = 0; n < ok.length; n++) {
-            ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && rules.accepts(cluster.nodes().get(n).gpuModel());
+            ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && !o.timeSliced(n) && rules.accepts(cluster.nodes().get(n).gpuModel());
         }
         return ok;
     }
@@ -194,7 +194,7 @@ final class BlockSearch {
         for (int i = 0; i < count; i++) {
             int bestNode = -1, bestGpu = -1, bestFree = Integer.MAX_VALUE, bestBlock = -1;
             for (int n = 0; n < trial.length; n++) {
-                if (o.isDrained(n)) continue;
+                if (o.isDrained(n) || o.timeSliced(n)) continue;
                 int size = cluster.nodes().get(n).gpus();
                 int free = size - Long.bitCount(trial[n]);
                 if (free == 0 || free > bestFree) continue;

@@ -23,6 +23,10 @@ public final class Occupancy {
     private final SharedGpus shared;
     /** Per node, its pool's MIG policy; null where no policy lets the planner change layouts. */
     private final MigPolicy[] migPolicies;
+    /** Per node: one sharing config covers all its whole GPUs (the NVIDIA device plugin's, in device-plugin mode). */
+    private final boolean[] sharingPerNode;
+    /** Per node shared per node: the time-slicing replicas its config has now (0: not time-sliced). */
+    private final int[] configuredReplicas;
 
     public Occupancy(Cluster cluster) {
         this.cluster = cluster;
@@ -30,6 +34,8 @@ public final class Occupancy {
         this.drained = new boolean[busy.length];
         this.shared = new SharedGpus();
         this.migPolicies = new MigPolicy[busy.length];
+        this.sharingPerNode = new boolean[busy.length];
+        this.configuredReplicas = new int[busy.length];
     }
 
     private Occupancy(Occupancy other) {
@@ -38,6 +44,8 @@ public final class Occupancy {
         this.drained = other.drained.clone();
         this.shared = other.shared.copy();
         this.migPolicies = other.migPolicies.clone();
+        this.sharingPerNode = other.sharingPerNode.clone();
+        this.configuredReplicas = other.configuredReplicas.clone();
     }
 
     /** The GPU's MIG layout as it is now; an empty layout turns MIG off. Only on a GPU that holds no work. */
@@ -62,6 +70,28 @@ public final class Occupancy {
 
     public MigPolicy migPolicy(int node) {
         return migPolicies[node];
+    }
+
+    /**
+     * The node's whole GPUs are shared by one config for all of them (Kubernetes' device-plugin mode: the NVIDIA device
+     * plugin time-slices every nvidia.com/gpu of a node alike). There every time-slicing share has one replica count, and
+     * the node holds whole-GPU work or time-slicing shares, never both: a time-sliced node hands out slices, not GPUs.
+     */
+    public void setSharingPerNode(int node, int replicasNow) {
+        sharingPerNode[node] = true;
+        configuredReplicas[node] = replicasNow;
+    }
+
+    public boolean sharingPerNode(int node) {
+        return sharingPerNode[node];
+    }
+
+    /**
+     * Whether the node's whole GPUs are time-sliced: a node shared per node that holds a time-slicing share, or whose
+     * config still time-slices (its last share ended, the config that ends the sharing is not applied yet).
+     */
+    public boolean timeSliced(int node) {
+        return sharingPerNode[node] && (configuredReplicas[node] > 0 || anyTimeSlice(node));
     }
 
     /** The GPU is being re-partitioned to target: it serves nothing, whole or shared, until the agent reports it. */
@@ -121,7 +151,31 @@ public final class Occupancy {
     /** Whether a share could be added on that GPU now (MIG: the layout has that instance and nobody holds it). */
     public boolean canHold(int node, int gpu, GpuShare share) {
         if (drained[node] || gpu >= cluster.nodes().get(node).gpus() || isReconfiguring(node, gpu)) return false;
+        if (!share.isMig() && sharingPerNode[node] && !fitsNodeSharing(node, share)) return false;
         return shared.fits(node, gpu, share, isWholeFree(node, gpu), cluster.nodes().get(node).gpuMemoryMiB());
+    }
+
+    /**
+     * On a node shared per node: the share has the replica count of the node's other shares (the one count its config
+     * will have; with none running, any count, and the config follows), and no whole-GPU work runs there.
+     */
+    private boolean fitsNodeSharing(int node, GpuShare share) {
+        int gpus = cluster.nodes().get(node).gpus();
+        for (int g = 0; g < gpus; g++) {
+            for (GpuShare on : sharesOn(node, g)) {
+                if (!on.isMig() && on.timeSlicingReplicas() != share.timeSlicingReplicas()) return false;
+            }
+            boolean wholeWork = (busy[node] & (1L << g)) != 0 && sharesOn(node, g).isEmpty() && migLayout(node, g) == null && !isReconfiguring(node, g);
+            if (wholeWork) return false;
+        }
+        return true;
+    }
+
+    private boolean anyTimeSlice(int node) {
+        for (int g = 0; g < cluster.nodes().get(node).gpus(); g++) {
+            if (sharesOn(node, g).stream().anyMatch(s -> !s.isMig())) return true;
+        }
+        return false;
     }
 
     /** Of 1000: what the GPU could still give fractional work now (whole-GPU work and re-partitioning leave 0). */
@@ -162,9 +216,9 @@ public final class Occupancy {
         return cluster;
     }
 
-    /** GPUs of the node that new work may use: none on a drained node. */
+    /** GPUs of the node that new whole-GPU work may use: none on a drained node, none on a time-sliced one. */
     public int freeOn(int node) {
-        return drained[node] ? 0 : cluster.nodes().get(node).gpus() - Long.bitCount(busy[node]);
+        return drained[node] || timeSliced(node) ? 0 : cluster.nodes().get(node).gpus() - Long.bitCount(busy[node]);
     }
 
     public int totalFree() {

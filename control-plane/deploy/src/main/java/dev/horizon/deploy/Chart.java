@@ -26,7 +26,8 @@ public final class Chart {
     static final String ROOT = "chart/horizon/";
     /** The templates in the order they are applied: identities and config before the workloads that use them. */
     public static final List<String> TEMPLATES = List.of("control-plane-serviceaccount.yaml", "control-plane-clusterrole.yaml",
-            "control-plane-clusterrolebinding.yaml", "control-plane-configmap.yaml", "agent-configmap.yaml", "database-secret.yaml",
+            "control-plane-clusterrolebinding.yaml", "gpu-operator-role.yaml", "gpu-operator-rolebinding.yaml", "mig-parted-configmap.yaml",
+            "device-plugin-configmap.yaml", "control-plane-configmap.yaml", "agent-configmap.yaml", "database-secret.yaml",
             "tokens-secret.yaml", "control-plane-service.yaml", "control-plane-deployment.yaml", "agent-daemonset.yaml",
             "grafana-dashboard-configmap.yaml", "prometheus-rules-configmap.yaml");
     /** The chart's files that templates include: the Grafana dashboard and the Prometheus alert rules. */

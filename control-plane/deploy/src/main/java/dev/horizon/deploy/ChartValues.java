@@ -3,6 +3,7 @@ package dev.horizon.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.horizon.api.integration.GpuModes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -28,10 +29,12 @@ public final class ChartValues {
     private static final Pattern QUANTITY = Pattern.compile("[0-9]+(\\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][A-Za-z0-9._/:@-]*");
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/=-]*");
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
     private static final Map<String, Rule> RULES = new LinkedHashMap<>();
 
     static {
-        RULES.put("namespace", new Rule(v -> v.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"),
+        RULES.put("namespace", new Rule(v -> DNS_LABEL.matcher(v).matches(),
                 "a DNS label: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit"));
         RULES.put("image.controlPlane", new Rule(v -> IMAGE.matcher(v).matches(), "an image reference such as registry/horizon/control-plane:0.1.0"));
         RULES.put("image.agent", new Rule(v -> IMAGE.matcher(v).matches(), "an image reference such as registry/horizon/agent:0.1.0"));
@@ -50,6 +53,13 @@ public final class ChartValues {
         RULES.put("tls.enabled", new Rule(v -> v.equals("true") || v.equals("false"), "true or false"));
         RULES.put("tls.secretName", new Rule(v -> v.matches("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?"),
                 "a Secret name: lower-case letters, digits, '-' and '.', at most 253"));
+        RULES.put("kubernetes.gpuMode", new Rule(ChartValues::gpuModes,
+                "dra or device-plugin for every node, or POOL=MODE entries beside it, such as device-plugin,h200=dra"));
+        RULES.put("kubernetes.nodePoolLabel", new Rule(v -> LABEL_KEY.matcher(v).matches(), "a node label key such as cloud.google.com/gke-nodepool"));
+        RULES.put("gpuOperator.namespace", new Rule(v -> DNS_LABEL.matcher(v).matches(), "the GPU Operator's namespace, a DNS label"));
+        RULES.put("gpuOperator.migPartedConfig", new Rule(v -> DNS_LABEL.matcher(v).matches(), "a ConfigMap name (a DNS label)"));
+        RULES.put("gpuOperator.devicePluginConfig", new Rule(v -> DNS_LABEL.matcher(v).matches(), "a ConfigMap name (a DNS label)"));
+        RULES.put("gpuOperator.migTimeoutSeconds", new Rule(v -> Integer.parseInt(v) >= 1, "at least 1 second"));
         RULES.put("agent.driverLibraryPath", new Rule(v -> v.startsWith("/"),
                 "an absolute host path holding libnvidia-ml.so.1, such as /usr/lib/x86_64-linux-gnu"));
         RULES.put("agent.memoryGuardAction", new Rule(v -> v.equals("REPORT") || v.equals("KILL"), "REPORT or KILL"));
@@ -122,6 +132,15 @@ public final class ChartValues {
             ok = false;
         }
         if (!ok) throw new IllegalArgumentException(key + " must be " + rule.expected() + " (got '" + text + "')");
+    }
+
+    private static boolean gpuModes(String value) {
+        try {
+            GpuModes.parse(value, GpuModes.DEFAULT_POOL_LABEL);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** The line of a leaf: the path of keys, each found below its parent by indentation. */

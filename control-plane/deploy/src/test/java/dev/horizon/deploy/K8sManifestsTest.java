@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,8 @@ class K8sManifestsTest {
     @Test
     void renderedManifestsApplyToTheApiServerWithTheValuesGiven() throws IOException {
         Run r = run("--out", out.toString(), "--set", "controlPlane.replicas=3", "--set", "tokens.agent=agent-secret",
-                "--set", "agent.driverLibraryPath=/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "--set", "database.password=pw");
+                "--set", "agent.driverLibraryPath=/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "--set", "database.password=pw",
+                "--set", "kubernetes.gpuMode=device-plugin,h200=dra");
         assertEquals(0, r.rc(), r.err());
         assertTrue(r.out().contains("tokens.admin was empty: generated one"), r.out());
         List<HasMetadata> applied = new ArrayList<>();
@@ -116,7 +118,27 @@ class K8sManifestsTest {
         assertGrants(role, "", "pods", "watch");
         assertGrants(role, "", "events", "create");
         assertGrants(role, "coordination.k8s.io", "leases", "update");
+        assertGrants(role, "resource.k8s.io", "resourceslices", "list");
+        assertGrants(role, "resource.k8s.io", "resourceclaimtemplates", "create");
+        assertGrants(role, "resource.k8s.io", "resourceclaims", "create");
+        assertGrants(role, "", "nodes", "patch");
         assertEquals("horizon-control-plane", client.rbac().clusterRoleBindings().withName("horizon-control-plane").get().getSubjects().get(0).getName());
+
+        // the GPU Operator's ConfigMaps: Horizon may change those two and nothing else in its namespace
+        var configs = client.rbac().roles().inNamespace("gpu-operator").withName("horizon-gpu-configs").get().getRules().get(0);
+        assertEquals(List.of("configmaps"), configs.getResources());
+        assertEquals(List.of("horizon-mig-parted-config", "horizon-device-plugin-configs"), configs.getResourceNames());
+        assertTrue(configs.getVerbs().contains("update"));
+        assertEquals("horizon", client.rbac().roleBindings().inNamespace("gpu-operator").withName("horizon-gpu-configs").get().getSubjects().get(0)
+                .getNamespace());
+        assertTrue(client.configMaps().inNamespace("gpu-operator").withName("horizon-mig-parted-config").get().getData().get("config.yaml")
+                .contains("all-disabled:"));
+        assertTrue(client.configMaps().inNamespace("gpu-operator").withName("horizon-device-plugin-configs").get().getData().get("horizon-exclusive")
+                .contains("migStrategy: mixed"));
+        Map<String, String> env = client.configMaps().inNamespace("horizon").withName("horizon-control-plane").get().getData();
+        assertEquals("true", env.get("HORIZON_KUBERNETES_ENABLED"));
+        assertEquals("device-plugin,h200=dra", env.get("HORIZON_KUBERNETES_GPU_MODE"));
+        assertEquals("gpu-operator", env.get("HORIZON_KUBERNETES_GPU_OPERATOR_NAMESPACE"));
     }
 
     /** The ports the probes ask are the ones the programs serve on (their application.properties). */
@@ -149,9 +171,12 @@ class K8sManifestsTest {
             String name = Chart.TEMPLATES.get(i);
             String rendered = Chart.render(name, Files.readString(chart.resolve("templates").resolve(name)), values);
             assertEquals(Files.readString(written.get(i)), rendered, name);
-            // cluster-wide RBAC has no namespace; everything else lives in the one given
+            // cluster-wide RBAC has no namespace; the GPU Operator's ConfigMaps and their Role live in its namespace; the rest in the one given
             String namespace = Chart.parse(name, rendered).getMetadata().getNamespace();
-            assertEquals(name.startsWith("control-plane-clusterrole") ? null : "gpu-sched", namespace, name);
+            String expected = name.startsWith("control-plane-clusterrole") ? null
+                    : name.startsWith("gpu-operator-") || name.endsWith("-configmap.yaml") && !name.startsWith("control-plane") && !name.startsWith("agent")
+                    ? "gpu-operator" : "gpu-sched";
+            assertEquals(expected, namespace, name);
         }
         assertTrue(Files.readString(written.get(Chart.TEMPLATES.indexOf("agent-daemonset.yaml"))).contains("image: \"reg.example/agent:1.2\""));
         for (String file : Chart.FILES) assertEquals(Chart.file(file), Files.readString(chart.resolve(file)), "the chart carries " + file);
@@ -215,6 +240,8 @@ class K8sManifestsTest {
         assertTrue(db.err().contains("database.url must be a PostgreSQL JDBC URL"), db.err());
         Run quote = run("--out", out.toString(), "--set", "database.password=a\"b");
         assertTrue(quote.err().contains("database.password may not hold quotes"), quote.err());
+        Run mode = run("--out", out.toString(), "--set", "kubernetes.gpuMode=h200=mig");
+        assertTrue(mode.err().contains("kubernetes.gpuMode must be dra or device-plugin for every node, or POOL=MODE entries beside it"), mode.err());
         Run noOut = run("--set", "controlPlane.replicas=2");
         assertTrue(noOut.err().contains("--out DIR is required"), noOut.err());
         Run noEquals = run("--out", out.toString(), "--set", "replicas");

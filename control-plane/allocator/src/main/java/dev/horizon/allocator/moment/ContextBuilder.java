@@ -55,6 +55,7 @@ public final class ContextBuilder {
         for (int n = 0; n < m.nodes().size(); n++) {
             NodeState node = m.nodes().get(n);
             o.setMigPolicy(n, node.migPolicy());
+            if (node.sharingPerNode() != null) o.setSharingPerNode(n, node.sharingPerNode());
             for (int g = 0; g < node.gpus().size(); g++) {
                 NodeState.Gpu gpu = node.gpus().get(g);
                 if (gpu.layout() != null) o.setMigLayout(n, g, gpu.layout());

@@ -7,9 +7,11 @@ import java.util.List;
 
 /**
  * One node: what it is (model, GPUs, memory, NVLink domain), whether new work may land there, the MIG policy of its pool
- * (null: layouts stay as they are), and each GPU's state, by index.
+ * (null: layouts stay as they are), each GPU's state, by index, and sharingPerNode: null where each GPU is time-sliced on
+ * its own (the agent's sharing), else the time-slicing replicas the one config for all the node's whole GPUs has now
+ * (Kubernetes' device-plugin mode; 0: exclusive), under which the node's shares all have one replica count.
  */
-public record NodeState(GpuNode node, Health health, MigPolicy migPolicy, List<Gpu> gpus) {
+public record NodeState(GpuNode node, Health health, MigPolicy migPolicy, List<Gpu> gpus, Integer sharingPerNode) {
 
     /** READY takes new work; DRAINED (an admin drains it) and UNHEALTHY (its agent says so, or went silent) take none. */
     public enum Health { READY, DRAINED, UNHEALTHY }
@@ -27,6 +29,10 @@ public record NodeState(GpuNode node, Health health, MigPolicy migPolicy, List<G
         if (gpus.size() != node.gpus()) {
             throw new IllegalArgumentException("node " + node.name() + " has " + node.gpus() + " GPUs but " + gpus.size() + " GPU states");
         }
+    }
+
+    public NodeState(GpuNode node, Health health, MigPolicy migPolicy, List<Gpu> gpus) {
+        this(node, health, migPolicy, gpus, null);
     }
 
     /** A ready node of whole GPUs. */

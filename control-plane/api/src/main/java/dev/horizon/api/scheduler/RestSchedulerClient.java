@@ -1,9 +1,11 @@
 package dev.horizon.api.scheduler;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.api.integration.PlannedPlacement;
 import java.io.IOException;
 import java.net.URI;
@@ -24,6 +26,8 @@ import java.util.Set;
 public final class RestSchedulerClient implements SchedulerClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final TypeReference<List<PlannedDevice>> DEVICES = new TypeReference<>() {
+    };
 
     private final URI base;
     private final String token;
@@ -55,7 +59,8 @@ public final class RestSchedulerClient implements SchedulerClient {
         String placement = view.path("placement").asText("");
         String mig = view.path("spec").path("perReplica").path("migProfile").asText(null);
         boolean placed = state == SchedulerJob.State.RUNNING && !placement.isEmpty();
-        return fence.admit(new SchedulerJob(id, state, placed ? new PlannedPlacement(nodes(placement), mig) : null,
+        List<PlannedDevice> devices = view.path("devices").isArray() ? JSON.convertValue(view.get("devices"), DEVICES) : List.of();
+        return fence.admit(new SchedulerJob(id, state, placed ? new PlannedPlacement(nodes(placement), mig, devices) : null,
                 placed ? view.path("leaderEpoch").asLong(0) : 0));
     }
 

@@ -55,6 +55,11 @@ public final class FakeScheduler implements SchedulerClient {
         jobs.put(id, new SchedulerJob(id, State.RUNNING, new PlannedPlacement(List.of(nodes), migProfile)));
     }
 
+    /** Runs the job on a placement with its planned devices, as a control plane on Kubernetes reports it. */
+    public void plan(String id, PlannedPlacement placement) {
+        jobs.put(id, new SchedulerJob(id, State.RUNNING, placement));
+    }
+
     public void preempt(String id) {
         jobs.put(id, new SchedulerJob(id, State.PENDING, null));
     }

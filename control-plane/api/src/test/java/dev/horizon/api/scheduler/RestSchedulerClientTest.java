@@ -9,6 +9,8 @@ import com.sun.net.httpserver.HttpServer;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.integration.GpuMode;
+import dev.horizon.api.integration.PlannedDevice;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -37,7 +39,8 @@ class RestSchedulerClientTest {
             Map.Entry<Integer, String> answer = switch (exchange.getRequestMethod() + " " + path) {
                 case "POST /api/v1/jobs" -> Map.entry(201, "{\"id\":\"j1\",\"state\":\"PENDING\"}");
                 case "GET /api/v1/jobs/j1" -> Map.entry(200, "{\"id\":\"j1\",\"state\":\"RUNNING\",\"placement\":\"node-1[0-3]+node-2[0-7]\","
-                        + "\"spec\":{\"perReplica\":{\"migProfile\":\"1g.10gb\"}}}");
+                        + "\"spec\":{\"perReplica\":{\"migProfile\":\"1g.10gb\"}},\"devices\":[{\"node\":\"node-1\",\"gpuIndex\":2,"
+                        + "\"gpuUuid\":\"GPU-2\",\"migProfile\":\"1g.10gb\",\"migUuid\":\"MIG-7\",\"gpuMode\":\"dra\",\"newerField\":1}]}");
                 case "GET /api/v1/jobs/new" -> Map.entry(200, "{\"id\":\"new\",\"state\":\"RUNNING\",\"placement\":\"node-3[0-7]\",\"leaderEpoch\":5}");
                 case "GET /api/v1/jobs/old" -> Map.entry(200, "{\"id\":\"old\",\"state\":\"RUNNING\",\"placement\":\"node-4[0-7]\",\"leaderEpoch\":4}");
                 case "GET /api/v1/jobs/j2" -> Map.entry(200, "{\"id\":\"j2\",\"state\":\"PENDING\",\"spec\":{\"perReplica\":{\"gpus\":1}}}");
@@ -82,6 +85,8 @@ class RestSchedulerClientTest {
         assertEquals(SchedulerJob.State.RUNNING, running.state());
         assertEquals(List.of("node-1", "node-2"), running.placement().nodes());
         assertEquals("1g.10gb", running.placement().migProfile());
+        assertEquals(List.of(new PlannedDevice("node-1", 2, "GPU-2", "1g.10gb", "MIG-7", null, null, GpuMode.DRA)), running.placement().devices(),
+                "the planned devices, a field this client does not know ignored");
         assertNull(client.job("j2").placement(), "a pending job has no placement");
 
         Explanation why = client.explanation("j1");

@@ -1,9 +1,11 @@
 package dev.horizon.service.fractional;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
@@ -15,27 +17,34 @@ import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
+import dev.horizon.service.nodes.NodePlatform;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
  * The fractional side of a plan. Before it: tells the moment each agent GPU's MIG layout (from its reported MIG
  * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or answered inside its pool's
- * drain time), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
- * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
- * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
- * reconfiguring at once, and asks for ApplyMigLayout for them and SetSharing for each GPU a time-slicing share started
- * on. The plan writes those commands in its own commit, so a plan that does not commit leaves none behind. A layout
- * command that failed (or expired unanswered) no longer holds its GPU: the GPU is planned again with the layout its
- * agent reports.
+ * drain time), each node's MIG policy, and which nodes share their whole GPUs by one device-plugin config. A node is in
+ * the pool of the first policy (by pool name) that lists its GPU model as partitionable: nodes carry no pool label yet.
+ * After it: hands the re-partitionings the plan wants to the ReconfigurationPlanner, which starts only those on GPUs with
+ * no running work and within the pool's limit on GPUs reconfiguring at once, and asks for ApplyMigLayout for them and
+ * SetSharing for each GPU a time-slicing share started on, or, on a device-plugin node (one sharing config for all its
+ * whole GPUs), one for the node. The plan writes those commands in its own commit, so a plan that does not commit leaves
+ * none behind. A layout command that failed (or expired unanswered) no longer holds its GPU: the GPU is planned again
+ * with the layout its agent reports.
  */
 @ApplicationScoped
 public class SlicePlanning {
@@ -45,17 +54,25 @@ public class SlicePlanning {
     MigPolicyStore policies;
     @Inject
     CommandStore commands;
+    @Inject
+    NodePlatform platform;
 
-    /** The pools' policies for one plan, by node index. */
-    public record Pools(Map<Integer, MigPolicy> byNode) {
+    /**
+     * The pools' policies for one plan, by node index; the nodes shared per node (device-plugin mode) by index, and those
+     * of them with a SetSharing not answered yet.
+     */
+    public record Pools(Map<Integer, MigPolicy> byNode, Set<Integer> sharedPerNode, Set<String> sharingPending) {
     }
 
     /** A command the plan needs its node's agent to carry out. */
     public record Wanted(String node, CommandRequest action) {
     }
 
-    /** Per node (by index), each GPU's MIG state as the moment needs it, and the pools' policies. */
-    public record Prepared(List<List<NodeState.Gpu>> gpus, Pools pools) {
+    /**
+     * Per node (by index), each GPU's MIG state as the moment needs it, the pools' policies, and the time-slicing replicas
+     * each node shared per node is configured with now (0: exclusive).
+     */
+    public record Prepared(List<List<NodeState.Gpu>> gpus, Pools pools, Map<Integer, Integer> sharingPerNode) {
     }
 
     /**
@@ -68,27 +85,34 @@ public class SlicePlanning {
         Map<Integer, MigPolicy> byNode = new HashMap<>();
         // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
         long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
-        Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(nowMillis - longestDrain);
+        List<NodeCommand> recent = commands.recentOrUnanswered(nowMillis - longestDrain);
+        Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(recent);
+        Set<Integer> sharedPerNode = new HashSet<>();
+        Map<Integer, Integer> sharingReplicas = new HashMap<>();
         List<List<NodeState.Gpu>> all = new ArrayList<>();
         for (int n = 0; n < usable.size(); n++) {
             Node node = usable.get(n);
-            // only an agent can apply a layout
-            Optional<MigPolicy> policy = Node.FROM_AGENT.equals(node.source()) ? poolOf(node, stored) : Optional.empty();
+            boolean fromAgent = Node.FROM_AGENT.equals(node.source()); // only an agent can apply a layout or a sharing config
+            if (fromAgent && platform.mode(node.name()).orElse(null) == GpuMode.DEVICE_PLUGIN) {
+                sharedPerNode.add(n);
+                sharingReplicas.put(n, platform.sharingReplicas(node.name()).orElse(0));
+            }
+            Optional<MigPolicy> policy = fromAgent ? poolOf(node, stored) : Optional.empty();
             final int index = n;
             policy.ifPresent(p -> byNode.put(index, p));
             Map<String, NodeCommand> latest = layoutCommands.getOrDefault(node.name(), Map.of());
             List<NodeState.Gpu> gpus = new ArrayList<>();
             for (Gpu g : node.gpus()) {
                 boolean lost = Node.LOST.equals(g.health());
-                if (!Node.FROM_AGENT.equals(node.source())) {
+                if (!fromAgent) {
                     gpus.add(new NodeState.Gpu(null, null, lost));
                     continue;
                 }
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
-                boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
+                // a failed layout leaves the GPU as it was, to be planned again at once; an applied one drains first
                 boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
-                if (unanswered || draining) {
+                if (c != null && unanswered(c) || draining) {
                     MigLayout target = layoutOf(g.model(), c.action().applyMigLayout().slots());
                     gpus.add(new NodeState.Gpu(null, target == null ? MigLayout.unpartitioned(g.model()) : target, lost));
                 } else if (g.migDevices() == null || g.migDevices().isEmpty()) {
@@ -101,7 +125,9 @@ public class SlicePlanning {
             }
             all.add(gpus);
         }
-        return new Prepared(all, new Pools(byNode));
+        Set<String> sharingPending = recent.stream().filter(c -> c.action().setSharing() != null && unanswered(c)).map(NodeCommand::node)
+                .collect(Collectors.toSet());
+        return new Prepared(all, new Pools(byNode, sharedPerNode, sharingPending), sharingReplicas);
     }
 
     /**
@@ -144,7 +170,7 @@ public class SlicePlanning {
         }
         added.forEach((gpu, count) -> {
             Node node = usable.get(gpu.get(0));
-            if (!Node.FROM_AGENT.equals(node.source())) return;
+            if (!Node.FROM_AGENT.equals(node.source()) || pools.sharedPerNode().contains(gpu.get(0))) return;
             int after = occupancy.sharesOn(gpu.get(0), gpu.get(1)).size();
             int before = after - count;
             // time-slicing needs at least 2 replicas; one more than runs costs nothing and spares the next share a command
@@ -152,7 +178,35 @@ public class SlicePlanning {
             out.add(new Wanted(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
                     Math.max(2, after), null, null), null)));
         });
+        shareNodes(pools, occupancy, usable, out);
         return out;
+    }
+
+    /**
+     * Device-plugin nodes: one config for the node, with the replica count its shares have (the allocator gives a node's
+     * shares one count), asked for when it differs from the node's config; a node whose shares all ended goes back to
+     * exclusive GPUs. One command at a time per node.
+     */
+    private void shareNodes(Pools pools, Occupancy occupancy, List<Node> usable, List<Wanted> out) {
+        for (int n : pools.sharedPerNode()) {
+            Node node = usable.get(n);
+            if (pools.sharingPending().contains(node.name())) continue;
+            Optional<GpuShare> share = timeSlices(occupancy, n).findFirst();
+            int wanted = share.map(GpuShare::timeSlicingReplicas).orElse(0);
+            if (wanted == platform.sharingReplicas(node.name()).orElse(0)) continue;
+            String gpu = node.gpus().get(0).uuid(); // the config covers every whole GPU of the node; any names it
+            out.add(new Wanted(node.name(), new CommandRequest(null, wanted == 0 ? new CommandRequest.SetSharing(gpu, "EXCLUSIVE", null, null, null)
+                    : new CommandRequest.SetSharing(gpu, "TIME_SLICING", wanted, null, null), null)));
+        }
+    }
+
+    private static Stream<GpuShare> timeSlices(Occupancy occupancy, int node) {
+        return IntStream.range(0, occupancy.cluster().nodes().get(node).gpus()).boxed()
+                .flatMap(g -> occupancy.sharesOn(node, g).stream()).filter(s -> !s.isMig());
+    }
+
+    private static boolean unanswered(NodeCommand c) {
+        return NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state());
     }
 
     static Optional<MigPolicy> poolOf(Node node, List<MigPolicyBody.Stored> stored) {
@@ -184,10 +238,10 @@ public class SlicePlanning {
         }
     }
 
-    /** Per node and GPU uuid, its newest ApplyMigLayout command among those created since sinceMillis or unanswered. */
-    private Map<String, Map<String, NodeCommand>> latestLayoutCommands(long sinceMillis) {
+    /** Per node and GPU uuid, its newest ApplyMigLayout command among these (recent or unanswered, newest first). */
+    private static Map<String, Map<String, NodeCommand>> latestLayoutCommands(List<NodeCommand> recent) {
         Map<String, Map<String, NodeCommand>> latest = new HashMap<>();
-        for (NodeCommand c : commands.recentOrUnanswered(sinceMillis)) { // newest first
+        for (NodeCommand c : recent) { // newest first
             if (c.action().applyMigLayout() == null) continue;
             latest.computeIfAbsent(c.node(), k -> new HashMap<>()).putIfAbsent(c.action().applyMigLayout().gpuUuid(), c);
         }

@@ -61,6 +61,8 @@ public class JobResource {
     JobSubmissions submissions;
     @Inject
     MemoryViolations violations;
+    @Inject
+    PlannedDevices devices;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -107,7 +109,7 @@ public class JobResource {
     public JobView get(@PathParam("id") String id) {
         JobRow j = find(id);
         caller.requireSeesTeam(j.team(), "job " + id);
-        return JobView.of(j, clock.seconds());
+        return JobView.of(j, clock.seconds()).withDevices(devices.of(j));
     }
 
     @GET

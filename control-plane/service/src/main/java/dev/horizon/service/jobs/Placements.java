@@ -20,15 +20,25 @@ public final class Placements {
     private Placements() {
     }
 
-    /** Whether a stored placement holds GPU gpuIndex (NVML's index, the order the node lists its GPUs in) of node. */
-    public static boolean holds(String placement, String node, int gpuIndex) {
+    /** One part of a stored placement: GPUs first to last (NVML's indexes) of node, with the share of a slice (null for whole GPUs). */
+    public record Part(String node, int first, int last, GpuShare share) {
+    }
+
+    /** The parts of a stored placement in its order; a part that does not parse is left out. */
+    public static List<Part> parts(String placement) {
+        List<Part> parts = new ArrayList<>();
         for (String part : placement.split("\\+")) {
             Matcher m = SLICE.matcher(part);
-            if (m.matches() && m.group(1).equals(node) && Integer.parseInt(m.group(2)) <= gpuIndex && gpuIndex <= Integer.parseInt(m.group(3))) {
-                return true;
+            if (m.matches()) {
+                parts.add(new Part(m.group(1), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)), m.group(4) == null ? null : GpuShare.parse(m.group(4))));
             }
         }
-        return false;
+        return parts;
+    }
+
+    /** Whether a stored placement holds GPU gpuIndex (NVML's index, the order the node lists its GPUs in) of node. */
+    public static boolean holds(String placement, String node, int gpuIndex) {
+        return parts(placement).stream().anyMatch(p -> p.node().equals(node) && p.first() <= gpuIndex && gpuIndex <= p.last());
     }
 
     /** GPUs a stored placement holds, a slice of one GPU counted as one (as {@link Placement#gpus()} counts it). */

@@ -26,6 +26,8 @@ public class CommandQueue {
     CommandStore store;
     @Inject
     Leadership leadership;
+    @Inject
+    NodePlatform platform;
 
     /** One open stream per node: the agent's newest connection. Guarded by this. */
     private final Map<String, MultiEmitter<? super NodeCommand>> streams = new HashMap<>();
@@ -71,6 +73,7 @@ public class CommandQueue {
         MultiEmitter<? super NodeCommand> emitter = streams.get(node);
         if (emitter == null) return;
         for (NodeCommand c : store.unanswered(node, includeSent)) {
+            if (platform.appliesInsteadOfAgent(c)) continue; // the GPU Operator applies it on Kubernetes, not the agent
             emitter.emit(c);
             store.markSent(c.id(), clock.millis());
         }

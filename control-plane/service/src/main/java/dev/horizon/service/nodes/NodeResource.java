@@ -1,6 +1,8 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.api.integration.GpuMode;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.security.Caller;
@@ -25,8 +27,14 @@ import java.util.List;
 @Path("/api/v1/nodes")
 @Produces(MediaType.APPLICATION_JSON)
 public class NodeResource {
-    /** A node with its agent's newest commands, pending and answered, and the newest processes its memory guard caught. */
-    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations) {
+    /**
+     * A node with its agent's newest commands, pending and answered, and the newest processes its memory guard caught; on
+     * Kubernetes its GPU mode ("dra" or "device-plugin") and, in dra mode, the last check of the DRA driver's
+     * ResourceSlices against its agent.
+     */
+    public record NodeDetail(@JsonUnwrapped Node node, List<NodeCommand> commands, List<MemoryViolations.Violation> memoryViolations,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) GpuMode gpuMode,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) NodePlatform.ResourceSliceCheck resourceSlices) {
     }
 
     @Inject
@@ -43,6 +51,8 @@ public class NodeResource {
     Leadership leadership;
     @Inject
     LeaderForwarding forwarding;
+    @Inject
+    NodePlatform platform;
 
     /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET
@@ -55,8 +65,9 @@ public class NodeResource {
     @Path("/{name}")
     public NodeDetail get(@PathParam("name") String name) {
         Node node = find(name);
-        if (!caller.seesAllTeams()) return new NodeDetail(node.withoutProcesses(), List.of(), List.of());
-        return new NodeDetail(node, commands.recent(name), violations.ofNode(name));
+        if (!caller.seesAllTeams()) return new NodeDetail(node.withoutProcesses(), List.of(), List.of(), platform.mode(name).orElse(null), null);
+        return new NodeDetail(node, commands.recent(name), violations.ofNode(name), platform.mode(name).orElse(null),
+                platform.resourceSlices(name).orElse(null));
     }
 
     private Node visible(Node node) {

@@ -6,6 +6,8 @@ import dev.horizon.service.store.StoreException;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -209,13 +211,7 @@ public class NodeStore {
                 ps.setString(3, node);
                 ps.setString(4, uuid);
             });
-            if (gpuHealth == null) return false;
-            return Db.update(c, "UPDATE nodes SET health = ?, health_reason = ? WHERE name = ? AND health = ?", ps -> {
-                ps.setString(1, Node.UNHEALTHY);
-                ps.setString(2, event);
-                ps.setString(3, node);
-                ps.setString(4, Node.HEALTHY);
-            }) == 1;
+            return gpuHealth != null && drainHealthy(c, node, event);
         });
     }
 
@@ -239,6 +235,30 @@ public class NodeStore {
             }
         }
         return Integer.compare(a.length() - i, b.length() - j) != 0 ? Integer.compare(a.length() - i, b.length() - j) : a.compareTo(b);
+    }
+
+    /** Drains a healthy node for a reason found outside its agent; returns true when it was healthy until now. */
+    public boolean drain(String node, String reason) {
+        return db.inTransaction(c -> drainHealthy(c, node, reason));
+    }
+
+    private static boolean drainHealthy(Connection c, String node, String reason) throws SQLException {
+        return Db.update(c, "UPDATE nodes SET health = ?, health_reason = ? WHERE name = ? AND health = ?", ps -> {
+            ps.setString(1, Node.UNHEALTHY);
+            ps.setString(2, reason);
+            ps.setString(3, node);
+            ps.setString(4, Node.HEALTHY);
+        }) == 1;
+    }
+
+    /** Undrains a node drained for a reason starting with reasonPrefix (and for no other); returns true when it did. */
+    public boolean undrain(String node, String reasonPrefix) {
+        return db.update("UPDATE nodes SET health = ?, health_reason = NULL WHERE name = ? AND health = ? AND health_reason LIKE ?", ps -> {
+            ps.setString(1, Node.HEALTHY);
+            ps.setString(2, node);
+            ps.setString(3, Node.UNHEALTHY);
+            ps.setString(4, reasonPrefix.replace("%", "\\%").replace("_", "\\_") + "%");
+        }) == 1;
     }
 
     private static boolean sameInventory(Node a, Node b) {

@@ -72,7 +72,7 @@ public class MomentReader {
             for (Gpu g : node.gpus()) gpuByUuid.put(g.uuid(), new int[] {n, g.index()});
             GpuNode shape = new GpuNode(node.name(), node.gpuModel(), node.gpus().size(), node.gpuMemoryMiB(), node.nvlinkDomain());
             nodes.add(new NodeState(shape, node.drained() ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, prepared.pools().byNode().get(n),
-                    prepared.gpus().get(n)));
+                    prepared.gpus().get(n), prepared.sharingPerNode().get(n)));
         }
         List<ServiceState> services = services(gpuByUuid);
         Jobs js = jobs(now, active, nodes, nodeIndex, services);

@@ -13,6 +13,9 @@ import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.NoGpuRequestedException;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
+import dev.horizon.kubernetes.KubernetesRefusal;
+import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.dra.NotReleasable;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -50,6 +53,7 @@ public final class KubeflowController {
     private final SchedulerClient scheduler;
     private final Translator translator;
     private final Clock clock;
+    private final PodRelease podRelease;
     /** "Kind/namespace/name" to scheduler job id, for every job submitted and not yet ended. */
     private final Map<String, String> tracked = new ConcurrentHashMap<>();
 
@@ -57,6 +61,7 @@ public final class KubeflowController {
         this.kube = kube;
         this.scheduler = scheduler;
         this.clock = clock;
+        this.podRelease = new PodRelease(kube);
         this.translator = new Translator(options, (kind, namespace, name) -> {
             var resources = kube.genericKubernetesResources(context(kind));
             GenericKubernetesResource runtime = kind.namespaced() ? resources.inNamespace(namespace).withName(name).get() : resources.withName(name).get();
@@ -100,7 +105,7 @@ public final class KubeflowController {
     }
 
     private void reconcile(KubeflowKind kind, GenericKubernetesResource resource) {
-        KubeflowJob job = new KubeflowJob(kind, JSON.valueToTree(resource), translator);
+        KubeflowJob job = new KubeflowJob(kind, JSON.valueToTree(resource), translator, podRelease);
         String key = key(kind, resource);
         String id = Manifests.annotation(job.object(), JOB_ID);
         Optional<Boolean> outcome = job.succeeded();
@@ -156,13 +161,26 @@ public final class KubeflowController {
         translation.warnings().forEach(w -> event(resource, "Warning", "TranslationWarning", w));
     }
 
+    /**
+     * Releases the job onto its placement. One the cluster cannot take yet (a device the DRA driver does not publish, an
+     * object the API server refuses) stays suspended with the reason in its condition, said once, and is tried again on
+     * the next pass.
+     */
     private void release(KubeflowJob job, GenericKubernetesResource resource, SchedulerJob planned) {
-        job.runOn(planned.placement());
+        try {
+            job.runOn(planned.placement());
+        } catch (NotReleasable | KubernetesRefusal e) {
+            String message = "planned by Horizon but not released: " + e.getMessage();
+            if (!message.equals(job.condition(CONDITION).map(c -> c.path("message").asText()).orElse(null))) {
+                setCondition(job, false, "NotReleased", message);
+                event(resource, "Warning", "NotReleased", message);
+            }
+            return;
+        }
         String nodes = String.join(",", planned.placement().nodes());
         annotations(job).put(PLACEMENT, nodes);
         write(job);
-        String message = "planned by Horizon: released onto " + nodes
-                + (planned.placement().migProfile() != null ? " (MIG " + planned.placement().migProfile() + ")" : "");
+        String message = "planned by Horizon: released " + job.released();
         setCondition(job, true, "Planned", message);
         event(resource, "Normal", "Planned", message);
     }

@@ -5,13 +5,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.integration.JobIntegration;
 import dev.horizon.api.integration.JobWithOutcome;
+import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.api.manifest.Accelerators;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
+import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.dra.DeviceClaims;
+import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -22,7 +26,8 @@ import java.util.Set;
 /**
  * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs and the
  * mpi-operator's v2beta1 MPIJob hold with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
- * as a required node affinity on kubernetes.io/hostname, added to every term the user already has.
+ * as a required node affinity on kubernetes.io/hostname, added to every term the user already has, and, on nodes in
+ * {@code dra} mode, as claims on exactly the planned devices ({@link PodRelease}).
  */
 public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     /** The runtimePatches entry Horizon owns on a TrainJob. */
@@ -32,11 +37,14 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     private final KubeflowKind kind;
     private final ObjectNode object;
     private final Translator translator;
+    private final PodRelease release;
+    private final List<String> released = new ArrayList<>();
 
-    public KubeflowJob(KubeflowKind kind, ObjectNode object, Translator translator) {
+    public KubeflowJob(KubeflowKind kind, ObjectNode object, Translator translator, PodRelease release) {
         this.kind = kind;
         this.object = object;
         this.translator = translator;
+        this.release = release;
     }
 
     public ObjectNode object() {
@@ -63,17 +71,48 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         suspendHolder().put("suspend", true);
     }
 
+    /**
+     * Releases every GPU replica type onto its part of the plan: the replica types in order take the planned devices in
+     * placement order, as many as their replicas times the devices each replica holds.
+     */
     @Override
     public void runOn(PlannedPlacement placement) {
+        released.clear();
         if (kind.hasReplicaSpecs()) {
+            int offset = 0;
             for (Iterator<Map.Entry<String, JsonNode>> it = object.path("spec").path(kind.replicaSpecsField()).fields(); it.hasNext(); ) {
-                JsonNode pod = it.next().getValue().path("template").path("spec");
-                if (pod.isObject() && GpuAsk.ofPod(pod, "").any()) pin((ObjectNode) pod, placement);
+                Map.Entry<String, JsonNode> replicaType = it.next();
+                JsonNode template = replicaType.getValue().path("template");
+                if (!template.path("spec").isObject()) continue;
+                PodRelease.restore((ObjectNode) template); // a template claimed by an earlier plan asks for its GPUs again
+                GpuAsk ask = GpuAsk.ofPod(template.path("spec"), "");
+                if (!ask.any()) continue;
+                int count = replicaType.getValue().path("replicas").asInt(1) * (ask.migProfile() != null ? 1 : ask.gpus());
+                List<PlannedDevice> devices = placement.devices();
+                List<PlannedDevice> mine = devices.subList(Math.min(offset, devices.size()), Math.min(offset + count, devices.size()));
+                offset += count;
+                released.add(release.release(owner(), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
             }
         } else {
+            if (placement.devices().stream().anyMatch(d -> d.gpuMode() == GpuMode.DRA)) {
+                throw new NotReleasable("a TrainJob's pods come from its runtime, whose nvidia.com limits a runtime patch cannot take out for a claim;"
+                        + " TrainJobs are released in device-plugin mode only, so plan it on a device-plugin pool (gpuTypes)");
+            }
             patchTrainerStep(placement);
+            released.add("trainer on " + String.join(",", placement.nodes()));
         }
         suspendHolder().put("suspend", false);
+    }
+
+    /** What the last {@link #runOn} did, one part per replica type, for the event. */
+    String released() {
+        return String.join("; ", released);
+    }
+
+    private DeviceClaims.Owner owner() {
+        JsonNode metadata = object.path("metadata");
+        return new DeviceClaims.Owner(object.path("apiVersion").asText(), kind.kind(), metadata.path("namespace").asText(), metadata.path("name").asText(),
+                metadata.path("uid").asText(null));
     }
 
     @Override
@@ -100,26 +139,6 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         return kind.hasReplicaSpecs() ? KubeObjects.child(spec, "runPolicy") : spec;
     }
 
-    private static void pin(ObjectNode podSpec, PlannedPlacement placement) {
-        KubeObjects.pin(podSpec, placement.nodes());
-        if (placement.migProfile() != null) renameMigResources(podSpec, placement.migProfile());
-    }
-
-    /** The plan may give a replica another profile than it asked for (a reconfigured GPU); its limits follow the plan. */
-    private static void renameMigResources(ObjectNode podSpec, String profile) {
-        for (String list : List.of("containers", "initContainers")) {
-            for (JsonNode container : podSpec.path(list)) {
-                for (String amounts : List.of("limits", "requests")) {
-                    JsonNode node = container.path("resources").path(amounts);
-                    if (!node.isObject()) continue;
-                    ObjectNode resources = (ObjectNode) node;
-                    List<String> mig = iterable(resources.fieldNames()).stream().filter(n -> n.startsWith(Accelerators.MIG_PREFIX)).toList();
-                    for (String name : mig) resources.set(Accelerators.MIG_PREFIX + profile, resources.remove(name));
-                }
-            }
-        }
-    }
-
     private void patchTrainerStep(PlannedPlacement placement) {
         ArrayNode patches = KubeObjects.child(object, "spec").withArray("runtimePatches");
         for (int i = patches.size() - 1; i >= 0; i--) {
@@ -128,12 +147,6 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         ObjectNode step = patches.addObject().put("manager", PATCH_MANAGER).putObject("trainingRuntimeSpec").putObject("template").putObject("spec")
                 .putArray("replicatedJobs").addObject().put("name", "node");
         ObjectNode pod = step.putObject("template").putObject("spec").putObject("template").putObject("spec");
-        pin(pod, new PlannedPlacement(placement.nodes(), null));
-    }
-
-    private static List<String> iterable(Iterator<String> names) {
-        List<String> out = new ArrayList<>();
-        names.forEachRemaining(out::add);
-        return out;
+        KubeObjects.pin(pod, placement.nodes());
     }
 }

@@ -110,7 +110,8 @@ class KubeflowControllerTest {
         assertEquals("[{\"key\":\"gpu.type\",\"operator\":\"In\",\"values\":[\"h100\"]},{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"node-a\",\"node-b\"]}]",
                 workerTerms.get(0).path("matchExpressions").toString(), "the user's own node constraint is kept");
         assertEquals("True", condition(running).path("status").asText());
-        assertTrue(eventsAbout("llama-sft").contains("Planned: planned by Horizon: released onto node-a,node-b"), eventsAbout("llama-sft").toString());
+        assertTrue(eventsAbout("llama-sft").contains("Planned: planned by Horizon: released Master on node-a,node-b (the device plugin's nvidia.com/gpu);"
+                + " Worker on node-a,node-b (the device plugin's nvidia.com/gpu)"), eventsAbout("llama-sft").toString());
 
         scheduler.preempt(id);
         controller.reconcileAll();

@@ -6,8 +6,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Translation;
+import dev.horizon.kubernetes.KubernetesRefusal;
+import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.dra.DeviceClaims;
+import dev.horizon.kubernetes.dra.NotReleasable;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.ray.translate.KubeRayTranslator;
@@ -62,6 +67,7 @@ public final class RayController {
     private final SchedulerClient scheduler;
     private final KubeRayTranslator translator;
     private final Clock clock;
+    private final PodRelease podRelease;
     /** "Kind/namespace/name" to its scheduler job ids, for every workload submitted and not yet ended. */
     private final Map<String, List<String>> tracked = new ConcurrentHashMap<>();
 
@@ -70,6 +76,7 @@ public final class RayController {
         this.scheduler = scheduler;
         this.translator = translator;
         this.clock = clock;
+        this.podRelease = new PodRelease(kube);
     }
 
     public static ResourceDefinitionContext context(RayKind kind) {
@@ -166,15 +173,27 @@ public final class RayController {
         translation.warnings().forEach(w -> event(workload, "Warning", "TranslationWarning", w));
     }
 
+    /**
+     * Releases every group onto its scheduler job's placement (claims on its planned devices in dra mode). A group the
+     * cluster cannot take yet keeps the workload suspended with the reason in its condition, tried again next pass.
+     */
     private void release(RayWorkload workload, Map<String, SchedulerJob> jobs) {
-        Map<String, ObjectNode> pods = workload.podSpecsByJobName();
+        Map<String, ObjectNode> templates = workload.templatesByJobName();
         List<String> parts = new ArrayList<>();
-        jobs.forEach((name, job) -> {
-            ObjectNode pod = pods.get(name);
-            if (pod == null) throw new IllegalStateException("scheduler job " + name + " names no group of " + workload.name());
-            KubeObjects.pin(pod, job.placement().nodes());
-            parts.add(name.substring(workload.name().length() + 1) + " on " + String.join(",", job.placement().nodes()));
-        });
+        ObjectMeta metadata = JSON.convertValue(workload.object().get("metadata"), ObjectMeta.class);
+        DeviceClaims.Owner owner = new DeviceClaims.Owner(RayKind.API_VERSION, workload.kind().kind(), metadata.getNamespace(), metadata.getName(),
+                metadata.getUid());
+        try {
+            jobs.forEach((name, job) -> {
+                ObjectNode template = templates.get(name);
+                if (template == null) throw new IllegalStateException("scheduler job " + name + " names no group of " + workload.name());
+                PlannedPlacement p = job.placement();
+                parts.add(podRelease.release(owner, name.substring(workload.name().length() + 1), template, p.devices(), p.nodes(), p.migProfile()));
+            });
+        } catch (NotReleasable | KubernetesRefusal e) {
+            explain(workload, false, "NotReleased", "planned by Horizon but not released: " + e.getMessage(), "Warning");
+            return;
+        }
         workload.setSuspended(false);
         workload.annotations().put(PLACEMENT, String.join("; ", parts));
         write(workload);

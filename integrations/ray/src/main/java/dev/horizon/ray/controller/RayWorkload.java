@@ -43,10 +43,10 @@ final class RayWorkload {
     }
 
     /**
-     * The pod template spec of each group by the name the translator gives its scheduler job: "NAME-head" for the head
-     * and "NAME-GROUPNAME" for a worker group.
+     * The pod template (metadata and spec) of each group by the name the translator gives its scheduler job: "NAME-head" for
+     * the head and "NAME-GROUPNAME" for a worker group.
      */
-    Map<String, ObjectNode> podSpecsByJobName() {
+    Map<String, ObjectNode> templatesByJobName() {
         Map<String, ObjectNode> pods = new LinkedHashMap<>();
         JsonNode cluster = object;
         for (String part : kind.clusterSpecPath().split("\\.")) cluster = cluster.path(part);
@@ -76,6 +76,6 @@ final class RayWorkload {
     }
 
     private static Optional<ObjectNode> podSpec(JsonNode group) {
-        return group.path("template").path("spec") instanceof ObjectNode spec ? Optional.of(spec) : Optional.empty();
+        return group.path("template") instanceof ObjectNode template && template.path("spec").isObject() ? Optional.of(template) : Optional.empty();
     }
 }

@@ -9,15 +9,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.integration.GpuMode;
+import dev.horizon.api.integration.PlannedDevice;
+import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
+import dev.horizon.kubernetes.dra.DraCluster;
 import dev.horizon.ray.KubeRayFixtures;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.RayKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -27,6 +32,7 @@ import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,6 +123,31 @@ class RayControllerTest {
     }
 
     @Test
+    void inDraModeAGpuGroupIsReleasedWithAClaimOnExactlyItsPlannedGpus() throws IOException {
+        DraCluster.node(client, "node-a", Map.of()).gpus(8).publish();
+        DraCluster.node(client, "node-b", Map.of()).gpus(8).publish();
+        Resource<GenericKubernetesResource> job = create(RAY_JOB);
+        controller.reconcileAll();
+        List<PlannedDevice> devices = new ArrayList<>();
+        for (String node : List.of("node-a", "node-b")) {
+            for (int i = 4; i < 8; i++) devices.add(PlannedDevice.wholeGpu(node, i, DraCluster.uuid(node, i), GpuMode.DRA));
+        }
+        scheduler.plan("job-1", new PlannedPlacement(List.of("node-a", "node-b"), null, devices));
+        controller.reconcileAll();
+
+        JsonNode worker = tree(job).at("/spec/rayClusterSpec/workerGroupSpecs/0/template");
+        assertFalse(tree(job).at("/spec/suspend").asBoolean());
+        String templateName = worker.at("/spec/resourceClaims/0/resourceClaimTemplateName").asText();
+        ResourceClaimTemplate claim = client.resources(ResourceClaimTemplate.class).inNamespace("ml").withName(templateName).get();
+        String cel = claim.getSpec().getSpec().getDevices().getRequests().get(0).getExactly().getSelectors().get(0).getCel().getExpression();
+        for (PlannedDevice d : devices) assertTrue(cel.contains("\"" + d.gpuUuid() + "\""), cel);
+        assertFalse(cel.contains(DraCluster.uuid("node-a", 0)), "GPUs outside the plan are not selectable: " + cel);
+        assertEquals("RayJob", claim.getMetadata().getOwnerReferences().get(0).getKind());
+        assertFalse(worker.at("/spec/containers/0/resources/limits").has("nvidia.com/gpu"));
+        assertEquals("horizon-gpus", worker.at("/spec/containers/0/resources/claims/0/name").asText());
+    }
+
+    @Test
     void aRayJobWaitsSuspendedRunsWherePlannedIsSuspendedOnPreemptionAndCancelledOnDelete() throws IOException {
         Resource<GenericKubernetesResource> job = create(RAY_JOB);
 
@@ -142,7 +173,7 @@ class RayControllerTest {
         assertEquals("[{\"key\":\"gpu.type\",\"operator\":\"In\",\"values\":[\"h100\"]},{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"node-a\",\"node-b\"]}]",
                 running.at("/spec/rayClusterSpec/workerGroupSpecs/0" + AFFINITY + "/0/matchExpressions").toString(), "pinned, the user's constraint kept");
         assertTrue(running.at("/spec/rayClusterSpec/headGroupSpec/template/spec/affinity").isMissingNode(), "the CPU-only head is not Horizon's to place");
-        assertTrue(eventsAbout("tune").contains("Planned: planned by Horizon: released with gpu on node-a,node-b"), eventsAbout("tune").toString());
+        assertTrue(eventsAbout("tune").contains("Planned: planned by Horizon: released with gpu on node-a,node-b (the device plugin's nvidia.com/gpu)"), eventsAbout("tune").toString());
 
         scheduler.preempt("job-1");
         controller.reconcileAll();

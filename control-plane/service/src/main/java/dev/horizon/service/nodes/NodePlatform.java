@@ -1,0 +1,26 @@
+package dev.horizon.service.nodes;
+
+import dev.horizon.api.integration.GpuMode;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the platform the nodes run on says about them, for the code that knows nodes but not the platform: on Kubernetes,
+ * a node's GPU mode, the last check of the DRA driver's ResourceSlices against its agent, and which commands the GPU
+ * Operator applies instead of the agent. Off Kubernetes: no mode, no check, every command is the agent's.
+ */
+public interface NodePlatform {
+    /** The last ResourceSlice check of a dra node: the devices the DRA driver publishes there and each disagreement. */
+    record ResourceSliceCheck(int publishedDevices, List<String> differences, long checkedAt) {
+    }
+
+    Optional<GpuMode> mode(String node);
+
+    /** In device-plugin mode: the time-slicing (or MPS) replicas the node's device plugin config has now; empty when none. */
+    Optional<Integer> sharingReplicas(String node);
+
+    Optional<ResourceSliceCheck> resourceSlices(String node);
+
+    /** Whether the command is applied by the platform rather than streamed to the node's agent. */
+    boolean appliesInsteadOfAgent(NodeCommand command);
+}
