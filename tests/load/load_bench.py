@@ -2,8 +2,9 @@
 """Load benchmark for a running control plane: JOBS job submissions from CLIENTS concurrent clients.
 
 Prints the submit latency each client saw (p50, p99, max) and throughput, then the planner's decision latency
-as the control plane measured it (horizon_decision_latency on /q/metrics: its own p50 and p99 over the run's
-plans, and the count). Run through ./horizon load, which can start a control plane for it.
+as the control plane measured it (the horizon_decision_latency histogram on /q/metrics: p50 and p99 over the run's
+plans, interpolated within the buckets as Prometheus's histogram_quantile does, and the count). Run through
+./horizon load, which can start a control plane for it.
 """
 import argparse
 import http.client
@@ -33,12 +34,30 @@ def decision_metrics(host, port, token):
     status, text = call(conn, "GET", "/q/metrics", token)
     if status != 200:
         sys.exit(f"horizon: load: /q/metrics answered {status}")
-    out = {}
+    out = {"buckets": {}}
     for line in text.splitlines():
-        m = re.match(r'horizon_decision_latency_seconds(_count|_max|\{.*quantile="([0-9.]+)".*\})\s+(\S+)', line)
-        if m:
-            out[m.group(2) or m.group(1)] = float(m.group(3))
+        m = re.match(r'horizon_decision_latency_seconds(_count|_max|_bucket\{.*le="([^"]+)".*\})\s+(\S+)', line)
+        if m and m.group(2):
+            out["buckets"][float(m.group(2))] = float(m.group(3))
+        elif m:
+            out[m.group(1)] = float(m.group(3))
     return out
+
+
+def histogram_quantile(q, before, after):
+    """The q-quantile of what was observed between two scrapes of a cumulative histogram, as Prometheus computes it."""
+    bounds = sorted(after["buckets"])
+    counts = [after["buckets"][b] - before["buckets"].get(b, 0) for b in bounds]
+    if not counts or counts[-1] <= 0:
+        return float("nan")
+    rank, lower, below = q * counts[-1], 0.0, 0.0
+    for bound, count in zip(bounds, counts):
+        if count >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * (rank - below) / max(count - below, 1e-12)
+        lower, below = bound, count
+    return lower
 
 
 def main():
@@ -95,8 +114,8 @@ def main():
     print(f"submitted {len(lat) - len(errors)} of {a.jobs} jobs from {a.clients} clients in {wall:.1f} s ({len(lat) / wall:.0f} jobs/s)")
     print(f"submit latency ms:   p50 {percentile(lat, 0.50):.1f}   p99 {percentile(lat, 0.99):.1f}   max {lat[-1]:.1f}")
     plans = after.get("_count", 0) - before.get("_count", 0)
-    print(f"planner decisions:   {plans:.0f} plans during the run; decision latency ms as the control plane reports it "
-          f"(its recent window): p50 {1000 * after.get('0.5', float('nan')):.1f}   p99 {1000 * after.get('0.99', float('nan')):.1f}"
+    print(f"planner decisions:   {plans:.0f} plans during the run; decision latency ms from the control plane's histogram: "
+          f"p50 {1000 * histogram_quantile(0.5, before, after):.1f}   p99 {1000 * histogram_quantile(0.99, before, after):.1f}"
           f"   max {1000 * after.get('_max', float('nan')):.1f}")
     if errors:
         print(f"{len(errors)} submissions failed; first: {errors[0]}", file=sys.stderr)

@@ -1,22 +1,21 @@
 package dev.horizon.forecast;
 
 import dev.horizon.api.JobClass;
-import java.util.ArrayDeque;
-import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Duration estimates from history per (team, job class): the median of the last completed runs,
  * falling back to the class's median across teams, then to a default per class. A job that has
  * outlived its estimate is expected to run as long again as half its age (heavy-tailed durations).
+ * The windows ({@link RecentRuns}) are the whole state: a store keeps them and restores an estimator with
+ * {@link #restore}, and their quantiles say how sure the estimate is.
  */
 public final class DurationEstimator {
-    private static final int KEEP = 200;
     private static final int MIN_SAMPLES = 3;
-    private final Map<String, Deque<Long>> byTeamAndClass = new HashMap<>();
-    private final Map<JobClass, Deque<Long>> byClass = new HashMap<>();
+    private final Map<String, RecentRuns> byTeamAndClass = new HashMap<>();
+    private final Map<JobClass, RecentRuns> byClass = new HashMap<>();
 
     public static long classDefaultSeconds(JobClass jobClass) {
         return switch (jobClass) {
@@ -29,18 +28,29 @@ public final class DurationEstimator {
     }
 
     public void observe(String team, JobClass jobClass, long durationSeconds) {
-        push(byTeamAndClass.computeIfAbsent(team + "/" + jobClass, k -> new ArrayDeque<>()), durationSeconds);
-        push(byClass.computeIfAbsent(jobClass, k -> new ArrayDeque<>()), durationSeconds);
+        byTeamAndClass.computeIfAbsent(key(team, jobClass), k -> new RecentRuns()).observe(durationSeconds);
+        byClass.computeIfAbsent(jobClass, k -> new RecentRuns()).observe(durationSeconds);
+    }
+
+    /** Puts back a stored window: a team's (team not null) or the class's across teams (team null). */
+    public void restore(String team, JobClass jobClass, RecentRuns runs) {
+        if (team == null) byClass.put(jobClass, runs);
+        else byTeamAndClass.put(key(team, jobClass), runs);
     }
 
     /** Estimated total duration; a user's own estimate wins when given. */
     public long estimate(String team, JobClass jobClass, Long userEstimateSeconds) {
         if (userEstimateSeconds != null) return userEstimateSeconds;
-        Deque<Long> own = byTeamAndClass.get(team + "/" + jobClass);
-        if (own != null && own.size() >= MIN_SAMPLES) return median(own);
-        Deque<Long> cls = byClass.get(jobClass);
-        if (cls != null && cls.size() >= MIN_SAMPLES) return median(cls);
-        return classDefaultSeconds(jobClass);
+        return runs(team, jobClass).map(r -> r.quantile(0.5)).orElse(classDefaultSeconds(jobClass));
+    }
+
+    /** The window an estimate without the user's own comes from: the team's runs of the class, else the class's, else none. */
+    public Optional<RecentRuns> runs(String team, JobClass jobClass) {
+        RecentRuns own = byTeamAndClass.get(key(team, jobClass));
+        if (own != null && own.size() >= MIN_SAMPLES) return Optional.of(own);
+        RecentRuns cls = byClass.get(jobClass);
+        if (cls != null && cls.size() >= MIN_SAMPLES) return Optional.of(cls);
+        return Optional.empty();
     }
 
     /** Remaining time of a job that has run {@code elapsedSeconds} of an estimated total. */
@@ -49,14 +59,7 @@ public final class DurationEstimator {
         return Math.max(minimumSeconds, left);
     }
 
-    private static void push(Deque<Long> q, long v) {
-        q.addLast(v);
-        if (q.size() > KEEP) q.removeFirst();
-    }
-
-    private static long median(Deque<Long> q) {
-        long[] v = q.stream().mapToLong(Long::longValue).toArray();
-        Arrays.sort(v);
-        return v[v.length / 2];
+    private static String key(String team, JobClass jobClass) {
+        return team + "/" + jobClass;
     }
 }

@@ -31,6 +31,36 @@ class ForecastTest {
     }
 
     @Test
+    void theWindowKeepsTheNewestRunsAndAnswersQuantiles() {
+        RecentRuns runs = new RecentRuns();
+        for (long d = 1; d <= RecentRuns.KEEP + 50; d++) runs.observe(d);
+        assertEquals(RecentRuns.KEEP, runs.size(), "only the newest runs are kept");
+        assertEquals(51, runs.values().get(0), "the oldest 50 left the window");
+        assertEquals(51, runs.quantile(0));
+        assertEquals(151, runs.quantile(0.5), "nearest rank, the upper of two at the median");
+        assertEquals(231, runs.quantile(0.9));
+        assertEquals(250, runs.quantile(1));
+        runs.observe(1000);
+        assertEquals(52, runs.quantile(0), "a new run replaces the oldest and the quantiles follow");
+        assertEquals(1000, runs.quantile(1));
+    }
+
+    @Test
+    void aRestoredEstimatorEstimatesAsTheOneThatObserved() {
+        DurationEstimator observed = new DurationEstimator();
+        long[] durations = {500, 100, 900, 300, 700};
+        for (long d : durations) observed.observe("nlp", JobClass.TRAINING, d);
+        for (long d : new long[] {50, 60, 70}) observed.observe("vision", JobClass.DEBUG, d);
+        DurationEstimator restored = new DurationEstimator();
+        restored.restore("nlp", JobClass.TRAINING, RecentRuns.of(observed.runs("nlp", JobClass.TRAINING).orElseThrow().values()));
+        restored.restore(null, JobClass.DEBUG, RecentRuns.of(java.util.List.of(50L, 60L, 70L)));
+        assertEquals(500, restored.estimate("nlp", JobClass.TRAINING, null));
+        assertEquals(observed.estimate("nlp", JobClass.TRAINING, null), restored.estimate("nlp", JobClass.TRAINING, null));
+        assertEquals(60, restored.estimate("ops", JobClass.DEBUG, null), "a team without runs of its own gets the class's window");
+        assertEquals(900, restored.runs("nlp", JobClass.TRAINING).orElseThrow().quantile(0.9));
+    }
+
+    @Test
     void aJobPastItsEstimateIsExpectedToRunHalfItsAgeAgain() {
         assertEquals(600, DurationEstimator.remaining(1000, 400, 60));
         assertEquals(1000, DurationEstimator.remaining(1000, 2000, 60));

@@ -1,5 +1,8 @@
 package dev.horizon.deploy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -15,7 +18,8 @@ import java.util.regex.Pattern;
 
 /**
  * The Helm chart shipped in this module (resources chart/horizon) and the one renderer the manifests
- * come from. Templates use only {@code {{ .Values.a.b }}}, which Helm renders the same way, so the
+ * come from. Templates use only {@code {{ .Values.a.b }}} and, alone on a line, {@code {{ .Files.Get "files/x" | indent N }}}
+ * (a chart file as it is, every line indented by N, as Sprig's indent does), which Helm renders the same way, so the
  * chart installed by Helm and the manifests written here are the same objects for the same values.
  */
 public final class Chart {
@@ -23,9 +27,13 @@ public final class Chart {
     /** The templates in the order they are applied: identities and config before the workloads that use them. */
     public static final List<String> TEMPLATES = List.of("control-plane-serviceaccount.yaml", "control-plane-clusterrole.yaml",
             "control-plane-clusterrolebinding.yaml", "control-plane-configmap.yaml", "agent-configmap.yaml", "database-secret.yaml",
-            "tokens-secret.yaml", "control-plane-service.yaml", "control-plane-deployment.yaml", "agent-daemonset.yaml");
+            "tokens-secret.yaml", "control-plane-service.yaml", "control-plane-deployment.yaml", "agent-daemonset.yaml",
+            "grafana-dashboard-configmap.yaml", "prometheus-rules-configmap.yaml");
+    /** The chart's files that templates include: the Grafana dashboard and the Prometheus alert rules. */
+    public static final List<String> FILES = List.of("files/horizon-dashboard.json", "files/horizon-alerts.yaml");
     private static final Pattern ACTION = Pattern.compile("\\{\\{(.*?)}}");
     private static final Pattern VALUE = Pattern.compile("\\s*\\.Values\\.([A-Za-z0-9_.]+)\\s*");
+    private static final Pattern FILE = Pattern.compile("\\{\\{\\s*\\.Files\\.Get\\s+\"([^\"]+)\"\\s*\\|\\s*indent\\s+([0-9]+)\\s*}}");
     private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
     private Chart() {
@@ -46,18 +54,35 @@ public final class Chart {
         return out;
     }
 
-    /** One template with every {{ .Values.key }} replaced; any other template action is an error naming its line. */
+    /** A chart file that templates include, as shipped. */
+    public static String file(String path) {
+        if (!FILES.contains(path)) throw new IllegalArgumentException("the chart has no file " + path + "; it has " + FILES);
+        return resource(ROOT + path);
+    }
+
+    /**
+     * One template with every {{ .Values.key }} replaced and every {{ .Files.Get "path" | indent N }} line replaced by the
+     * file; any other template action is an error naming its line.
+     */
     public static String render(String name, String template, ChartValues values) {
         StringBuilder out = new StringBuilder();
         String[] lines = template.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
+            Matcher include = FILE.matcher(lines[i]);
+            if (include.matches()) {
+                // Sprig's indent: the pad before the text and after every line break in it
+                String pad = " ".repeat(Integer.parseInt(include.group(2)));
+                out.append(pad).append(file(include.group(1)).replace("\n", "\n" + pad));
+                if (i < lines.length - 1) out.append('\n');
+                continue;
+            }
             Matcher m = ACTION.matcher(lines[i]);
             StringBuilder line = new StringBuilder();
             while (m.find()) {
                 Matcher v = VALUE.matcher(m.group(1));
                 if (!v.matches()) {
                     throw new IllegalArgumentException("template " + name + " line " + (i + 1) + ": only {{ .Values.key }} is supported, not {{"
-                            + m.group(1) + "}}");
+                            + m.group(1) + "}} (a chart file comes in alone on a line: {{ .Files.Get \"files/NAME\" | indent N }})");
                 }
                 m.appendReplacement(line, Matcher.quoteReplacement(values.get(v.group(1))));
             }
@@ -87,6 +112,25 @@ public final class Chart {
         Map<String, HasMetadata> out = new LinkedHashMap<>();
         templates.forEach((name, text) -> out.put(name, parse(name, render(name, text, values))));
         return out;
+    }
+
+    /**
+     * The alert rules as a Prometheus Operator PrometheusRule in the namespace: the same groups as the rules ConfigMap,
+     * for clusters whose Prometheus loads rules from PrometheusRule objects (its ruleSelector must match their labels).
+     */
+    public static String prometheusRule(String namespace) {
+        try {
+            ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+            ObjectNode rule = yaml.createObjectNode();
+            rule.put("apiVersion", "monitoring.coreos.com/v1").put("kind", "PrometheusRule");
+            ObjectNode metadata = rule.putObject("metadata").put("name", "horizon").put("namespace", namespace);
+            metadata.putObject("labels").put("app.kubernetes.io/name", "horizon").put("app.kubernetes.io/component", "monitoring");
+            rule.set("spec", yaml.readTree(file("files/horizon-alerts.yaml")));
+            return "# Horizon's alert rules for the Prometheus Operator (the rules of the horizon-prometheus-rules ConfigMap).\n"
+                    + yaml.writeValueAsString(rule);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String resource(String path) {

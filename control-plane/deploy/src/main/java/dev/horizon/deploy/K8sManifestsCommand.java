@@ -87,7 +87,12 @@ public final class K8sManifestsCommand {
         for (Map.Entry<String, String> t : templates.entrySet()) {
             Files.writeString(chart.resolve("templates").resolve(t.getKey()), t.getValue(), StandardCharsets.UTF_8);
         }
-        out.println("horizon k8s-manifests: wrote the chart " + chart + " (Chart.yaml, values.yaml, " + templates.size() + " templates)");
+        for (String file : Chart.FILES) {
+            Files.createDirectories(chart.resolve(file).getParent());
+            Files.writeString(chart.resolve(file), Chart.file(file), StandardCharsets.UTF_8);
+        }
+        out.println("horizon k8s-manifests: wrote the chart " + chart + " (Chart.yaml, values.yaml, " + templates.size() + " templates, "
+                + Chart.FILES.size() + " files)");
 
         Path manifests = dir.resolve("manifests");
         Files.createDirectories(manifests);
@@ -99,6 +104,11 @@ public final class K8sManifestsCommand {
             Files.writeString(file, Chart.render(t.getKey(), t.getValue(), values), StandardCharsets.UTF_8);
             out.println("horizon k8s-manifests: wrote " + file + " (" + object.getKind() + " " + object.getMetadata().getName() + ")");
         }
+        Path operator = dir.resolve("prometheus-operator");
+        Files.createDirectories(operator);
+        Files.writeString(operator.resolve("horizon-prometheusrule.yaml"), Chart.prometheusRule(values.get("namespace")), StandardCharsets.UTF_8);
+        out.println("horizon k8s-manifests: wrote " + operator.resolve("horizon-prometheusrule.yaml")
+                + " (the alert rules as a PrometheusRule, for a Prometheus Operator; not among the manifests)");
         out.println("horizon k8s-manifests: done; kubectl create namespace " + values.get("namespace") + " && kubectl apply -f " + manifests
                 + "   (or: helm install horizon " + chart + " -n " + values.get("namespace") + ")");
         return 0;

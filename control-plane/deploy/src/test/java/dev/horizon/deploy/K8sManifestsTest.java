@@ -149,7 +149,8 @@ class K8sManifestsTest {
             String namespace = Chart.parse(name, rendered).getMetadata().getNamespace();
             assertEquals(name.startsWith("control-plane-clusterrole") ? null : "gpu-sched", namespace, name);
         }
-        assertTrue(Files.readString(written.get(written.size() - 1)).contains("image: \"reg.example/agent:1.2\""));
+        assertTrue(Files.readString(written.get(Chart.TEMPLATES.indexOf("agent-daemonset.yaml"))).contains("image: \"reg.example/agent:1.2\""));
+        for (String file : Chart.FILES) assertEquals(Chart.file(file), Files.readString(chart.resolve(file)), "the chart carries " + file);
         assertTrue(Files.readString(chart.resolve("values.yaml")).contains("# PostgreSQL, shared by every replica"), "comments are kept");
     }
 

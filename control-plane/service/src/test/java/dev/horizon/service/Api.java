@@ -21,6 +21,26 @@ public final class Api {
         as(ADMIN).body("{\"name\":\"" + name + "\",\"share\":" + share + "}").post("/api/v1/teams");
     }
 
+    /** Cancels every pending and running job: tests that share a store start from an empty queue. */
+    public static void cancelEverything() {
+        for (String state : java.util.List.of("PENDING", "RUNNING")) {
+            java.util.List<String> ids = as(ADMIN).queryParam("state", state).queryParam("limit", 10000).get("/api/v1/jobs").then().extract().path("id");
+            ids.forEach(id -> as(ADMIN).delete("/api/v1/jobs/" + id));
+        }
+    }
+
+    /** Sets a team's share, creating the team if it is not there yet. */
+    public static void budget(String name, double share) {
+        team(name, share);
+        as(ADMIN).body("{\"share\":" + share + "}").put("/api/v1/teams/" + name + "/budget").then().statusCode(200);
+    }
+
+    /** Takes every team's share away: no budgets, so jobs weigh their priority and the plan is the classic one. */
+    public static void noBudgets() {
+        java.util.List<String> names = as(ADMIN).get("/api/v1/teams").then().statusCode(200).extract().path("name");
+        names.forEach(n -> budget(n, 0));
+    }
+
     public static String token(String role, String team) {
         String teamField = team == null ? "" : ",\"team\":\"" + team + "\"";
         return as(ADMIN).body("{\"role\":\"" + role + "\"" + teamField + "}").post("/api/v1/tokens")

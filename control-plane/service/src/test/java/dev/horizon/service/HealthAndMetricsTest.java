@@ -6,6 +6,8 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
@@ -40,6 +42,27 @@ class HealthAndMetricsTest {
     }
 
     @Test
+    void latenciesAreHistogramsAndLeadershipPlansAndNodesAreThereForTheAlerts() throws InterruptedException {
+        planner.planNow();
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.contains("horizon_decision_latency_seconds_bucket{le=\"0.05\"}"), "buckets Prometheus can take quantiles of");
+        assertFalse(metrics.contains("horizon_decision_latency_seconds{quantile="), "no percentile computed in the service");
+        assertTrue(metrics.contains("horizon_leader 1.0"), "the only replica leads");
+        assertTrue(metrics.matches("(?s).*horizon_leader_epoch [1-9].*"), "at a real epoch");
+        assertTrue(metrics.matches("(?s).*horizon_leader_elections_total [1-9].*"), "it won at least one election");
+        assertTrue(metrics.matches("(?s).*horizon_last_plan_timestamp_seconds 1\\.[0-9]+E9.*"), "the last plan's time: " + metrics.lines()
+                .filter(l -> l.startsWith("horizon_last_plan")).toList());
+        // the node gauges are refreshed every 15 s from the store
+        java.util.List<String> health = Api.as(Api.ADMIN).get("/api/v1/nodes").then().extract().path("health");
+        String healthy = "horizon_nodes{health=\"HEALTHY\"} " + health.stream().filter("HEALTHY"::equals).count() + ".0";
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!given().get("/q/metrics").asString().contains(healthy)) {
+            assertTrue(System.nanoTime() < deadline, healthy + " within 20 s, as GET /api/v1/nodes says");
+            Thread.sleep(500);
+        }
+    }
+
+    @Test
     void owedGpuHoursDeliveredIsAGaugePerTeamAndATeamField() throws InterruptedException {
         PlannerTest.cancelEverything();
         Api.team("owed", 0.3);
@@ -50,7 +73,15 @@ class HealthAndMetricsTest {
         planner.planNow();
         Api.as(Api.ADMIN).get("/api/v1/teams/owed").then().statusCode(200)
                 .body("owedGpuHoursDelivered", allOf(greaterThan(0f), lessThanOrEqualTo(1f)));
-        given().get("/q/metrics").then().statusCode(200).body(containsString("horizon_owed_gpu_hours_delivered{team=\"owed\"}"));
+        // the gauges are refreshed every 15 s on every replica, off the planner's thread
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!given().get("/q/metrics").asString().matches("(?s).*horizon_owed_gpu_hours_delivered\\{team=\"owed\"} [01]\\.[0-9].*")) {
+            assertTrue(System.nanoTime() < deadline, "horizon_owed_gpu_hours_delivered{team=owed} within 20 s");
+            Thread.sleep(500);
+        }
+        String metrics = given().get("/q/metrics").asString();
+        assertTrue(metrics.contains("horizon_owed_gpu_hours{team=\"owed\"}") && metrics.contains("horizon_delivered_gpu_hours{team=\"owed\"}"),
+                "owed and delivered GPU-hours beside the ratio");
         PlannerTest.cancelEverything();
     }
 

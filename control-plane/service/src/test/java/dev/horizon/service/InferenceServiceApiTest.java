@@ -58,7 +58,9 @@ class InferenceServiceApiTest {
     @Test
     void thePlanReservesGpusForTheForecastDemand() {
         PlannerTest.cancelEverything();
-        Api.team("reserving", 0.3);
+        // without budgets, so every job runs protected where the plan puts it and nowhere else
+        Api.noBudgets();
+        Api.team("reserving", 0);
         as(ADMIN).body(service("search", "reserving")).post("/api/v1/inference-services").then().statusCode(201);
         try {
             as(ADMIN).body("{\"gpus\":[6,6,6,6]}").post("/api/v1/inference-services/search/demand").then().statusCode(200);

@@ -78,7 +78,14 @@ class JobApiTest {
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":1000,"
                         + "\"gpuTypes\":[\"V100M16\"]}}", 422, "GPU type 'V100M16' is not in the cluster; it has [H100-80GB]"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1,\"gpuTypes\":[\"A100-80GB\"]}}",
-                        422, "perReplica.gpuTypes: GPU type 'A100-80GB' is not in the cluster; it has [H100-80GB]")
+                        422, "perReplica.gpuTypes: GPU type 'A100-80GB' is not in the cluster; it has [H100-80GB]"),
+                // two 8-GPU nodes, each its own NVLink domain: 16 GPUs fit the cluster but no node or domain
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":2,\"perReplica\":{\"gpus\":8},\"topology\":\"same-node\"}",
+                        422, "topology 'same-node': no node holds 16 GPUs"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":6,\"perReplica\":{\"gpus\":2},"
+                        + "\"topology\":\"same-nvlink-domain\"}", 422, "topology 'same-nvlink-domain': no NVLink domain holds 12 GPUs"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":16}}", 422,
+                        "replicas: 1 x perReplica.gpus 16 cannot be placed")
         )) {
             as(ADMIN).body(c.body()).post("/api/v1/jobs").then().statusCode(c.status()).body("problems[0]", containsString(c.text()));
         }

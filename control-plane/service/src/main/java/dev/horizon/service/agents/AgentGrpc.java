@@ -10,6 +10,7 @@ import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.ResultAck;
 import dev.horizon.agent.v1.TelemetryAck;
 import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
@@ -43,6 +44,8 @@ public class AgentGrpc implements AgentService {
     private static final Logger LOG = Logger.getLogger(AgentGrpc.class);
 
     @Inject
+    ServiceClock clock;
+    @Inject
     NodeStore nodes;
     @Inject
     CommandStore commands;
@@ -60,7 +63,7 @@ public class AgentGrpc implements AgentService {
     @Override
     @Blocking
     public Uni<RegisterReply> register(Inventory inventory) {
-        Node node = AgentMessages.node(inventory, System.currentTimeMillis());
+        Node node = AgentMessages.node(inventory, clock.millis());
         if (nodes.upsert(node)) {
             LOG.infof("node %s registered by its agent: %d GPUs, %s", node.name(), node.gpus().size(), node.health());
             planner.requestPlan();
@@ -76,7 +79,7 @@ public class AgentGrpc implements AgentService {
 
     private void record(TelemetryReport report) {
         String node = registered(report.getNodeId());
-        if (nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), System.currentTimeMillis())) {
+        if (nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), clock.millis())) {
             LOG.infof("node %s is reporting again", node);
             planner.requestPlan();
         }
@@ -94,7 +97,7 @@ public class AgentGrpc implements AgentService {
         Node node = nodes.find(nodeName).orElseThrow();
         List<JobRow> running = jobs.active().stream().filter(j -> j.state() == JobState.RUNNING).toList();
         for (var v : report.getViolationsList()) {
-            MemoryViolations.Violation recorded = AgentMessages.violation(node, v, running, System.currentTimeMillis());
+            MemoryViolations.Violation recorded = AgentMessages.violation(node, v, running, clock.millis());
             violations.record(recorded);
             LOG.warnf("node %s: process %d on GPU %s used %d MiB, over its %d MiB share (%s); %s%s", nodeName, recorded.pid(), recorded.gpuUuid(),
                     recorded.usedMiB(), recorded.allowedMiB(), recorded.share(), recorded.action(),
@@ -115,7 +118,7 @@ public class AgentGrpc implements AgentService {
         if (!result.getSuccess() && result.getError().isBlank()) throw AgentMessages.invalid("error: a failed command needs the reason, for people");
         NodeCommand command = commands.find(node, result.getCommandId()).orElseThrow(() -> Status.NOT_FOUND
                 .withDescription("node " + node + " has no command '" + result.getCommandId() + "'").asRuntimeException());
-        commands.finish(command.id(), result.getSuccess(), result.getError(), System.currentTimeMillis());
+        commands.finish(command.id(), result.getSuccess(), result.getError(), clock.millis());
         return Uni.createFrom().item(ResultAck.newBuilder().setState(commands.find(node, command.id()).orElseThrow().state()).build());
     }
 

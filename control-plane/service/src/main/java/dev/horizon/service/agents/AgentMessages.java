@@ -16,7 +16,7 @@ import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Placements;
+import dev.horizon.service.jobs.Placements;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;

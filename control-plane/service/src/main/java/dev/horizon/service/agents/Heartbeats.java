@@ -1,5 +1,6 @@
 package dev.horizon.service.agents;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
@@ -20,6 +21,8 @@ public class Heartbeats {
     private static final Logger LOG = Logger.getLogger(Heartbeats.class);
 
     @Inject
+    ServiceClock clock;
+    @Inject
     NodeStore nodes;
     @Inject
     Planner planner;
@@ -33,7 +36,7 @@ public class Heartbeats {
     void check() {
         // taking nodes out of the cluster is the leader's decision, as the plan it leads to is
         if (!leadership.leading()) return;
-        List<String> lost = nodes.markSilentLost(System.currentTimeMillis() - timeoutSeconds * 1000);
+        List<String> lost = nodes.markSilentLost(clock.millis() - timeoutSeconds * 1000);
         if (lost.isEmpty()) return;
         LOG.warnf("nodes %s lost: nothing heard from their agents for %d s; their jobs are re-planned", lost, timeoutSeconds);
         planner.requestPlan();

@@ -9,7 +9,6 @@ import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import dev.horizon.service.mig.MigPolicyBody;
 import dev.horizon.service.mig.MigPolicyStore;
-import dev.horizon.service.nodes.CommandQueue;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
@@ -32,8 +31,10 @@ import org.jboss.logging.Logger;
  * drain time), and each node's MIG policy. A node is in the pool of the first policy (by pool name) that lists its GPU
  * model as partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
  * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
- * reconfiguring at once, and queues ApplyMigLayout for them; queues SetSharing for each GPU a time-slicing share
- * started on.
+ * reconfiguring at once, and asks for ApplyMigLayout for them and SetSharing for each GPU a time-slicing share started
+ * on. The plan writes those commands in its own commit, so a plan that does not commit leaves none behind. A layout
+ * command that failed (or expired unanswered) no longer holds its GPU: the GPU is planned again with the layout its
+ * agent reports.
  */
 @ApplicationScoped
 public class SlicePlanning {
@@ -43,11 +44,13 @@ public class SlicePlanning {
     MigPolicyStore policies;
     @Inject
     CommandStore commands;
-    @Inject
-    CommandQueue queue;
 
     /** The pools' policies for one plan, by node index. */
     public record Pools(Map<Integer, MigPolicy> byNode) {
+    }
+
+    /** A command the plan needs its node's agent to carry out. */
+    public record Wanted(String node, CommandRequest action) {
     }
 
     /** Call on an occupancy that holds no work yet. */
@@ -72,7 +75,8 @@ public class SlicePlanning {
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 boolean unanswered = c != null && (NodeCommand.QUEUED.equals(c.state()) || NodeCommand.SENT.equals(c.state()));
-                if (c != null && (unanswered || nowMillis < c.createdAt() + drainMillis)) {
+                boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
+                if (unanswered || draining) {
                     occupancy.markReconfiguring(n, g.index(), layoutOf(g.model(), c.action().applyMigLayout().slots()));
                     continue;
                 }
@@ -86,10 +90,11 @@ public class SlicePlanning {
     }
 
     /**
-     * After the decision is applied to occupancy (preemptions released, starts occupied): starts the allowed
-     * re-partitionings and queues the commands.
+     * After the decision is applied to occupancy (preemptions released, starts occupied): the allowed re-partitionings and
+     * the sharing changes, as commands for the plan to write.
      */
-    public void apply(Pools pools, Decision decision, Occupancy occupancy, List<Node> usable, Instant now) {
+    public List<Wanted> apply(Pools pools, Decision decision, Occupancy occupancy, List<Node> usable, Instant now) {
+        List<Wanted> out = new ArrayList<>();
         Map<MigPolicy, Map<String, MigLayout>> wanted = new LinkedHashMap<>();
         for (Decision.Reconfigure r : decision.reconfigurations()) {
             MigPolicy p = pools.byNode().get(r.node());
@@ -111,7 +116,7 @@ public class SlicePlanning {
             ReconfigurationPlanner.Plan plan = ReconfigurationPlanner.plan(policy, gpus, layouts, now);
             for (ReconfigurationPlanner.Reconfiguration r : plan.started()) {
                 List<CommandRequest.Slot> slots = r.to().slots().stream().map(s -> new CommandRequest.Slot(s.profile(), s.start())).toList();
-                queue.queue(nodeOf.get(r.gpuId()), new CommandRequest(new CommandRequest.ApplyMigLayout(r.gpuId(), slots), null, null));
+                out.add(new Wanted(nodeOf.get(r.gpuId()), new CommandRequest(new CommandRequest.ApplyMigLayout(r.gpuId(), slots), null, null)));
             }
             plan.deferred().forEach(d -> LOG.debugf("MIG layout for %s deferred: %s", d.gpuId(), d.reason()));
         });
@@ -129,9 +134,10 @@ public class SlicePlanning {
             int before = after - count;
             // time-slicing needs at least 2 replicas; one more than runs costs nothing and spares the next share a command
             if (before > 0 && after <= Math.max(2, before)) return;
-            queue.queue(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
-                    Math.max(2, after), null, null), null));
+            out.add(new Wanted(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid(usable, gpu.get(0), gpu.get(1)), "TIME_SLICING",
+                    Math.max(2, after), null, null), null)));
         });
+        return out;
     }
 
     static Optional<MigPolicy> poolOf(Node node, List<MigPolicyBody.Stored> stored) {

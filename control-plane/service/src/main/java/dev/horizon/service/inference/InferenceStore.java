@@ -2,6 +2,7 @@ package dev.horizon.service.inference;
 
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.forecast.DemandForecaster;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -18,6 +19,8 @@ public class InferenceStore {
     /** Four weeks: the forecaster looks back a week, and a week before that once it has two (the same weekday). */
     private static final int HISTORY_DAYS = 28;
 
+    @Inject
+    ServiceClock clock;
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.planner.step-seconds")
@@ -47,7 +50,7 @@ public class InferenceStore {
                     ps.setString(2, s.team());
                     ps.setDouble(3, s.weightPerGpuHour());
                     ps.setInt(4, s.swapCapGpus());
-                    ps.setLong(5, System.currentTimeMillis());
+                    ps.setLong(5, clock.millis());
                 });
     }
 
@@ -60,7 +63,7 @@ public class InferenceStore {
 
     /** Appends the steps after the last stored one, and the held GPUs when reported, in one transaction. */
     public void report(String name, List<Double> gpus, Integer heldGpus) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         db.inTransaction(c -> {
             int next = Db.query(c, "SELECT COALESCE(MAX(step), -1) FROM inference_demand WHERE service = ?", ps -> ps.setString(1, name),
                     rs -> rs.getInt(1)).get(0) + 1;

@@ -5,28 +5,64 @@ import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 @ApplicationScoped
 public class JobStore {
     static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
-            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch";
+            + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch, done_gpu_seconds";
 
     @Inject
     Db db;
+    @Inject
+    DurationStats durations;
 
-    /** Filters of the list endpoint; null means any. */
-    public record Filter(JobState state, String team, JobClass jobClass, int limit, int offset) {
+    /**
+     * What a plan writes to one job whose planning fields changed. A start opens its run segments; taking a running job
+     * off its GPUs (endReason: preempted, node lost) closes them and counts a preemption.
+     */
+    public record PlanWrite(JobRow before, JobState state, String placement, boolean fill, Long startedAt, String rule, String reason,
+                            Integer rank, Long plannedStart, String lastPreemption, long doneGpuSeconds, String endReason,
+                            List<RunSegments.Opening> openings) {
+        boolean takesOff() {
+            return before.state() == JobState.RUNNING && state == JobState.PENDING;
+        }
+
+        boolean starts() {
+            return before.state() == JobState.PENDING && state == JobState.RUNNING;
+        }
+
+        /** Whether it differs from the row as stored: a plan with nothing new for a job writes nothing for it. */
+        public boolean changes() {
+            JobRow r = before;
+            return r.state() != state || !Objects.equals(r.placement(), placement) || r.fill() != fill || !Objects.equals(r.startedAt(), startedAt)
+                    || !Objects.equals(r.rule(), rule) || !Objects.equals(r.reason(), reason) || !Objects.equals(r.queueRank(), rank)
+                    || !Objects.equals(r.plannedStart(), plannedStart) || r.doneGpuSeconds() != doneGpuSeconds;
+        }
+    }
+
+    /** Filters of the list endpoint; null means any. after: list only jobs after this one in submission order (a page's last). */
+    public record Filter(JobState state, String team, JobClass jobClass, int limit, Position after) {
+    }
+
+    /** Where a job sits in the list's order: submitted_at (ms), then id. */
+    public record Position(long submittedAt, String id) {
     }
 
     /** Committed before it returns: the API answers 201 only for a job the store already holds. */
     public void insert(JobRow j) {
-        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+        db.update("INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
             ps.setString(1, j.id());
             ps.setString(2, j.name());
             ps.setString(3, j.team());
@@ -48,6 +84,7 @@ public class JobStore {
             ps.setInt(19, 0);
             ps.setNull(20, Types.VARCHAR);
             ps.setLong(21, j.leaderEpoch());
+            ps.setLong(22, 0);
         });
     }
 
@@ -70,13 +107,26 @@ public class JobStore {
             sql.append(" AND job_class = ?");
             args.add(f.jobClass().name());
         }
-        sql.append(" ORDER BY submitted_at, id LIMIT ? OFFSET ?");
+        // keyset paging: the next page starts after the last row of this one, found through the (…, submitted_at, id) indexes
+        if (f.after() != null) sql.append(" AND (submitted_at, id) > (?, ?)");
+        sql.append(" ORDER BY submitted_at, id LIMIT ?");
         return db.query(sql.toString(), ps -> {
             int i = 1;
             for (String a : args) ps.setString(i++, a);
-            ps.setInt(i++, f.limit());
-            ps.setInt(i, f.offset());
+            if (f.after() != null) {
+                ps.setLong(i++, f.after().submittedAt());
+                ps.setString(i++, f.after().id());
+            }
+            ps.setInt(i, f.limit());
         }, JobStore::row);
+    }
+
+    /** Per team, how many pending jobs the last plan ranked before the given queue rank. */
+    public Map<String, Long> pendingAheadByTeam(int queueRank) {
+        Map<String, Long> ahead = new LinkedHashMap<>();
+        db.query("SELECT team, COUNT(*) FROM jobs WHERE state = 'PENDING' AND queue_rank < ? GROUP BY team ORDER BY team",
+                ps -> ps.setInt(1, queueRank), rs -> ahead.put(rs.getString(1), rs.getLong(2)));
+        return ahead;
     }
 
     public List<JobRow> active() {
@@ -84,44 +134,105 @@ public class JobStore {
                 JobStore::row);
     }
 
-    /** Jobs that held GPUs at some point since {@code fromSeconds}: running ones and those that finished after it. */
-    public List<JobRow> ranSince(long fromSeconds) {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE started_at IS NOT NULL AND (state = 'RUNNING' OR ended_at >= ?)",
-                ps -> ps.setLong(1, fromSeconds), JobStore::row);
-    }
-
-    /** Jobs that asked for or held GPUs at some point since {@code fromSeconds}: every active job and those that finished after it. */
-    public List<JobRow> ranOrAskedSince(long fromSeconds) {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') OR ended_at >= ?",
-                ps -> ps.setLong(1, fromSeconds), JobStore::row);
-    }
-
-    /** An estimator that learned from the most recent successful runs, per (team, class). */
+    /** An estimator that learned from the most recent successful runs, per (team, class), as the store keeps them. */
     public DurationEstimator durationEstimator() {
-        DurationEstimator estimator = new DurationEstimator();
-        db.query("SELECT team, job_class, ended_at - started_at FROM jobs WHERE state = 'SUCCEEDED' AND started_at IS NOT NULL"
-                + " ORDER BY ended_at DESC LIMIT 2000", ps -> { }, rs -> {
-                    estimator.observe(rs.getString(1), JobClass.valueOf(rs.getString(2)), Math.max(1, rs.getLong(3)));
-                    return null;
-                });
-        return estimator;
+        return durations.estimator();
     }
 
-    /** Moves a job to a finished state if it is still pending or running; false when it had already finished. */
+    /**
+     * Moves a job to a finished state if it is still pending or running, closing its run and counting the work of it;
+     * false when it had already finished. A success goes into the duration statistics in the same transaction.
+     */
     public boolean finish(String id, JobState state, long now) {
-        return db.update("UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL"
-                + " WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> {
-                    ps.setString(1, state.name());
-                    ps.setLong(2, now);
-                    ps.setString(3, id);
-                }) == 1;
+        return db.inTransactionRetrying(c -> {
+            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
+                    JobStore::row);
+            if (found.isEmpty()) return false;
+            JobRow j = found.get(0);
+            boolean ran = j.state() == JobState.RUNNING && j.startedAt() != null && j.placement() != null;
+            long done = j.doneGpuSeconds() + (ran ? Math.max(0, now - j.startedAt()) * Placements.gpuCount(j.placement()) : 0);
+            int n = Db.update(c, "UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL,"
+                    + " done_gpu_seconds = ? WHERE id = ? AND state = ?", ps -> {
+                        ps.setString(1, state.name());
+                        ps.setLong(2, now);
+                        ps.setLong(3, done);
+                        ps.setString(4, id);
+                        ps.setString(5, j.state().name());
+                    });
+            if (n == 1 && ran) RunSegments.close(c, List.of(id), now, state.name());
+            if (n == 1 && state == JobState.SUCCEEDED) durations.observeFinished(c, id, now);
+            return n == 1;
+        });
+    }
+
+    /**
+     * Inside the plan's transaction: writes each job whose planning fields changed, in one batch, guarded by the state the
+     * plan read (a plan that raced a cancel or completion loses that row instead of resurrecting the job), and opens or
+     * closes the run segments of those written. Returns how many job rows it wrote.
+     */
+    public static int applyPlan(Connection c, List<PlanWrite> writes, long epoch, long now) throws SQLException {
+        if (writes.isEmpty()) return 0;
+        int[] counts;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?,"
+                + " queue_rank = ?, planned_start = ?, preemptions = preemptions + ?, last_preemption = ?, leader_epoch = ?, done_gpu_seconds = ?"
+                + " WHERE id = ? AND state = ?")) {
+            for (PlanWrite w : writes) {
+                bind(ps, w, epoch);
+                ps.addBatch();
+            }
+            counts = ps.executeBatch();
+        }
+        List<RunSegments.Opening> openings = new ArrayList<>();
+        Map<String, List<String>> closing = new HashMap<>();
+        int written = 0;
+        for (int i = 0; i < writes.size(); i++) {
+            if (counts[i] != 1) continue;
+            written++;
+            PlanWrite w = writes.get(i);
+            if (w.starts()) openings.addAll(w.openings());
+            if (w.takesOff()) closing.computeIfAbsent(w.endReason(), k -> new ArrayList<>()).add(w.before().id());
+        }
+        for (Map.Entry<String, List<String>> e : closing.entrySet()) RunSegments.close(c, e.getValue(), now, e.getKey());
+        RunSegments.open(c, openings, epoch);
+        return written;
+    }
+
+    private static void bind(PreparedStatement ps, PlanWrite w, long epoch) throws SQLException {
+        ps.setString(1, w.state().name());
+        ps.setString(2, w.placement());
+        ps.setBoolean(3, w.fill());
+        setLong(ps, 4, w.startedAt());
+        ps.setString(5, w.rule());
+        ps.setString(6, w.reason());
+        if (w.rank() == null) ps.setNull(7, Types.INTEGER);
+        else ps.setInt(7, w.rank());
+        setLong(ps, 8, w.plannedStart());
+        ps.setInt(9, w.takesOff() ? 1 : 0);
+        ps.setString(10, w.lastPreemption());
+        ps.setLong(11, epoch);
+        ps.setLong(12, w.doneGpuSeconds());
+        ps.setString(13, w.before().id());
+        ps.setString(14, w.before().state().name());
+    }
+
+    private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.BIGINT);
+        else ps.setLong(i, v);
+    }
+
+    /** Inside the plan's transaction: the placements this leader keeps running are its own from now on (adapters refuse older epochs). */
+    public static void confirmRunning(Connection c, long epoch) throws SQLException {
+        Db.update(c, "UPDATE jobs SET leader_epoch = ? WHERE state = 'RUNNING' AND leader_epoch < ?", ps -> {
+            ps.setLong(1, epoch);
+            ps.setLong(2, epoch);
+        });
     }
 
     static JobRow row(ResultSet rs) throws SQLException {
         return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
                 rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
                 nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21));
+                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22));
     }
 
     private static Long nullableLong(ResultSet rs, int column) throws SQLException {

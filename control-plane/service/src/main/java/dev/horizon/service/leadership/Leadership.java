@@ -15,6 +15,7 @@ import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,8 +41,8 @@ public class Leadership {
     /** How often the leader looks for followers' plan requests: what a follower accepts is planned within about this. */
     private static final long FORWARD_POLL_MILLIS = 250;
 
-    /** The lease as the store holds it; self when this replica holds it. */
-    public record Lease(String holder, long epoch, boolean self, boolean expired) {
+    /** The lease as the store holds it; self when this replica holds it; holderUrl where the holder answers. */
+    public record Lease(String holder, long epoch, boolean self, boolean expired, String holderUrl) {
     }
 
     /** Fired when this replica becomes leader (leading) or stops being leader. */
@@ -62,6 +63,10 @@ public class Leadership {
     int leaseSeconds;
     @ConfigProperty(name = "horizon.leader.renew-seconds")
     int renewSeconds;
+    @ConfigProperty(name = "horizon.advertise-url")
+    Optional<String> advertiseUrl;
+    @ConfigProperty(name = "quarkus.http.port")
+    int httpPort;
 
     private final String id = identity();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -120,8 +125,9 @@ public class Leadership {
 
     /** The lease as the store holds it now. */
     public Lease lease() {
-        return db.query("SELECT holder, epoch, expires_at < CURRENT_TIMESTAMP FROM leader_lease WHERE name = ?", ps -> ps.setString(1, LEASE),
-                rs -> new Lease(rs.getString(1), rs.getLong(2), id.equals(rs.getString(1)) && !rs.getBoolean(3), rs.getBoolean(3))).get(0);
+        return db.query("SELECT holder, epoch, expires_at < CURRENT_TIMESTAMP, holder_url FROM leader_lease WHERE name = ?", ps -> ps.setString(1, LEASE),
+                rs -> new Lease(rs.getString(1), rs.getLong(2), id.equals(rs.getString(1)) && !rs.getBoolean(3), rs.getBoolean(3),
+                        rs.getString(4))).get(0);
     }
 
     /**
@@ -192,12 +198,13 @@ public class Leadership {
     /** Takes the lease if it has expired, or in any case when force is set (the sole process on an H2 file, starting). */
     private void acquire(long started, boolean force) {
         Long won = db.inTransaction(c -> {
-            int taken = Db.update(c, "UPDATE leader_lease SET holder = ?, epoch = epoch + 1, expires_at = CURRENT_TIMESTAMP + CAST(? AS INTEGER)"
-                    + " * INTERVAL '1' SECOND WHERE name = ? AND (expires_at < CURRENT_TIMESTAMP OR ?)", ps -> {
+            int taken = Db.update(c, "UPDATE leader_lease SET holder = ?, holder_url = ?, epoch = epoch + 1, expires_at = CURRENT_TIMESTAMP"
+                    + " + CAST(? AS INTEGER) * INTERVAL '1' SECOND WHERE name = ? AND (expires_at < CURRENT_TIMESTAMP OR ?)", ps -> {
                         ps.setString(1, id);
-                        ps.setInt(2, leaseSeconds);
-                        ps.setString(3, LEASE);
-                        ps.setBoolean(4, force);
+                        ps.setString(2, url());
+                        ps.setInt(3, leaseSeconds);
+                        ps.setString(4, LEASE);
+                        ps.setBoolean(5, force);
                     });
             if (taken == 0) return null;
             return Db.query(c, "SELECT epoch FROM leader_lease WHERE name = ?", ps -> ps.setString(1, LEASE), rs -> rs.getLong(1)).get(0);
@@ -222,6 +229,19 @@ public class Leadership {
      */
     private long safeUntil(long started) {
         return started + TimeUnit.SECONDS.toNanos(leaseSeconds - renewSeconds);
+    }
+
+    /**
+     * Where this replica answers, for followers that pass writes on: horizon.advertise-url (HORIZON_ADVERTISE_URL; the
+     * chart sets the pod's IP), else this host's address and HTTP port.
+     */
+    public String url() {
+        if (advertiseUrl.isPresent()) return advertiseUrl.get().replaceAll("/+$", "");
+        try {
+            return "http://" + InetAddress.getLocalHost().getHostAddress() + ":" + httpPort;
+        } catch (UnknownHostException e) {
+            return "http://localhost:" + httpPort;
+        }
     }
 
     private static String identity() {

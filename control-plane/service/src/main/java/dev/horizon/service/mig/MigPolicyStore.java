@@ -1,6 +1,7 @@
 package dev.horizon.service.mig;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,6 +13,8 @@ import java.util.Optional;
 public class MigPolicyStore {
     private static final TypeReference<MigPolicyBody.Stored> TYPE = new TypeReference<>() { };
 
+    @Inject
+    ServiceClock clock;
     @Inject
     Db db;
 
@@ -27,7 +30,7 @@ public class MigPolicyStore {
     /** Replaces the pool's policy in one transaction; true when the pool had none before. */
     public boolean put(MigPolicyBody.Stored policy) {
         String json = StoredJson.write(policy);
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         return db.inTransaction(c -> {
             int updated = Db.update(c, "UPDATE mig_policies SET policy = ?, updated_at = ? WHERE pool = ?", ps -> {
                 ps.setString(1, json);

@@ -1,5 +1,6 @@
 package dev.horizon.service.nodes;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -20,6 +21,8 @@ import java.util.Map;
 @ApplicationScoped
 public class CommandQueue {
     @Inject
+    ServiceClock clock;
+    @Inject
     CommandStore store;
     @Inject
     Leadership leadership;
@@ -29,9 +32,14 @@ public class CommandQueue {
 
     public NodeCommand queue(String node, CommandRequest action) {
         long epoch = leadership.requireLeading("sending commands to agents");
-        NodeCommand command = store.insert(node, action, System.currentTimeMillis(), epoch);
+        NodeCommand command = store.insert(node, action, clock.millis(), epoch);
         deliver(node, false);
         return command;
+    }
+
+    /** Streams what a committed plan queued for node to its agent now, if it is connected here. */
+    public void committed(String node) {
+        deliver(node, false);
     }
 
     @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -64,7 +72,7 @@ public class CommandQueue {
         if (emitter == null) return;
         for (NodeCommand c : store.unanswered(node, includeSent)) {
             emitter.emit(c);
-            store.markSent(c.id(), System.currentTimeMillis());
+            store.markSent(c.id(), clock.millis());
         }
     }
 }

@@ -6,6 +6,8 @@ import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -26,19 +28,39 @@ public class CommandStore {
 
     /** Stored only while this replica still leads in epoch (checked in the same transaction), stamped with that epoch. */
     public NodeCommand insert(String node, CommandRequest action, long now, long epoch) {
-        NodeCommand c = new NodeCommand(UUID.randomUUID().toString(), node, action, NodeCommand.QUEUED, now, null, null, null, epoch);
-        db.inTransaction(conn -> {
+        return db.inTransaction(conn -> {
             leadership.fence(conn, epoch);
-            return Db.update(conn, "INSERT INTO node_commands (id, node, action, state, created_at, leader_epoch) VALUES (?, ?, ?, ?, ?, ?)", ps -> {
-                ps.setString(1, c.id());
-                ps.setString(2, node);
-                ps.setString(3, StoredJson.write(action));
-                ps.setString(4, c.state());
-                ps.setLong(5, now);
-                ps.setLong(6, epoch);
-            });
+            return insert(conn, node, action, now, epoch);
+        });
+    }
+
+    /** Inside a transaction the caller has fenced (a plan's commit, an admin's command). */
+    public static NodeCommand insert(Connection conn, String node, CommandRequest action, long now, long epoch) throws SQLException {
+        NodeCommand c = new NodeCommand(UUID.randomUUID().toString(), node, action, NodeCommand.QUEUED, now, null, null, null, epoch);
+        Db.update(conn, "INSERT INTO node_commands (id, node, action, state, created_at, leader_epoch) VALUES (?, ?, ?, ?, ?, ?)", ps -> {
+            ps.setString(1, c.id());
+            ps.setString(2, node);
+            ps.setString(3, StoredJson.write(action));
+            ps.setString(4, c.state());
+            ps.setLong(5, now);
+            ps.setLong(6, epoch);
         });
         return c;
+    }
+
+    /**
+     * Fails every command queued or sent before createdBeforeMillis that no agent answered, saying so; returns how many.
+     * A layout its agent never applied then no longer holds its GPU, which the next plan places again.
+     */
+    public int expireUnanswered(long createdBeforeMillis, long ttlSeconds, long now) {
+        return db.update("UPDATE node_commands SET state = ?, finished_at = ?, error = ? WHERE created_at < ? AND state IN (?, ?)", ps -> {
+            ps.setString(1, NodeCommand.FAILED);
+            ps.setLong(2, now);
+            ps.setString(3, "expired: no agent answered within " + ttlSeconds + " s (horizon.agents.command-ttl-seconds); the GPU is planned again");
+            ps.setLong(4, createdBeforeMillis);
+            ps.setString(5, NodeCommand.QUEUED);
+            ps.setString(6, NodeCommand.SENT);
+        });
     }
 
     /** Commands without a result, oldest first; with includeSent also those already streamed once (for a reconnecting agent). */

@@ -1,5 +1,6 @@
 package dev.horizon.service.nodes;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -25,6 +26,8 @@ public class DeclaredNodes {
     private static final Pattern ENTRY = Pattern.compile("(\\d+)x([A-Za-z0-9.-]+?)(?:-(\\d+)GB)?");
 
     @Inject
+    ServiceClock clock;
+    @Inject
     NodeStore nodes;
     @Inject
     Planner planner;
@@ -33,7 +36,7 @@ public class DeclaredNodes {
 
     void declare(@Observes @Priority(10) StartupEvent event) {
         boolean changed = false;
-        for (Node n : parse(declared.orElse(""), System.currentTimeMillis())) changed |= nodes.upsert(n);
+        for (Node n : parse(declared.orElse(""), clock.millis())) changed |= nodes.upsert(n);
         if (changed) planner.requestPlan();
     }
 

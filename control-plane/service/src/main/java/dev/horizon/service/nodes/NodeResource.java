@@ -1,6 +1,8 @@
 package dev.horizon.service.nodes;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.horizon.service.leadership.LeaderForwarding;
+import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -11,7 +13,10 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.List;
@@ -34,6 +39,10 @@ public class NodeResource {
     MemoryViolations violations;
     @Inject
     Caller caller;
+    @Inject
+    Leadership leadership;
+    @Inject
+    LeaderForwarding forwarding;
 
     @GET
     public List<Node> list() {
@@ -46,12 +55,16 @@ public class NodeResource {
         return new NodeDetail(find(name), commands.recent(name), violations.ofNode(name));
     }
 
-    /** Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects. */
+    /**
+     * Queues a command for the node's agent; it is streamed at once if the agent is connected, else when it connects.
+     * Only the leader queues commands: a follower passes the request on to it.
+     */
     @POST
     @Path("/{name}/commands")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response command(@PathParam("name") String name, String body) {
+    public Response command(@PathParam("name") String name, String body, @Context UriInfo uri, @Context HttpHeaders headers) {
         caller.requireAdmin("sending commands to agents");
+        if (!leadership.leading()) return forwarding.toLeader("sending commands to agents", "POST", uri, headers, body);
         Node node = find(name);
         CommandRequest request = JsonBodies.read(body, CommandRequest.class, CommandRequest.EXAMPLE);
         List<String> problems = request.problems(node);

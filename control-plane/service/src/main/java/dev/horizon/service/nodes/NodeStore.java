@@ -53,6 +53,13 @@ public class NodeStore {
         return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.gpus().isEmpty()).toList();
     }
 
+    /** How many nodes have each health. */
+    public Map<String, Integer> countByHealth() {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        db.query("SELECT health, COUNT(*) FROM nodes GROUP BY health", ps -> { }, rs -> counts.put(rs.getString(1), rs.getInt(2)));
+        return counts;
+    }
+
     /** One node, or every node when name is null. */
     private List<Node> select(String name) {
         Db.Binder bind = ps -> {

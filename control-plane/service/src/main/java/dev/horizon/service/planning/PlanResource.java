@@ -4,8 +4,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.api.JobSpec;
+import dev.horizon.service.jobs.Placements;
+import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -18,7 +21,8 @@ import java.util.Map;
 
 /**
  * The current plan: committed placements (GPUs x time from start to estimated end) and, per pending
- * job, where the last plan put its start. This is what the web view draws as a Gantt chart.
+ * job, where the last plan put its start. This is what the web view draws as a Gantt chart. Every replica answers
+ * from the store, so a follower shows the leader's plan and its history.
  */
 @Path("/api/v1/plan")
 @Produces(MediaType.APPLICATION_JSON)
@@ -33,42 +37,48 @@ public class PlanResource {
                           String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
     }
 
+    /**
+     * mode: the planner that made this plan (heuristic, pooled, or cpsat when the full mode's plan was adopted); groups: the
+     * node-pool groups it planned apart (empty: one joint plan); cpSatGain: how much a CP-SAT plan's objective beat the
+     * heuristic's on the same moment (null for other modes); fullMode: the latest CP-SAT run, adopted or not (null before one).
+     */
     public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
-                           double utilization, double decisionMillis, List<Block> running, List<Waiting> pending,
-                           Map<String, Integer> inferenceReservedGpus) {
+                           double utilization, double decisionMillis, String mode, List<String> groups, Double cpSatGain, FullMode.Run fullMode,
+                           List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
     }
 
     @Inject
-    Planner planner;
+    ServiceClock clock;
+    @Inject
+    PlanStore plans;
+    @Inject
+    FullMode fullMode;
     @Inject
     JobStore jobs;
-    @Inject
-    PlanHistory history;
-    @Inject
-    Leadership leadership;
 
     @GET
     public PlanView current() {
-        Planner.PlanSnapshot p = planner.lastPlan();
-        if (p == null && !leadership.leading()) {
-            throw new ApiException(503, "this replica follows and has made no plan; the plan is the leader's: GET /api/leader says which replica leads");
-        }
-        if (p == null) throw new ApiException(503, "the planner has not run yet; retry in a moment");
+        Planner.PlanSnapshot p = plans.current()
+                .orElseThrow(() -> new ApiException(503, "no replica has planned yet; the leader plans within a second of starting, retry then"));
+        JobEstimates estimates = new JobEstimates(jobs.durationEstimator());
         List<Block> running = new ArrayList<>();
         List<Waiting> pending = new ArrayList<>();
+        long now = clock.seconds();
         for (JobRow j : jobs.active()) {
-            Long left = p.estimatedSecondsLeft().get(j.id());
+            JobSpec spec = ContextBuilder.spec(j);
+            // a job that started after the plan has no end in it yet
             if (j.state() == JobState.RUNNING) {
                 running.add(new Block(j.id(), j.name(), j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
-                        left == null ? null : p.now() + left));
+                        j.startedAt() > p.now() ? null : p.now() + estimates.running(j, spec, Placements.gpuCount(j.placement()), p.now())));
             } else {
-                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), j.reason(), j.queueRank(), j.plannedStart(),
-                        left));
+                pending.add(new Waiting(j.id(), j.name(), j.team(), j.jobClass(), j.gpus(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now),
+                        j.queueRank(), j.plannedStart(), estimates.waiting(j, spec)));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
-                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), running, pending,
+                p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), p.cpSatGain(),
+                fullMode.last(), running, pending,
                 p.inferenceReservedGpus());
     }
 
@@ -76,6 +86,6 @@ public class PlanResource {
     @GET
     @Path("/history")
     public List<PlanHistory.Point> history() {
-        return history.points();
+        return plans.history();
     }
 }

@@ -1,48 +1,22 @@
 package dev.horizon.service.planning;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.policy.HorizonPolicy;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.SliceRequest;
-import dev.horizon.allocator.plan.HeuristicPlanner;
-import dev.horizon.allocator.plan.Plan;
-import dev.horizon.api.Contract;
-import dev.horizon.api.JobJson;
-import dev.horizon.api.JobSpec;
-import dev.horizon.forecast.DurationEstimator;
-import dev.horizon.service.fractional.SlicePlanning;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
-import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
-import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.store.Db;
-import dev.horizon.service.teams.TeamStore;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.sql.Types;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,37 +27,36 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * The planning loop: every step, and shortly after each event (arrival, cancel, completion, node or
- * GPU change), builds a PlanningContext from the store, asks Horizon's policy for a decision and
- * commits it in one transaction. Plans run one at a time on one thread, and bursts of events within
- * the debounce window share one plan. Applying a decision is idempotent: a plan with nothing new to
- * decide writes nothing.
+ * The planning loop: every step, and shortly after each event (arrival, cancel, completion, node or GPU change), it
+ * builds the moment from the store ({@link ContextBuilder}), asks the policy for a decision ({@link PlanningPolicy}),
+ * turns it into writes ({@link DecisionApplier}) and commits them in one fenced transaction ({@link PlanCommitter}).
+ * Plans run one at a time on one thread, and bursts of events within the debounce window share one plan. A plan with
+ * nothing new to decide writes no job row. On a virtual clock only the replay asks for plans: wall time never does.
  */
 @Singleton
 public class Planner {
     private static final Logger LOG = Logger.getLogger(Planner.class);
-    private static final long MIN_ESTIMATE_SECONDS = 60;
 
     @Inject
-    Db db;
+    ServiceClock clock;
     @Inject
     JobStore jobs;
     @Inject
     NodeStore nodes;
     @Inject
-    TeamStore teams;
+    ContextBuilder contexts;
     @Inject
-    InferenceStore inference;
+    PlanningPolicy policy;
+    @Inject
+    DecisionApplier applier;
+    @Inject
+    PlanCommitter committer;
     @Inject
     PlannerMetrics metrics;
     @Inject
-    OwedDelivered owed;
-    @Inject
-    PlanHistory history;
+    PlanStore plans;
     @Inject
     Leadership leadership;
-    @Inject
-    SlicePlanning slices;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -102,17 +75,19 @@ public class Planner {
     private long confirmedEpoch;
 
     /**
-     * What the last plan committed, for /api/v1/plan and the web view. estimatedSecondsLeft: per active job, its
-     * estimated remaining run (running) or whole run (waiting). inferenceReservedGpus: per inference service, the GPUs
-     * the plan keeps for it now (its forecast with headroom, or what it holds if more).
+     * What the last plan committed, for /api/v1/plan and the web view (stored, so every replica reads it; the jobs' own
+     * estimates are read with it, see PlanResource). inferenceReservedGpus: per inference service, the GPUs the plan keeps
+     * for it now. mode: the planner that made it (heuristic, pooled, cpsat: the full mode's plan, adopted); groups: the
+     * node-pool groups it planned apart (empty: one joint plan); cpSatGain: for a CP-SAT plan, how much its objective
+     * beats the heuristic plan on the same moment (0.02: 2% higher); jobRowsWritten: the job rows its commit changed.
      */
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
-                               double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft,
-                               Map<String, Integer> inferenceReservedGpus) {
+                               double decisionMillis, int started, int preempted, Map<String, Integer> inferenceReservedGpus, String mode,
+                               List<String> groups, Double cpSatGain, int jobRowsWritten) {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
-        loop.scheduleAtFixedRate(this::runLogged, 0, stepSeconds, TimeUnit.SECONDS);
+        if (!clock.virtual()) loop.scheduleAtFixedRate(this::runLogged, 0, stepSeconds, TimeUnit.SECONDS);
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -130,6 +105,7 @@ public class Planner {
 
     /** Asks for a plan soon; requests inside the debounce window are answered by one plan. */
     public void requestPlan() {
+        if (clock.virtual()) return; // the replay plans at the moments the scenario gives
         if (requested.compareAndSet(false, true)) loop.schedule(this::runLogged, debounceMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -153,8 +129,8 @@ public class Planner {
     }
 
     /**
-     * Plans and commits once, now, and waits for it. It runs on the loop's thread like every plan, so
-     * plans never overlap and the allocator is only ever called from one thread.
+     * Plans and commits once, now, and waits for it. It runs on the loop's thread like every plan, so plans never overlap
+     * and the allocator is only ever called from one thread.
      */
     public PlanSnapshot planNow() {
         try {
@@ -174,260 +150,102 @@ public class Planner {
             leadership.forwardPlanRequest();
             return last.get();
         }
-        long now = System.currentTimeMillis() / 1000;
-        List<Node> usable = nodes.planned();
-        List<JobRow> active = jobs.active();
-        List<Change> changes = new ArrayList<>();
-        PlanSnapshot snapshot;
-        if (usable.isEmpty()) {
-            for (JobRow j : active) {
-                if (j.state() == JobState.RUNNING) changes.add(Change.displaced(j, "its node is no longer in the cluster"));
-                else changes.add(Change.wait(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
-            }
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of());
-        } else {
-            snapshot = plan(now, usable, active, changes);
-        }
-        int written = commit(changes, epoch);
-        metrics.record(snapshot, changes);
-        owed.refresh(now, snapshot.totalGpus());
-        history.record(snapshot, active, changes);
-        last.set(snapshot);
-        // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
-        // that this plan took off a lost node but did not place), so plan again
-        if (written > 0 && (snapshot.started() > 0 || changes.stream().anyMatch(Change::preempts))) requestPlan();
-        return snapshot;
-    }
-
-    private PlanSnapshot plan(long now, List<Node> usable, List<JobRow> active, List<Change> changes) {
-        List<GpuNode> gpuNodes = usable.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))
-                .toList();
-        Cluster cluster = new Cluster(gpuNodes);
-        Map<String, Integer> nodeIndex = new HashMap<>();
-        for (int i = 0; i < gpuNodes.size(); i++) nodeIndex.put(gpuNodes.get(i).name(), i);
-        TeamWeights weights = new TeamWeights(teams.all(), jobs.ranSince(now - TeamWeights.WINDOW_SECONDS), now,
-                (double) cluster.totalGpus() * TeamWeights.WINDOW_SECONDS);
-        DurationEstimator estimator = jobs.durationEstimator();
-
-        Occupancy occupancy = new Occupancy(cluster);
-        for (int i = 0; i < usable.size(); i++) {
-            if (usable.get(i).drained()) occupancy.drain(i);
-        }
-        SlicePlanning.Pools pools = slices.prepare(usable, occupancy, System.currentTimeMillis());
-        Map<String, Long> secondsLeft = new HashMap<>();
-        List<RunningJob> running = new ArrayList<>();
-        List<PendingJob> pending = new ArrayList<>();
-        for (JobRow j : active) {
-            JobSpec spec = spec(j);
-            Contract contract = spec.contractOrDefault();
-            double weight = weights.jobWeight(j.team(), j.priority());
-            long estimate = estimator.estimate(j.team(), j.jobClass(), spec.durationEstimateSeconds());
-            if (j.state() == JobState.RUNNING) {
-                Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
-                if (p == null || !occupancy.isFree(p)) {
-                    changes.add(Change.displaced(j, "its node left the cluster or lost GPUs (" + j.placement() + ")"));
-                    continue;
-                }
-                String lost = lostGpu(p, usable);
-                if (lost != null) {
-                    // its processes died with the GPU; the node is drained, so it is placed elsewhere
-                    changes.add(Change.displaced(j, "GPU " + lost + " fell off the bus (" + j.placement() + ")"));
-                    continue;
-                }
-                occupancy.occupy(p);
-                long left = DurationEstimator.remaining(estimate, now - j.startedAt(), MIN_ESTIMATE_SECONDS);
-                secondsLeft.put(j.id(), left);
-                running.add(new RunningJob(j.id(), j.team(), j.jobClass(), weight, p.gpus(), j.submittedAt() / 1000, j.startedAt(), now + left,
-                        contract, p, j.fill()));
-            } else {
-                secondsLeft.put(j.id(), Math.max(MIN_ESTIMATE_SECONDS, estimate));
-                pending.add(new PendingJob(j.id(), j.team(), j.jobClass(), weight, j.gpus(), j.minGpus(), j.submittedAt() / 1000,
-                        Math.max(MIN_ESTIMATE_SECONDS, estimate), contract, SliceRequest.of(spec.perReplica())));
-            }
-        }
-        AtomicReference<Plan> plan = new AtomicReference<>();
-        HeuristicPlanner heuristic = new HeuristicPlanner();
-        // the same policy as new HorizonPolicy(), keeping the plan's start steps to report planned starts
-        HorizonPolicy policy = new HorizonPolicy("horizon", 0.99, 8.0, problem -> {
-            Plan p = heuristic.plan(problem);
-            plan.set(p);
-            return p;
-        });
-        Map<String, PlanningContext.ServiceView> services = serviceViews();
-        Map<String, Integer> reserved = new HashMap<>();
-        services.forEach((name, v) -> reserved.put(name, Math.max(v.heldGpus(), HorizonPolicy.reservationPath(v, horizonSteps)[0])));
-        PlanningContext ctx = new PlanningContext(now, stepSeconds, horizonSteps, cluster, occupancy.copy(), running, pending, services);
-        long started = System.nanoTime();
-        Decision decision = policy.decide(ctx);
-        double millis = (System.nanoTime() - started) / 1e6;
-        validate(decision, running, pending);
-
-        Map<String, JobRow> rows = new HashMap<>();
-        active.forEach(j -> rows.put(j.id(), j));
-        // counted from the placements, not from free GPUs: a drained node's idle GPUs are neither free nor busy;
-        // a GPU shared by slices counts once
-        Map<String, Placement> holding = new HashMap<>();
-        running.forEach(r -> holding.put(r.id(), r.placement()));
-        for (String id : decision.preemptions()) {
-            Placement freed = holding.remove(id);
-            occupancy.release(freed);
-            changes.add(Change.preempted(rows.get(id), "preempted at " + java.time.Instant.ofEpochSecond(now)
-                    + " for higher-value work: its contract allowed it (resumable, past its minimum runtime, or running as fill)"));
-        }
-        for (String id : decision.promotions()) changes.add(Change.promoted(rows.get(id)));
-        Set<String> startedIds = new HashSet<>();
-        for (Decision.Start s : decision.starts()) {
-            occupancy.occupy(s.placement());
-            holding.put(s.jobId(), s.placement());
-            startedIds.add(s.jobId());
-            changes.add(Change.start(rows.get(s.jobId()), s.placement().describe(cluster), s.fill(), now));
-        }
-        slices.apply(pools, decision, occupancy, usable, java.time.Instant.ofEpochSecond(now));
-        List<PendingJob> order = new ArrayList<>(pending);
-        order.sort(HorizonPolicy.VALUE_ORDER);
-        long stepStart = now - now % stepSeconds;
-        int rank = 0;
-        for (PendingJob j : order) {
-            if (startedIds.contains(j.id())) continue;
-            rank++;
-            Integer s = plan.get() == null ? null : plan.get().startStep().get(j.id());
-            String rule = s == null ? "no-room-in-horizon" : s > 0 ? "planned-start" : "fragmented";
-            Long plannedStart = s == null ? null : Math.max(now, stepStart + s * stepSeconds);
-            String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
-            changes.add(Change.wait(rows.get(j.id()), rule, reason, rank, plannedStart));
-        }
-        Set<Long> busy = new HashSet<>();
-        for (Placement p : holding.values()) {
-            for (Placement.Slice sl : p.slices()) for (int g = sl.firstGpu(); g < sl.firstGpu() + sl.count(); g++) busy.add(((long) sl.node() << 16) | g);
-        }
-        return new PlanSnapshot(now, stepSeconds, horizonSteps, gpuNodes.stream().map(GpuNode::name).toList(), cluster.totalGpus(),
-                busy.size(), millis, decision.starts().size(), decision.preemptions().size(), secondsLeft, reserved);
-    }
-
-    /** The first GPU of the placement its agent reported lost ("uuid on node"), null when none is. */
-    private static String lostGpu(Placement p, List<Node> usable) {
-        for (Placement.Slice s : p.slices()) {
-            Node node = usable.get(s.node());
-            for (int i = s.firstGpu(); i < s.firstGpu() + s.count(); i++) {
-                Gpu gpu = node.gpus().get(i);
-                if (Node.LOST.equals(gpu.health())) return gpu.uuid() + " on " + node.name();
-            }
-        }
-        return null;
+        PlannerMetrics.Phases phases = metrics.phases();
+        Moment m = moment();
+        phases.loaded();
+        if (m.input() == null) return commit(m, null, 0, null, phases, epoch);
+        long t0 = System.nanoTime();
+        PlanningPolicy.Outcome outcome = policy.decide(m.input().context());
+        return commit(m, outcome, (System.nanoTime() - t0) / 1e6, null, phases, epoch);
     }
 
     /**
-     * Each inference service with its forecast over the horizon. Its held GPUs are what its agents last reported
-     * serving (0 until they do); they are also its standing reservation, since nothing else reserves for it.
+     * The store as one plan reads it. input is null when there are no nodes to plan on; fingerprint is what a plan made
+     * on this moment depends on (nodes and their health, active jobs, their states and placements).
      */
-    private Map<String, PlanningContext.ServiceView> serviceViews() {
-        Map<String, PlanningContext.ServiceView> views = new HashMap<>();
-        for (InferenceStore.Row row : inference.all()) {
-            InferenceStore.Demand d = inference.demand(row.service().name());
-            views.put(row.service().name(), new PlanningContext.ServiceView(row.service(), row.heldGpus(), row.heldGpus(),
-                    d.forecaster().forecast(horizonSteps), (int) Math.ceil(d.peak())));
-        }
-        return views;
+    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint) {
     }
 
-    /** The same hard rules the simulator checks: a decision that breaks one is refused whole, never half applied. */
-    private static void validate(Decision d, List<RunningJob> running, List<PendingJob> pending) {
-        Set<String> runningIds = new HashSet<>();
-        running.forEach(r -> runningIds.add(r.id()));
-        Map<String, PendingJob> waiting = new HashMap<>();
-        pending.forEach(p -> waiting.put(p.id(), p));
-        for (String id : d.preemptions()) {
-            if (!runningIds.contains(id)) throw new IllegalStateException("the policy preempted " + id + ", which is not running");
-        }
-        for (Decision.Start s : d.starts()) {
-            PendingJob j = waiting.get(s.jobId());
-            if (j == null) throw new IllegalStateException("the policy started " + s.jobId() + ", which is not waiting");
-            int g = s.placement().gpus();
-            if (g > j.gpus() || g < j.minGpus()) throw new IllegalStateException("the policy gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus());
-        }
+    /** Reads the moment now; any thread may (the full mode reads one to solve on). */
+    Moment moment() {
+        long nowMillis = clock.millis();
+        List<Node> usable = nodes.planned();
+        List<JobRow> active = jobs.active();
+        List<String> fingerprint = new ArrayList<>();
+        usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.gpus().size()));
+        active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
+        PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);
+        return new Moment(nowMillis, usable, active, input, fingerprint);
     }
 
-    static JobSpec spec(JobRow j) {
+    /**
+     * Commits a decision CP-SAT made on an earlier moment, on the loop's thread like every plan, if it still holds: the
+     * moment it was made on is the moment now (same nodes, same jobs in the same states and places). Returns whether it did.
+     */
+    boolean adopt(Moment solvedOn, PlanningPolicy.Outcome outcome, double gain) {
         try {
-            return JobJson.mapper().readValue(j.spec(), JobSpec.class);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("job " + j.id() + " holds a spec this service wrote", e);
+            return loop.submit(() -> {
+                long epoch = leadership.epoch();
+                if (epoch == 0) return false;
+                PlannerMetrics.Phases phases = metrics.phases();
+                Moment now = moment();
+                phases.loaded();
+                if (now.input() == null || !now.fingerprint().equals(solvedOn.fingerprint())) return false;
+                commit(now, outcome, 0, gain, phases, epoch);
+                return true;
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("adopting the full-mode plan failed: " + e.getCause().getMessage(), e.getCause());
         }
     }
 
-    /** One row's new planning fields; written only where they differ from what is stored. */
-    record Change(JobRow row, JobState state, String placement, boolean fill, Long startedAt, String rule, String reason, Integer rank,
-                  Long plannedStart, String preemption) {
-        static Change start(JobRow j, String placement, boolean fill, long now) {
-            return new Change(j, JobState.RUNNING, placement, fill, now, null, null, null, null, j.lastPreemption());
+    /** Turns the outcome into writes, commits them fenced under epoch, and records the plan. cpSatGain: null for the hot path. */
+    private PlanSnapshot commit(Moment m, PlanningPolicy.Outcome outcome, double decideMillis, Double cpSatGain, PlannerMetrics.Phases phases,
+                                long epoch) {
+        long now = m.nowMillis() / 1000;
+        PlanCommit commit;
+        PlanSnapshot snapshot;
+        if (m.input() == null) {
+            commit = new PlanCommit(nothingToPlanOn(m.active(), now), List.of(), PlanInput.Booking.NONE);
+            phases.decided(0);
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), "none", List.of(), null, 0);
+        } else {
+            PlanInput in = m.input();
+            DecisionApplier.Applied applied = applier.apply(in, outcome);
+            phases.decided(decideMillis);
+            commit = applied.commit();
+            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, in.cluster().nodes().stream().map(n -> n.name()).toList(),
+                    in.cluster().totalGpus(), applied.busyGpus(), decideMillis, outcome.decision().starts().size(),
+                    outcome.decision().preemptions().size(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0);
         }
-
-        static Change promoted(JobRow j) {
-            return new Change(j, JobState.RUNNING, j.placement(), false, j.startedAt(), null, null, null, null, j.lastPreemption());
-        }
-
-        static Change preempted(JobRow j, String why) {
-            return new Change(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why);
-        }
-
-        static Change displaced(JobRow j, String why) {
-            return new Change(j, JobState.PENDING, null, false, null, "node-lost", "taken off its GPUs because " + why
-                    + "; it waits to be placed again", null, null, "node lost: " + why);
-        }
-
-        static Change wait(JobRow j, String rule, String reason, Integer rank, Long plannedStart) {
-            return new Change(j, JobState.PENDING, null, false, null, rule, reason, rank, plannedStart, j.lastPreemption());
-        }
-
-        boolean preempts() {
-            return row.state() == JobState.RUNNING && state == JobState.PENDING;
-        }
-
-        boolean differs() {
-            JobRow r = row;
-            return r.state() != state || !Objects.equals(r.placement(), placement) || r.fill() != fill || !Objects.equals(r.startedAt(), startedAt)
-                    || !Objects.equals(r.rule(), rule) || !Objects.equals(r.reason(), reason) || !Objects.equals(r.queueRank(), rank)
-                    || !Objects.equals(r.plannedStart(), plannedStart);
-        }
-    }
-
-    private int commit(List<Change> changes, long epoch) {
-        List<Change> writes = changes.stream().filter(Change::differs).toList();
-        if (writes.isEmpty() && confirmedEpoch == epoch) return 0;
-        // the state guard makes a plan that raced a cancel or completion lose that row instead of resurrecting it
-        int written = db.inTransaction(c -> {
-            // fencing: nothing is written unless this replica still leads in epoch, and no takeover can interleave
-            leadership.fence(c, epoch);
-            int n = 0;
-            for (Change ch : writes) {
-                n += Db.update(c, "UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?, queue_rank = ?,"
-                        + " planned_start = ?, preemptions = preemptions + ?, last_preemption = ?, leader_epoch = ? WHERE id = ? AND state = ?", ps -> {
-                            ps.setString(1, ch.state().name());
-                            ps.setString(2, ch.placement());
-                            ps.setBoolean(3, ch.fill());
-                            if (ch.startedAt() == null) ps.setNull(4, Types.BIGINT);
-                            else ps.setLong(4, ch.startedAt());
-                            ps.setString(5, ch.rule());
-                            ps.setString(6, ch.reason());
-                            if (ch.rank() == null) ps.setNull(7, Types.INTEGER);
-                            else ps.setInt(7, ch.rank());
-                            if (ch.plannedStart() == null) ps.setNull(8, Types.BIGINT);
-                            else ps.setLong(8, ch.plannedStart());
-                            ps.setInt(9, ch.preempts() ? 1 : 0);
-                            ps.setString(10, ch.preemption());
-                            ps.setLong(11, epoch);
-                            ps.setString(12, ch.row().id());
-                            ps.setString(13, ch.row().state().name());
-                        });
-            }
-            // the placements this leader keeps running are its own from now on: adapters refuse those of older epochs
-            Db.update(c, "UPDATE jobs SET leader_epoch = ? WHERE state = 'RUNNING' AND leader_epoch < ?", ps -> {
-                ps.setLong(1, epoch);
-                ps.setLong(2, epoch);
-            });
-            return n;
-        });
+        int written = committer.commit(commit, epoch, confirmedEpoch != epoch, m.nowMillis());
         confirmedEpoch = epoch;
-        return written;
+        phases.committed();
+        snapshot = withWritten(snapshot, written);
+        metrics.record(snapshot, commit.writes(), m.active());
+        plans.record(snapshot, PlanHistory.of(snapshot, m.active(), commit.writes()), epoch);
+        last.set(snapshot);
+        // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
+        // that this plan took off a lost node but did not place), so plan again
+        if (written > 0 && commit.writes().stream().anyMatch(w -> w.state() != w.before().state())) requestPlan();
+        return snapshot;
+    }
+
+    /** Without nodes: running jobs lose their GPUs, and every waiting job says why it waits. */
+    private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now) {
+        List<JobStore.PlanWrite> out = new ArrayList<>();
+        for (JobRow j : active) {
+            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, ContextBuilder.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
+            else out.add(Changes.waiting(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
+        }
+        return out;
+    }
+
+    private static PlanSnapshot withWritten(PlanSnapshot s, int written) {
+        return new PlanSnapshot(s.now(), s.stepSeconds(), s.horizonSteps(), s.nodeNames(), s.totalGpus(), s.busyGpus(), s.decisionMillis(),
+                s.started(), s.preempted(), s.inferenceReservedGpus(), s.mode(), s.groups(), s.cpSatGain(), written);
     }
 }

@@ -1,5 +1,6 @@
 package dev.horizon.service.security;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
 import io.quarkus.runtime.StartupEvent;
@@ -33,6 +34,8 @@ public class Tokens {
     public record Authentication(Grant grant, String refusal) {
     }
 
+    @Inject
+    ServiceClock clock;
     @Inject
     Db db;
     @ConfigProperty(name = "horizon.bootstrap-admin-token")
@@ -110,7 +113,7 @@ public class Tokens {
             ps.setString(2, role.name());
             ps.setString(3, team);
             ps.setString(4, label);
-            ps.setLong(5, System.currentTimeMillis());
+            ps.setLong(5, clock.millis());
         });
     }
 

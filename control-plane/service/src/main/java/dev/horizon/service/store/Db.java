@@ -61,6 +61,20 @@ public class Db {
         }
     }
 
+    /**
+     * Like {@link #inTransaction}, run again (at most twice more) when it lost a race to insert the same key as another
+     * transaction: the work reads before it inserts, so the next run finds the winner's row and updates it instead.
+     */
+    public <T> T inTransactionRetrying(Work<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return inTransaction(work);
+            } catch (StoreException e) {
+                if (!e.duplicateKey() || attempt == 3) throw e;
+            }
+        }
+    }
+
     public int update(String sql, Binder binder) {
         return inTransaction(c -> update(c, sql, binder));
     }

@@ -2,7 +2,7 @@ package dev.horizon.service.teams;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import dev.horizon.service.planning.OwedDelivered;
+import dev.horizon.service.fairshare.OwedDelivered;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;

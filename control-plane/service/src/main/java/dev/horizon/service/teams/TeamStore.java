@@ -1,5 +1,6 @@
 package dev.horizon.service.teams;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,6 +9,8 @@ import java.util.Optional;
 
 @ApplicationScoped
 public class TeamStore {
+    @Inject
+    ServiceClock clock;
     @Inject
     Db db;
 
@@ -26,7 +29,7 @@ public class TeamStore {
             ps.setString(1, team.name());
             ps.setString(2, team.parent());
             ps.setDouble(3, team.share());
-            ps.setLong(4, System.currentTimeMillis());
+            ps.setLong(4, clock.millis());
         });
     }
 

@@ -3,19 +3,15 @@ package dev.horizon.service.fractional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
-import dev.horizon.api.JobClass;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.fractional.mig.ReconfigurationPlanner;
-import dev.horizon.service.jobs.JobRow;
-import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.mig.MigPolicyBody;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
@@ -64,21 +60,5 @@ class SlicePlanningTest {
                 new MigPolicyBody.Stored("h100s", Set.of("H100-80GB"), Set.of("3g.40gb"), "FIXED", 60, 2));
         assertEquals("h100s", SlicePlanning.poolOf(h100, stored).orElseThrow().nodePool());
         assertFalse(SlicePlanning.poolOf(h100, stored.subList(0, 1)).isPresent());
-    }
-
-    @Test
-    void quotaCountsAOneGSliceOnAnH100AsASeventhOfAGpu() {
-        JobRow oneG = row("{\"name\":\"x\",\"team\":\"t\",\"class\":\"BATCH_INFERENCE\",\"replicas\":2,\"perReplica\":{\"migProfile\":\"1g.10gb\"}}", 2);
-        JobRow half = row("{\"name\":\"x\",\"team\":\"t\",\"class\":\"BATCH_INFERENCE\",\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":1000}}", 1);
-        JobRow whole = row("{\"name\":\"x\",\"team\":\"t\",\"class\":\"TRAINING\",\"replicas\":2,\"perReplica\":{\"gpus\":4}}", 8);
-        assertEquals(2.0 / 7, JobGpus.of(oneG), 1e-9);
-        assertEquals(0.5, JobGpus.of(half), 1e-9);
-        assertEquals(8, JobGpus.of(whole), 1e-9);
-        assertTrue(JobGpus.of(oneG) < 1, "a slice never counts as a whole GPU");
-    }
-
-    private static JobRow row(String spec, int gpus) {
-        return new JobRow("id", "x", "t", JobClass.BATCH_INFERENCE, 0, gpus, gpus, spec, JobState.RUNNING, 0, 0L, null, null, false, null, null,
-                null, null, 0, null, 0);
     }
 }

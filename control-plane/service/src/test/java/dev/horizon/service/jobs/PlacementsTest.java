@@ -1,4 +1,4 @@
-package dev.horizon.service.planning;
+package dev.horizon.service.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package dev.horizon.service.planning;
+package dev.horizon.service.jobs;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.GpuShare;
@@ -31,8 +31,18 @@ public final class Placements {
         return false;
     }
 
+    /** GPUs a stored placement holds, a slice of one GPU counted as one (as {@link Placement#gpus()} counts it). */
+    public static int gpuCount(String placement) {
+        int n = 0;
+        for (String part : placement.split("\\+")) {
+            Matcher m = SLICE.matcher(part);
+            if (m.matches()) n += Integer.parseInt(m.group(3)) - Integer.parseInt(m.group(2)) + 1;
+        }
+        return n;
+    }
+
     /** The placement on the current cluster, or null when a node it used is gone or smaller now. */
-    static Placement parse(String text, Cluster cluster, Map<String, Integer> nodeIndex) {
+    public static Placement parse(String text, Cluster cluster, Map<String, Integer> nodeIndex) {
         List<Placement.Slice> slices = new ArrayList<>();
         for (String part : text.split("\\+")) {
             Matcher m = SLICE.matcher(part);

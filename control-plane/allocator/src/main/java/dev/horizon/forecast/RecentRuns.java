@@ -1,0 +1,59 @@
+package dev.horizon.forecast;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The durations of the most recent completed runs of one (team, class) or one class, oldest first, at most
+ * {@link #KEEP}: the window the duration estimate and its quantiles come from. It is the whole statistic, so the
+ * service stores it as it is and restores it, instead of re-reading finished jobs.
+ */
+public final class RecentRuns {
+    /** How many runs the window keeps: enough for stable quantiles, few enough to follow a team whose jobs change. */
+    public static final int KEEP = 200;
+    private final Deque<Long> seconds = new ArrayDeque<>();
+    /** The window sorted, made on the first quantile after a change: a plan asks once per waiting job. */
+    private long[] sorted;
+
+    public RecentRuns() {
+    }
+
+    /** A window holding these durations, oldest first; only the newest KEEP are kept. */
+    public static RecentRuns of(Collection<Long> oldestFirst) {
+        RecentRuns runs = new RecentRuns();
+        oldestFirst.forEach(runs::observe);
+        return runs;
+    }
+
+    public void observe(long durationSeconds) {
+        seconds.addLast(durationSeconds);
+        if (seconds.size() > KEEP) seconds.removeFirst();
+        sorted = null;
+    }
+
+    public int size() {
+        return seconds.size();
+    }
+
+    /** The durations in the window, oldest first. */
+    public List<Long> values() {
+        return List.copyOf(seconds);
+    }
+
+    /**
+     * The q-quantile (0 to 1) by nearest rank: the duration that a share q of the window's runs did not exceed,
+     * the upper one of two for an even count at the median.
+     */
+    public long quantile(double q) {
+        if (seconds.isEmpty()) throw new IllegalStateException("no runs observed");
+        if (!(q >= 0 && q <= 1)) throw new IllegalArgumentException("a quantile is between 0 and 1 (got " + q + ")");
+        if (sorted == null) {
+            sorted = seconds.stream().mapToLong(Long::longValue).toArray();
+            Arrays.sort(sorted);
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))];
+    }
+}

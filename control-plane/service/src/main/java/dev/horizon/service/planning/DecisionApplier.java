@@ -1,0 +1,122 @@
+package dev.horizon.service.planning;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.actions.FairShareWeights;
+import dev.horizon.service.fractional.SlicePlanning;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobStore.PlanWrite;
+import dev.horizon.service.jobs.RunSegments;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns the policy's decision on one moment into what the store must hold: preempted jobs back to pending (their runs
+ * closed), starts (their runs opened, per node), each waiting job's rule, reason, rank and planned start, and the agent
+ * commands the slices need. It checks the decision against the same hard rules the simulator checks first: a decision
+ * that breaks one is refused whole, never half applied.
+ */
+@ApplicationScoped
+public class DecisionApplier {
+    @Inject
+    SlicePlanning slices;
+
+    /** The commit, and the GPUs busy after it (a GPU shared by slices counts once). */
+    record Applied(PlanCommit commit, int busyGpus) {
+    }
+
+    Applied apply(PlanInput in, PlanningPolicy.Outcome outcome) {
+        Decision decision = outcome.decision();
+        validate(decision, in.context().running(), in.context().pending());
+        long now = in.now();
+        Occupancy occupancy = in.world();
+        Map<String, Placement> holding = new HashMap<>(in.holding());
+        List<PlanWrite> writes = new ArrayList<>(in.takenOff());
+        for (String id : decision.preemptions()) {
+            occupancy.release(holding.remove(id));
+            writes.add(Changes.preempted(in.rows().get(id), in.specs().get(id).contractOrDefault(), now));
+        }
+        for (String id : decision.promotions()) writes.add(Changes.promoted(in.rows().get(id)));
+        Set<String> started = new HashSet<>();
+        for (Decision.Start s : decision.starts()) {
+            occupancy.occupy(s.placement());
+            holding.put(s.jobId(), s.placement());
+            started.add(s.jobId());
+            JobRow j = in.rows().get(s.jobId());
+            writes.add(Changes.start(j, s.placement().describe(in.cluster()), s.fill(), now, openings(j, s.placement(), in, now)));
+        }
+        List<SlicePlanning.Wanted> commands = slices.apply(in.pools(), decision, occupancy, in.usable(), Instant.ofEpochSecond(now));
+        writes.addAll(waits(in, decision, outcome.startSteps(), started));
+        return new Applied(new PlanCommit(writes, commands, in.booking()), busyGpus(holding.values()));
+    }
+
+    /** Per node of the placement, the GPUs the job holds there (a slice by its fraction). */
+    private static List<RunSegments.Opening> openings(JobRow j, Placement p, PlanInput in, long now) {
+        Map<Integer, Double> byNode = new LinkedHashMap<>();
+        for (Placement.Slice s : p.slices()) byNode.merge(s.node(), s.share() == null ? s.count() : s.share().gpuFraction(), Double::sum);
+        List<RunSegments.Opening> out = new ArrayList<>();
+        byNode.forEach((node, gpus) -> out.add(new RunSegments.Opening(j.id(), j.team(), in.cluster().nodes().get(node).name(), gpus, now)));
+        return out;
+    }
+
+    /**
+     * Every job left waiting, in value order: its place in the queue, why it waits (its rule: planned-start, fragmented,
+     * over-share when its team already runs all it is owed, or no-room-in-horizon), and when the plan expects it to start.
+     */
+    private static List<PlanWrite> waits(PlanInput in, Decision decision, Map<String, Integer> startSteps, Set<String> started) {
+        Set<String> overShare = in.context().fairShare() == null ? Set.of() : FairShareWeights.apply(in.context()).fillOnly();
+        List<PendingJob> order = new ArrayList<>(in.context().pending());
+        order.sort(HorizonPolicy.VALUE_ORDER);
+        long now = in.now(), step = in.context().stepSeconds();
+        long stepStart = now - now % step;
+        List<PlanWrite> out = new ArrayList<>();
+        int rank = 0;
+        for (PendingJob j : order) {
+            if (started.contains(j.id())) continue;
+            rank++;
+            Integer s = startSteps.get(j.id());
+            String rule = s != null ? (s > 0 ? "planned-start" : "fragmented") : overShare.contains(j.id()) ? "over-share" : "no-room-in-horizon";
+            Long plannedStart = s == null ? null : Math.max(now, stepStart + s * step);
+            String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
+            out.add(Changes.waiting(in.rows().get(j.id()), rule, reason, rank, plannedStart));
+        }
+        return out;
+    }
+
+    private static int busyGpus(Iterable<Placement> held) {
+        Set<Long> busy = new HashSet<>();
+        for (Placement p : held) {
+            for (Placement.Slice sl : p.slices()) for (int g = sl.firstGpu(); g < sl.firstGpu() + sl.count(); g++) busy.add(((long) sl.node() << 16) | g);
+        }
+        return busy.size();
+    }
+
+    /** The same hard rules the simulator checks. */
+    private static void validate(Decision d, List<RunningJob> running, List<PendingJob> pending) {
+        Set<String> runningIds = new HashSet<>();
+        running.forEach(r -> runningIds.add(r.id()));
+        Map<String, PendingJob> waiting = new HashMap<>();
+        pending.forEach(p -> waiting.put(p.id(), p));
+        for (String id : d.preemptions()) {
+            if (!runningIds.contains(id)) throw new IllegalStateException("the policy preempted " + id + ", which is not running");
+        }
+        for (Decision.Start s : d.starts()) {
+            PendingJob j = waiting.get(s.jobId());
+            if (j == null) throw new IllegalStateException("the policy started " + s.jobId() + ", which is not waiting");
+            int g = s.placement().gpus();
+            if (g > j.gpus() || g < j.minGpus()) throw new IllegalStateException("the policy gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus());
+        }
+    }
+}
