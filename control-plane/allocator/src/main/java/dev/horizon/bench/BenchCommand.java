@@ -5,6 +5,8 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.api.JobJson;
 import dev.horizon.bound.FluidUpperBound;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.SimResult;
@@ -41,7 +43,12 @@ public final class BenchCommand {
     }
 
     /** The results of one bench run, as written to results.json. */
-    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
+    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds,
+                          Map<String, EtaCalibration.Report> eta) {
+        /** Without start-time calibration. */
+        public Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
+            this(scenario, bound, results, reclaimSeconds, Map.of());
+        }
     }
 
     static int run(List<String> args, PrintStream out, PrintStream err) throws IOException {
@@ -104,13 +111,19 @@ public final class BenchCommand {
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
+        Map<String, EtaCalibration.Report> eta = new LinkedHashMap<>();
         for (String name : policies) {
             SchedulingPolicy policy = BenchPolicies.create(name);
+            SchedulingPolicy bandPlanner = BenchPolicies.create(name);
+            EtaCalibration calibration = new EtaCalibration(bandPlanner, StartBands.SAMPLES);
             progress.reset();
-            results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
-            if (policy instanceof PooledHorizonPolicy pooled) pooled.close();
+            SimResult result = new Simulator(scenario, policy, reclaimSeconds).observedBy(calibration).run(f -> progress.show(name, f));
+            results.put(name, result);
+            EtaCalibration.Report report = calibration.report(scenario.windowSeconds());
+            if (report != null) eta.put(name, report);
+            for (SchedulingPolicy p : List.of(policy, bandPlanner)) if (p instanceof PooledHorizonPolicy pooled) pooled.close();
         }
-        return new Outcome(scenario, bound, results, reclaimSeconds);
+        return new Outcome(scenario, bound, results, reclaimSeconds, eta);
     }
 
     /** The policies by priority-weighted output, highest first. */
@@ -138,6 +151,8 @@ public final class BenchCommand {
                     m.jobsCompleted(), m.preemptions(), m.lostGpuHours(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(),
                     m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99());
         }
+        o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s)%n",
+                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds()));
         SimResult horizon = o.results().get("horizon");
         if (best != null) out.println("* best baseline: " + best);
         if (horizon != null && best != null) {

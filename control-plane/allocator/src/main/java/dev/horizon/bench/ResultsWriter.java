@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobJson;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.Audit;
+import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.Segment;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimResult;
@@ -54,6 +55,15 @@ final class ResultsWriter {
                 }
             }
         }
+        try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("eta.csv"))) {
+            w.write("policy,job,band_at_s,arrival_s,planned_start_s,start_p50_s,start_p90_s,raw_p50_s,raw_p90_s,started_s\n");
+            for (var e : o.eta().entrySet()) {
+                for (EtaCalibration.Row r : e.getValue().rows()) {
+                    w.write(String.join(",", e.getKey(), r.jobId(), Long.toString(r.at()), Long.toString(r.arrivalSeconds()), opt(r.plannedAt()),
+                            opt(r.p50At()), opt(r.p90At()), opt(r.rawP50At()), opt(r.rawP90At()), opt(r.startedAt())) + "\n");
+                }
+            }
+        }
         Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
     }
 
@@ -66,6 +76,10 @@ final class ResultsWriter {
         new java.util.TreeMap<>(a.exempt()).forEach(exempt::put);
         a.examples().forEach(n.putArray("examples")::add);
         return n;
+    }
+
+    private static String opt(Long v) {
+        return v == null ? "" : v.toString();
     }
 
     private static String fmt(double v) {
