@@ -31,6 +31,8 @@ final class ResultsWriter {
         o.results().forEach((name, r) -> {
             ObjectNode m = BenchCommand.metricsJson(r.metrics());
             m.set("audit", auditJson(r.audit()));
+            EtaCalibration.Report eta = o.eta().get(name);
+            if (eta != null) m.set("eta", etaJson(eta));
             policies.set(name, m);
         });
         JobJson.mapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("results.json").toFile(), root);
@@ -75,6 +77,22 @@ final class ResultsWriter {
         ObjectNode exempt = n.putObject("exempt");
         new java.util.TreeMap<>(a.exempt()).forEach(exempt::put);
         a.examples().forEach(n.putArray("examples")::add);
+        return n;
+    }
+
+    /** How well the policy's start-time bands came true (issue 19's figures) and the calibration chart's points. */
+    private static ObjectNode etaJson(EtaCalibration.Report e) {
+        ObjectNode n = JobJson.mapper().createObjectNode();
+        n.put("jobs", e.jobs());
+        n.put("coverageP50", e.coverageP50());
+        n.put("coverageP90", e.coverageP90());
+        n.put("medianAbsErrorSeconds", e.medianAbsErrorSeconds());
+        n.put("medianWaitSeconds", e.medianWaitSeconds());
+        var levels = n.putArray("byLevel");
+        for (int i = 0; i < EtaCalibration.LEVELS.length; i++) {
+            levels.addObject().put("level", EtaCalibration.LEVELS[i]).put("coverage", e.coverageByLevel()[i])
+                    .put("rawCoverage", e.rawCoverageByLevel()[i]);
+        }
         return n;
     }
 

@@ -82,7 +82,6 @@ final class Projection {
             long next = now < fineUntil ? nextEvent() : nextBoundary(now);
             if (next >= until) break;
             advanceTo(next);
-            lastDecision = now;
             apply(policy.decide(ContextBuilder.build(moment())), tracked);
             lastDecision = now;
         }
