@@ -20,6 +20,7 @@ public final class Decision {
     private final List<String> promotions = new ArrayList<>();
     private final List<Start> starts = new ArrayList<>();
     private final Map<String, String> waitReasons = new LinkedHashMap<>();
+    private final Map<String, Long> plannedStarts = new LinkedHashMap<>();
     private double planObjective = Double.NaN;
 
     public void preempt(String jobId) {
@@ -48,6 +49,11 @@ public final class Decision {
         waitReasons.put(jobId, reason);
     }
 
+    /** The plan expects the waiting job to start at atSeconds (the start of the step it placed it in, or now). */
+    public void planned(String jobId, long atSeconds) {
+        plannedStarts.put(jobId, atSeconds);
+    }
+
     public void planObjective(double value) {
         planObjective = value;
     }
@@ -67,6 +73,14 @@ public final class Decision {
     /** For "why is my job pending?": one sentence per job that was not started. */
     public Map<String, String> waitReasons() {
         return waitReasons;
+    }
+
+    /**
+     * When the plan expects each job it left waiting to start (epoch seconds); a job absent has no planned start within
+     * the horizon, or its policy plans no further than now.
+     */
+    public Map<String, Long> plannedStarts() {
+        return plannedStarts;
     }
 
     /** The planner's objective for the whole horizon plan (NaN for policies without one). */

@@ -5,6 +5,8 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.api.JobJson;
 import dev.horizon.bound.FluidUpperBound;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.SimResult;
@@ -45,10 +47,15 @@ public final class BenchCommand {
     private BenchCommand() {
     }
 
-    /** The results of one bench run, as written to results.json; engine: what made Horizon's decisions. */
-    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds, String engine) {
+    /**
+     * The results of one bench run, as written to results.json; engine: what made Horizon's decisions; eta: each
+     * policy's start-time band calibration, where it produces bands.
+     */
+    public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds, String engine,
+                          Map<String, EtaCalibration.Report> eta) {
+        /** On the simulator, without start-time calibration. */
         public Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
-            this(scenario, bound, results, reclaimSeconds, Engine.SIMULATOR.name());
+            this(scenario, bound, results, reclaimSeconds, Engine.SIMULATOR.name(), Map.of());
         }
     }
 
@@ -127,13 +134,19 @@ public final class BenchCommand {
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
+        Map<String, EtaCalibration.Report> eta = new LinkedHashMap<>();
         for (String name : policies) {
             SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
+            SchedulingPolicy bandPlanner = BenchPolicies.create(name);
+            EtaCalibration calibration = new EtaCalibration(bandPlanner, StartBands.SAMPLES);
             progress.reset();
-            results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
-            if (policy instanceof PooledHorizonPolicy pooled) pooled.close();
+            SimResult result = new Simulator(scenario, policy, reclaimSeconds).observedBy(calibration).run(f -> progress.show(name, f));
+            results.put(name, result);
+            EtaCalibration.Report report = calibration.report(scenario.windowSeconds());
+            if (report != null) eta.put(name, report);
+            for (SchedulingPolicy p : List.of(policy, bandPlanner)) if (p instanceof PooledHorizonPolicy pooled) pooled.close();
         }
-        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name());
+        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name(), eta);
     }
 
     /** The policies by priority-weighted output, highest first. */
@@ -161,6 +174,8 @@ public final class BenchCommand {
                     m.jobsCompleted(), m.preemptions(), m.lostGpuHours(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(),
                     m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99());
         }
+        o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s)%n",
+                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds()));
         SimResult horizon = o.results().get("horizon");
         if (best != null) out.println("* best baseline: " + best);
         if (horizon != null && best != null) {

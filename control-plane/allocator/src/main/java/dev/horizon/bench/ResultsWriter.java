@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobJson;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.Audit;
+import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.Segment;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimResult;
@@ -31,6 +32,8 @@ final class ResultsWriter {
         o.results().forEach((name, r) -> {
             ObjectNode m = BenchCommand.metricsJson(r.metrics());
             m.set("audit", auditJson(r.audit()));
+            EtaCalibration.Report eta = o.eta().get(name);
+            if (eta != null) m.set("eta", etaJson(eta));
             policies.set(name, m);
         });
         JobJson.mapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("results.json").toFile(), root);
@@ -55,6 +58,15 @@ final class ResultsWriter {
                 }
             }
         }
+        try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("eta.csv"))) {
+            w.write("policy,job,band_at_s,arrival_s,planned_start_s,start_p50_s,start_p90_s,raw_p50_s,raw_p90_s,started_s\n");
+            for (var e : o.eta().entrySet()) {
+                for (EtaCalibration.Row r : e.getValue().rows()) {
+                    w.write(String.join(",", e.getKey(), r.jobId(), Long.toString(r.at()), Long.toString(r.arrivalSeconds()), opt(r.plannedAt()),
+                            opt(r.p50At()), opt(r.p90At()), opt(r.rawP50At()), opt(r.rawP90At()), opt(r.startedAt())) + "\n");
+                }
+            }
+        }
         Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
     }
 
@@ -67,6 +79,26 @@ final class ResultsWriter {
         new java.util.TreeMap<>(a.exempt()).forEach(exempt::put);
         a.examples().forEach(n.putArray("examples")::add);
         return n;
+    }
+
+    /** How well the policy's start-time bands came true (issue 19's figures) and the calibration chart's points. */
+    private static ObjectNode etaJson(EtaCalibration.Report e) {
+        ObjectNode n = JobJson.mapper().createObjectNode();
+        n.put("jobs", e.jobs());
+        n.put("coverageP50", e.coverageP50());
+        n.put("coverageP90", e.coverageP90());
+        n.put("medianAbsErrorSeconds", e.medianAbsErrorSeconds());
+        n.put("medianWaitSeconds", e.medianWaitSeconds());
+        var levels = n.putArray("byLevel");
+        for (int i = 0; i < EtaCalibration.LEVELS.length; i++) {
+            levels.addObject().put("level", EtaCalibration.LEVELS[i]).put("coverage", e.coverageByLevel()[i])
+                    .put("rawCoverage", e.rawCoverageByLevel()[i]);
+        }
+        return n;
+    }
+
+    private static String opt(Long v) {
+        return v == null ? "" : v.toString();
     }
 
     private static String fmt(double v) {

@@ -53,6 +53,11 @@ public final class DurationEstimator {
         return Optional.empty();
     }
 
+    /** Every team's window of one class, each oldest first: how new runs compared with the runs before them. */
+    public java.util.Collection<RecentRuns> teamWindows() {
+        return java.util.Collections.unmodifiableCollection(byTeamAndClass.values());
+    }
+
     /** Remaining time of a job that has run {@code elapsedSeconds} of an estimated total. */
     public static long remaining(long estimateSeconds, long elapsedSeconds, long minimumSeconds) {
         long left = estimateSeconds > elapsedSeconds ? estimateSeconds - elapsedSeconds : elapsedSeconds / 2;

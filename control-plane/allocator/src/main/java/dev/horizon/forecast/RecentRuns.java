@@ -43,6 +43,19 @@ public final class RecentRuns {
         return List.copyOf(seconds);
     }
 
+    /** The share of the window's runs that took at most {@code duration} seconds (0 for an empty window). */
+    public double shareAtMost(long duration) {
+        if (seconds.isEmpty()) return 0;
+        long[] s = sorted();
+        int lo = 0, hi = s.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (s[mid] <= duration) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo / (double) s.length;
+    }
+
     /**
      * The q-quantile (0 to 1) by nearest rank: the duration that a share q of the window's runs did not exceed,
      * the upper one of two for an even count at the median.
@@ -50,10 +63,15 @@ public final class RecentRuns {
     public long quantile(double q) {
         if (seconds.isEmpty()) throw new IllegalStateException("no runs observed");
         if (!(q >= 0 && q <= 1)) throw new IllegalArgumentException("a quantile is between 0 and 1 (got " + q + ")");
+        long[] s = sorted();
+        return s[Math.min(s.length - 1, (int) Math.floor(q * s.length))];
+    }
+
+    private long[] sorted() {
         if (sorted == null) {
             sorted = seconds.stream().mapToLong(Long::longValue).toArray();
             Arrays.sort(sorted);
         }
-        return sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))];
+        return sorted;
     }
 }

@@ -65,6 +65,7 @@ public final class Simulator {
     private final Map<String, String> waitReasons = new HashMap<>();
     private final FairShareLedger ledger;
     private int preemptions;
+    private DecisionObserver observer;
 
     private record Run(SimJob job, long start, Placement placement, boolean fill, long version) {
     }
@@ -95,6 +96,12 @@ public final class Simulator {
         this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
         this.inference = new InferenceFleet(scenario, occupancy, reclaimSeconds);
+    }
+
+    /** From now on the observer is told of every decision with the moment it was made on. */
+    public Simulator observedBy(DecisionObserver decisions) {
+        this.observer = decisions;
+        return this;
     }
 
     /** Runs the whole window; {@code progress} is told the fraction done now and then. */
@@ -147,8 +154,10 @@ public final class Simulator {
             if (!event) continue;
             bookFairShare(t);
             long started = System.nanoTime();
-            Decision decision = policy.decide(context(t));
+            ClusterMoment moment = moment(t);
+            Decision decision = policy.decide(ContextBuilder.build(moment));
             latencies.add((System.nanoTime() - started) / 1e6);
+            if (observer != null) observer.decided(moment, decision);
             apply(decision, t);
             reconfigure(decision, t);
             waitReasons.putAll(decision.waitReasons());

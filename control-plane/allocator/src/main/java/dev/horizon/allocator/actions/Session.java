@@ -103,5 +103,6 @@ public final class Session {
         occupancy().occupy(placement);
         decision.start(jobId, placement, fill);
         decision.waitReasons().remove(jobId);
+        decision.plannedStarts().remove(jobId);
     }
 }

@@ -95,6 +95,7 @@ public final class PooledPlanner implements AutoCloseable {
             d.promotions().forEach(merged::promote);
             for (Decision.Start s : d.starts()) merged.start(s.jobId(), toCluster(s.placement(), group.nodes()), s.fill());
             d.waitReasons().forEach(merged::waiting);
+            d.plannedStarts().forEach(merged::planned);
             if (!Double.isNaN(d.planObjective())) objective += d.planObjective();
             timings.add(new GroupTiming(group.models(), group.gpus(ctx), group.pending().size(), run.millis()));
         }

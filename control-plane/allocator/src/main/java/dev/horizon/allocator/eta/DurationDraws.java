@@ -1,0 +1,71 @@
+package dev.horizon.allocator.eta;
+
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.forecast.RecentRuns;
+import java.util.Optional;
+
+/**
+ * Draws a job's whole duration (at full width) from what the duration estimator has seen, given the part of it the job
+ * has already done: a duration the job has already outlived is never drawn. The draw comes from the window of recent
+ * runs of its team and class (else its class) that the estimate itself comes from; a user's own estimate is taken as the
+ * median, with the spread of those runs relative to their median; without any runs, a lognormal spread around the
+ * estimate. A job that outlived every run it is compared with is expected to run on as the estimator expects (half its
+ * age at the median), with a heavy tail.
+ */
+final class DurationDraws {
+    /** Lognormal spread of a duration with no run to compare with: the class default says little. */
+    static final double SPREAD_WITHOUT_RUNS = 1.0;
+    /** Lognormal spread of a user's own estimate with no run to compare with: users know their jobs roughly. */
+    static final double SPREAD_OF_USER_ESTIMATE = 0.25;
+
+    private DurationDraws() {
+    }
+
+    /**
+     * A whole duration for j, longer than doneSeconds (the full-width seconds of work it has done, this run included),
+     * at the standard normal score z: z's quantile of what the job may still run (jobs drawn with related scores run
+     * long or short together).
+     */
+    static long total(JobState j, DurationEstimator durations, Surprises surprises, double doneSeconds, double z) {
+        Optional<RecentRuns> runs = durations.runs(j.team(), j.jobClass());
+        long median = durations.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
+        double u = Math.min(1 - 1e-9, Math.max(1e-9, Normal.cdf(z)));
+        Long drawn = runs.isPresent() ? fromRuns(runs.get(), surprises, scale(j, runs.get(), median), doneSeconds, u)
+                : lognormal(median, j.userEstimateSeconds() != null ? SPREAD_OF_USER_ESTIMATE : SPREAD_WITHOUT_RUNS, doneSeconds, u);
+        long total = drawn != null ? drawn : (long) Math.ceil(doneSeconds + outlived(doneSeconds, u));
+        return Math.max(total, (long) Math.ceil(doneSeconds) + ContextBuilder.MIN_ESTIMATE_SECONDS);
+    }
+
+    /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */
+    private static double scale(JobState j, RecentRuns runs, long median) {
+        return j.userEstimateSeconds() == null ? 1 : median / (double) Math.max(1, runs.quantile(0.5));
+    }
+
+    /**
+     * The u-quantile of the runs above what the job has done, as surprising as runs were ({@link Surprises}); null when
+     * it outlived them all.
+     */
+    private static Long fromRuns(RecentRuns runs, Surprises surprises, double scale, double doneSeconds, double u) {
+        double window = runs.shareAtMost((long) Math.floor(doneSeconds / scale));
+        if (window >= 1) return null;
+        double below = surprises.cdf(window);
+        if (below >= 1) return null;
+        return Math.round(scale * runs.quantile(surprises.quantile(below + (1 - below) * u)));
+    }
+
+    /** The u-quantile of a lognormal around the median, above what the job has done. */
+    private static Long lognormal(long median, double sigma, double doneSeconds, double u) {
+        double below = doneSeconds <= 0 ? 0 : Normal.cdf(Math.log(doneSeconds / median) / sigma);
+        double p = below + (1 - below) * u;
+        if (p >= 1 - 1e-9) return null;
+        return Math.round(median * Math.exp(sigma * Normal.inverse(p)));
+    }
+
+    /** What a job that outlived its runs still runs: log-logistic with the estimator's half its age at the median. */
+    private static double outlived(double doneSeconds, double u) {
+        double v = 0.01 + 0.98 * u;
+        return doneSeconds / 2 * v / (1 - v);
+    }
+}

@@ -1,0 +1,253 @@
+package dev.horizon.allocator.eta;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ServiceState;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
+ * inference follows its forecast, and every decision is the policy's own, on the moment as it would see it then (its
+ * estimates, not the drawn durations). Only the world is modelled here; what to run is always the policy's answer.
+ *
+ * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
+ * {@link #FINE_STEPS} steps, where a start time matters to the minute, and only at step boundaries after that. A job
+ * started at a boundary is taken to have started when the GPUs it got were freed, if that was after the last decision.
+ */
+final class Projection {
+    /** Steps from now during which the policy is asked at every event. */
+    static final int FINE_STEPS = 2;
+    /** Events closer than this are decided together. */
+    static final long MIN_GAP_SECONDS = 60;
+
+    private record Run(long endSeconds) {
+    }
+
+    private final SchedulingPolicy policy;
+    private final ClusterMoment origin;
+    private final Map<String, Long> totals;
+    private final Map<String, JobState> jobs = new LinkedHashMap<>();
+    private final Map<String, Run> runs = new HashMap<>();
+    private final Map<Long, Long> freedAt = new HashMap<>();
+    private final Deque<JobState> arrivals;
+    private final List<ServiceState> services;
+    private final Map<String, double[]> forecasts = new HashMap<>();
+    private final Map<String, Long> firstStarts = new HashMap<>();
+    private long now;
+    private long lastDecision;
+
+    /**
+     * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
+     * arrival time.
+     */
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals) {
+        this.origin = origin;
+        this.policy = policy;
+        this.totals = totals;
+        this.arrivals = new ArrayDeque<>(arrivals);
+        this.services = new ArrayList<>(origin.services());
+        this.now = origin.now();
+        this.lastDecision = now;
+        for (JobState j : origin.jobs()) {
+            jobs.put(j.id(), j);
+            if (j.isRunning()) runs.put(j.id(), new Run(endOf(j, j.running().startSeconds(), j.running().placement())));
+        }
+        ContextBuilder.services(origin).forEach((name, view) -> forecasts.put(name, view.forecast()));
+    }
+
+    /**
+     * Plays the future out from the decision already taken on the moment until every tracked job has started or the
+     * horizon ends; returns the tracked jobs' first starts (absent: not within the horizon).
+     */
+    Map<String, Long> firstStarts(Decision first, Set<String> tracked) {
+        long until = origin.now() + origin.horizonSteps() * origin.stepSeconds();
+        long fineUntil = (origin.now() / origin.stepSeconds() + FINE_STEPS) * origin.stepSeconds();
+        apply(first, tracked);
+        while (!firstStarts.keySet().containsAll(tracked)) {
+            long next = now < fineUntil ? nextEvent() : nextBoundary(now);
+            if (next >= until) break;
+            advanceTo(next);
+            apply(policy.decide(ContextBuilder.build(moment())), tracked);
+            lastDecision = now;
+        }
+        return firstStarts;
+    }
+
+    private long nextEvent() {
+        long next = nextBoundary(now);
+        for (Run r : runs.values()) next = Math.min(next, r.endSeconds());
+        if (!arrivals.isEmpty()) next = Math.min(next, arrivals.peekFirst().arrivalSeconds());
+        return Math.max(next, now + MIN_GAP_SECONDS);
+    }
+
+    private long nextBoundary(long t) {
+        return (t / origin.stepSeconds() + 1) * origin.stepSeconds();
+    }
+
+    /** Time passes to t: runs that end by then end, expected work that arrives by then waits, steps that begin resize inference. */
+    private void advanceTo(long t) {
+        for (long b = nextBoundary(now); b <= t; b = nextBoundary(b)) {
+            endRunsBy(b);
+            arriveBy(b);
+            now = b;
+            stepBegins();
+        }
+        endRunsBy(t);
+        arriveBy(t);
+        now = t;
+    }
+
+    private void endRunsBy(long t) {
+        List<String> ended = new ArrayList<>();
+        runs.forEach((id, r) -> {
+            if (r.endSeconds() <= t) ended.add(id);
+        });
+        for (String id : ended) {
+            free(jobs.remove(id).running().placement(), runs.remove(id).endSeconds());
+        }
+    }
+
+    private void arriveBy(long t) {
+        while (!arrivals.isEmpty() && arrivals.peekFirst().arrivalSeconds() <= t) {
+            JobState j = arrivals.pollFirst();
+            jobs.put(j.id(), j);
+        }
+    }
+
+    /**
+     * A step begins: each service has observed the forecast's demand for the step that ended, and holds what the policy
+     * sizes it to, within its swap cap; GPUs it grows onto come from free ones first, then from the batch work the
+     * policy gives back.
+     */
+    private void stepBegins() {
+        // the step that just ended, counted from the one the moment was in
+        int ended = (int) (now / origin.stepSeconds() - origin.now() / origin.stepSeconds() - 1);
+        int perStep = (int) Math.max(1, origin.stepSeconds() / 60);
+        for (int i = 0; i < services.size(); i++) {
+            ServiceState s = services.get(i);
+            double[] f = forecasts.get(s.service().name());
+            double demand = f.length == 0 ? 0 : f[Math.min(f.length - 1, Math.max(0, ended))];
+            services.set(i, new ServiceState(s.service(), s.held(), s.reservedGpus(), append(s.observedSteps(), demand, 1, Integer.MAX_VALUE),
+                    append(s.observedMinutes(), demand, perStep, 1440), s.historicalPeakGpus()));
+        }
+        Map<String, Integer> targets = policy.inferenceTargets(now, ContextBuilder.services(moment()));
+        for (int i = 0; i < services.size(); i++) services.set(i, resized(services.get(i), targets.getOrDefault(services.get(i).service().name(), 0)));
+    }
+
+    private ServiceState resized(ServiceState s, int wanted) {
+        int cap = Math.max(1, s.service().swapCapGpus());
+        int target = Math.max(s.heldGpus() - cap, Math.min(wanted, s.heldGpus() + cap));
+        List<Placement> held = new ArrayList<>(s.held());
+        while (held.size() > Math.max(0, target)) free(held.remove(held.size() - 1), now);
+        int more = target - held.size();
+        if (more > 0) {
+            Occupancy o = ContextBuilder.build(moment()).occupancy();
+            if (o.totalFree() < more) takeBack(s, more - o.totalFree());
+            o = ContextBuilder.build(moment()).occupancy();
+            Placement singles = o.findSingles(Math.min(more, o.totalFree()));
+            if (singles != null) for (Placement.Slice slice : singles.slices()) held.add(new Placement(List.of(slice)));
+        }
+        return new ServiceState(s.service(), held, s.reservedGpus(), s.observedSteps(), s.observedMinutes(), s.historicalPeakGpus());
+    }
+
+    private void takeBack(ServiceState s, int gpus) {
+        UnmetDemandCost cost = new UnmetDemandCost(policy.unmetInferencePenalty(), s.service().weightPerGpuHour(), origin.stepSeconds());
+        for (RunningJob v : policy.inferenceVictims(ContextBuilder.running(moment()), gpus, now, cost)) {
+            if (jobs.containsKey(v.id()) && jobs.get(v.id()).isRunning()) preempt(v.id());
+        }
+    }
+
+    private static double[] append(double[] values, double v, int times, int keep) {
+        double[] out = Arrays.copyOf(values, values.length + times);
+        Arrays.fill(out, values.length, out.length, v);
+        return out.length <= keep ? out : Arrays.copyOfRange(out, out.length - keep, out.length);
+    }
+
+    private void apply(Decision d, Set<String> tracked) {
+        d.preemptions().forEach(this::preempt);
+        for (String id : d.promotions()) {
+            JobState j = jobs.get(id);
+            if (j != null && j.isRunning()) jobs.put(id, with(j, new JobState.Running(j.running().startSeconds(), j.running().placement(), false)));
+        }
+        for (Decision.Start s : d.starts()) {
+            JobState j = jobs.get(s.jobId());
+            if (j == null || j.isRunning()) continue;
+            if (tracked.contains(j.id())) firstStarts.putIfAbsent(j.id(), startedAt(s.placement()));
+            jobs.remove(j.id());
+            jobs.put(j.id(), with(j, new JobState.Running(now, s.placement(), s.fill())));
+            runs.put(j.id(), new Run(endOf(j, now, s.placement())));
+        }
+    }
+
+    /** When a job started at now really could: once the last of its GPUs was freed, if that was after the last decision. */
+    private long startedAt(Placement p) {
+        long freed = lastDecision;
+        for (Placement.Slice s : p.slices()) {
+            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freed = Math.max(freed, freedAt.getOrDefault(key(s.node(), g), lastDecision));
+        }
+        return Math.min(now, freed);
+    }
+
+    /** Off its GPUs, back to waiting, keeping what its contract lets it keep. */
+    private void preempt(String id) {
+        JobState j = jobs.remove(id);
+        if (j == null || !j.isRunning()) {
+            if (j != null) jobs.put(id, j);
+            return;
+        }
+        runs.remove(id);
+        free(j.running().placement(), now);
+        long ran = now - j.running().startSeconds();
+        int g = j.running().placement().gpus();
+        long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + Math.max(0, ran - j.contract().checkpointCostSeconds()) * g : 0;
+        JobState.RunHistory h = new JobState.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1);
+        jobs.put(id, new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                j.contract(), j.slice(), j.rules(), h, null));
+    }
+
+    /** The end of a run from start on p: the work its drawn duration leaves after what it kept, over the GPUs it holds. */
+    private long endOf(JobState j, long start, Placement p) {
+        long work = totals.get(j.id()) * j.gpus() - j.history().doneGpuSeconds();
+        int g = Math.max(1, p.gpus());
+        return start + Math.max(1, (work + g - 1) / g);
+    }
+
+    private void free(Placement p, long at) {
+        for (Placement.Slice s : p.slices()) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freedAt.put(key(s.node(), g), at);
+    }
+
+    private static long key(int node, int gpu) {
+        return ((long) node << 20) | gpu;
+    }
+
+    private static JobState with(JobState j, JobState.Running running) {
+        JobState.RunHistory h = j.running() == null && running != null
+                ? new JobState.RunHistory(j.history().doneGpuSeconds(), j.history().timesStarted() + 1, j.history().timesPreempted()) : j.history();
+        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                j.contract(), j.slice(), j.rules(), h, running);
+    }
+
+    /** The moment as the policy would see it now: running jobs first, then waiting ones, each in the order they came. */
+    private ClusterMoment moment() {
+        List<JobState> ordered = new ArrayList<>(jobs.size());
+        for (JobState j : jobs.values()) if (j.isRunning()) ordered.add(j);
+        for (JobState j : jobs.values()) if (!j.isRunning()) ordered.add(j);
+        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), ordered, origin.teams(), services,
+                origin.durations());
+    }
+}

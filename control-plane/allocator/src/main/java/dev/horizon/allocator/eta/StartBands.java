@@ -1,0 +1,100 @@
+package dev.horizon.allocator.eta;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.JobState;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Start-time bands: when each waiting job of a moment should start, as the median and the 90th percentile of its start
+ * over sampled futures of the moment ({@link Projection}). Each future draws every job's duration from the estimator's
+ * runs ({@link DurationDraws}) and the work expected to arrive from the recent past ({@link ExpectedArrivals}); inference
+ * follows its forecast; every decision in it is the policy's own. It costs some hundreds of plans, so it runs beside the
+ * planning loop, never inside it.
+ */
+public final class StartBands {
+    /** Futures per computation: enough for a 90th percentile, few enough to stay cheap. */
+    public static final int SAMPLES = 16;
+
+    /**
+     * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not within the horizon in
+     * that future).
+     */
+    public record Band(long[] starts) {
+        /** By when it starts with odds 1 in 2 (epoch seconds; null: not within the horizon). */
+        public Long p50At() {
+            return at(0.5);
+        }
+
+        /** By when it starts with odds 9 in 10. */
+        public Long p90At() {
+            return at(0.9);
+        }
+
+        /** The q-quantile of its start by nearest rank; null when it is beyond the horizon. */
+        public Long at(double q) {
+            long v = starts[Math.max(0, (int) Math.ceil(q * starts.length) - 1)];
+            return v == Long.MAX_VALUE ? null : v;
+        }
+    }
+
+    /**
+     * The share of a job's normal score common to its team's jobs of its class: work submitted together runs long or
+     * short together, so its futures must move together too, or the bands come out too sure.
+     */
+    static final double SHARED_WITH_TEAM_CLASS = 0.6;
+
+    private StartBands() {
+    }
+
+    /**
+     * Bands for the tracked jobs (waiting ones of the moment), by id. decided: the policy's decision on this very moment
+     * (every future starts from it); seed makes the draws repeatable.
+     */
+    public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
+                                       Set<String> tracked, int samples, long seed) {
+        Map<String, long[]> starts = new LinkedHashMap<>();
+        tracked.forEach(id -> starts.put(id, new long[samples]));
+        Random rng = new Random(seed);
+        Surprises surprises = Surprises.of(m.durations());
+        long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
+        for (int k = 0; k < samples; k++) {
+            List<JobState> arrivals = expected.draw(m.now(), horizonEnd, rng, "expected-" + k + "-");
+            Map<String, Long> totals = new HashMap<>();
+            Map<String, Double> shocks = new HashMap<>();
+            for (JobState j : m.jobs()) {
+                totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
+            }
+            for (JobState j : arrivals) totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, 0, score(j, shocks, rng)));
+            Map<String, Long> first = new Projection(m, policy, totals, arrivals).firstStarts(decided, tracked);
+            for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
+        }
+        Map<String, Band> out = new LinkedHashMap<>();
+        starts.forEach((id, s) -> {
+            long[] sorted = s.clone();
+            Arrays.sort(sorted);
+            out.put(id, new Band(sorted));
+        });
+        return out;
+    }
+
+    /** A job's normal score in one future: {@link #SHARED_WITH_TEAM_CLASS} of it common to its team and class, the rest its own. */
+    private static double score(JobState j, Map<String, Double> shocks, Random rng) {
+        double common = shocks.computeIfAbsent(j.team() + "/" + j.jobClass(), k -> rng.nextGaussian());
+        return Math.sqrt(SHARED_WITH_TEAM_CLASS) * common + Math.sqrt(1 - SHARED_WITH_TEAM_CLASS) * rng.nextGaussian();
+    }
+
+    /** Work the job has done, in seconds at its full width: what it kept from earlier runs and what this run did so far. */
+    static double doneSeconds(JobState j, long now) {
+        double gpuSeconds = j.history().doneGpuSeconds();
+        if (j.isRunning()) gpuSeconds += (double) (now - j.running().startSeconds()) * j.running().placement().gpus();
+        return gpuSeconds / j.gpus();
+    }
+}

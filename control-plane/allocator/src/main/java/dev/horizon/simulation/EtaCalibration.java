@@ -1,0 +1,171 @@
+package dev.horizon.simulation;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.eta.ExpectedArrivals;
+import dev.horizon.allocator.eta.Recalibration;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.JobState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * How well a policy's start-time bands came true. Bands are computed as the service computes them: once a step (they
+ * may lag the plan by one step), from the sampled futures of that step's moment, recalibrated on what became of the
+ * bands before ({@link Recalibration}); each job's first band after it arrived is recorded, and at the end held against
+ * when the job really started. A policy whose decisions plan no start beyond now produces no bands.
+ */
+public final class EtaCalibration implements DecisionObserver {
+    /** The quantile levels bands are computed and charted at; index 4 is the median, index 8 the 90th percentile. */
+    public static final double[] LEVELS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+    static final int P50 = 4, P90 = 8;
+    /** How many of the latest bands recalibrate the next ones. */
+    static final int RECALIBRATION_WINDOW = 500;
+    private final SchedulingPolicy planner;
+    private final int samples;
+    private final Set<String> arrived = new HashSet<>();
+    private final List<JobState> arrivals = new ArrayList<>();
+    private final Map<String, Long> firstStarts = new HashMap<>();
+    private final Map<String, Recorded> recorded = new LinkedHashMap<>();
+    /** When the run's first decision was: the arrival rate is read over what was seen since. */
+    private Long firstAt;
+    private boolean plansAhead;
+
+    /** What was said of one job: when, its arrival, the plan's start, the raw band and the band recalibrated (per level). */
+    public record Recorded(String jobId, long at, long arrivalSeconds, Long plannedAt, StartBands.Band raw, Long[] calibrated) {
+        public Long p50At() {
+            return calibrated[P50];
+        }
+
+        public Long p90At() {
+            return calibrated[P90];
+        }
+    }
+
+    /**
+     * The outcome over n banded jobs: the share that started no later than their startP50At and startP90At, the median
+     * absolute error of startP50At, the median wait of those jobs from arrival, and per level of {@link #LEVELS} the share
+     * that started no later than the recalibrated and the raw quantile (the calibration chart).
+     */
+    public record Report(int jobs, double coverageP50, double coverageP90, double medianAbsErrorSeconds, double medianWaitSeconds,
+                         double[] coverageByLevel, double[] rawCoverageByLevel, List<Row> rows) {
+    }
+
+    /** One banded job for eta.csv: when its band was computed, its arrival, the plan's start, the band, the raw band, its start. */
+    public record Row(String jobId, long at, long arrivalSeconds, Long plannedAt, Long p50At, Long p90At, Long rawP50At, Long rawP90At,
+                      Long startedAt) {
+    }
+
+    /** planner: a policy of the same kind as the one measured, kept for the bands' projections (it may keep state). */
+    public EtaCalibration(SchedulingPolicy planner, int samples) {
+        this.planner = planner;
+        this.samples = samples;
+    }
+
+    /**
+     * Starts and arrivals are remembered (the expected-arrival model reads the last day of arrivals); on a step boundary,
+     * the jobs left waiting that have no band yet get one.
+     */
+    @Override
+    public void decided(ClusterMoment moment, Decision decision) {
+        plansAhead |= !decision.plannedStarts().isEmpty();
+        if (firstAt == null) firstAt = moment.now();
+        for (JobState j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
+        arrivals.removeIf(j -> j.arrivalSeconds() < moment.now() - ExpectedArrivals.WINDOW_SECONDS);
+        decision.starts().forEach(s -> firstStarts.putIfAbsent(s.jobId(), moment.now()));
+        if (!plansAhead || moment.now() % moment.stepSeconds() != 0) return;
+        Set<String> fresh = new LinkedHashSet<>();
+        Map<String, JobState> byId = new HashMap<>();
+        for (JobState j : moment.jobs()) {
+            if (j.isRunning() || firstStarts.containsKey(j.id()) || recorded.containsKey(j.id())) continue;
+            fresh.add(j.id());
+            byId.put(j.id(), j);
+        }
+        if (fresh.isEmpty()) return;
+        long span = Math.max(1, Math.min(ExpectedArrivals.WINDOW_SECONDS, moment.now() - firstAt));
+        Map<String, StartBands.Band> bands = StartBands.of(moment, decision, planner, new ExpectedArrivals(arrivals, span), fresh, samples,
+                moment.now());
+        Recalibration recal = Recalibration.of(LEVELS, outcomes(moment.now()));
+        for (String id : fresh) {
+            StartBands.Band raw = bands.get(id);
+            Long[] calibrated = new Long[LEVELS.length];
+            for (int i = 0; i < LEVELS.length; i++) calibrated[i] = recal.at(i, moment.now(), raw.at(LEVELS[i]));
+            recorded.put(id, new Recorded(id, moment.now(), byId.get(id).arrivalSeconds(), decision.plannedStarts().get(id), raw, calibrated));
+        }
+    }
+
+    /** What became of the latest bands by now: each raw wait per level, and the wait seen since. */
+    private List<Recalibration.Outcome> outcomes(long now) {
+        List<Recorded> latest = new ArrayList<>(recorded.values());
+        latest = latest.subList(Math.max(0, latest.size() - RECALIBRATION_WINDOW), latest.size());
+        List<Recalibration.Outcome> out = new ArrayList<>();
+        for (Recorded r : latest) {
+            double[] said = new double[LEVELS.length];
+            for (int i = 0; i < LEVELS.length; i++) {
+                Long q = r.raw().at(LEVELS[i]);
+                said[i] = q == null ? -1 : q - r.at();
+            }
+            Long start = firstStarts.get(r.jobId());
+            out.add(new Recalibration.Outcome(said, (start != null ? start : now) - r.at(), start != null));
+        }
+        return out;
+    }
+
+    public Map<String, Recorded> recorded() {
+        return recorded;
+    }
+
+    /**
+     * Holds every band against the job's first start. A job still waiting at the window's end counts as started late
+     * for a quantile before the end and is left out of one after it (nothing is known); its error and wait count up to
+     * the end, so both figures lean against the bands.
+     */
+    public Report report(long windowEnd) {
+        if (recorded.isEmpty()) return null;
+        double[] byLevel = coverage(windowEnd, (r, i) -> r.calibrated()[i]);
+        double[] raw = coverage(windowEnd, (r, i) -> r.raw().at(LEVELS[i]));
+        List<Double> errors = new ArrayList<>(), waits = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
+        recorded.forEach((id, r) -> {
+            Long start = firstStarts.get(id);
+            rows.add(new Row(id, r.at(), r.arrivalSeconds(), r.plannedAt(), r.p50At(), r.p90At(), r.raw().p50At(), r.raw().p90At(), start));
+            long seen = start != null ? start : windowEnd;
+            waits.add((double) (seen - r.arrivalSeconds()));
+            Long p50 = r.p50At();
+            if (p50 != null && (start != null || p50 < windowEnd)) errors.add((double) Math.abs(seen - p50));
+        });
+        return new Report(recorded.size(), byLevel[P50], byLevel[P90], median(errors), median(waits), byLevel, raw, rows);
+    }
+
+    private double[] coverage(long windowEnd, BiFunction<Recorded, Integer, Long> quantile) {
+        double[] covered = new double[LEVELS.length], known = new double[LEVELS.length];
+        recorded.forEach((id, r) -> {
+            Long start = firstStarts.get(id);
+            for (int i = 0; i < LEVELS.length; i++) {
+                Long q = quantile.apply(r, i);
+                if (start == null && (q == null || q >= windowEnd)) continue;
+                known[i]++;
+                if (start != null && (q == null || start <= q)) covered[i]++;
+            }
+        });
+        double[] out = new double[LEVELS.length];
+        for (int i = 0; i < LEVELS.length; i++) out[i] = known[i] == 0 ? Double.NaN : covered[i] / known[i];
+        return out;
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) return Double.NaN;
+        double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(v);
+        return v[(v.length - 1) / 2];
+    }
+}

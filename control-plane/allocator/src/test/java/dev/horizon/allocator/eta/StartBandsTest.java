@@ -1,0 +1,75 @@
+package dev.horizon.allocator.eta;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import dev.horizon.forecast.DurationEstimator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class StartBandsTest {
+    private static final long NOW = 36_000;
+    private static final Contract TRAINING = Contract.defaultFor(JobClass.TRAINING);
+    private final GpuNode node = new GpuNode("n0", "H100-80GB", 8, 81_559, "rack-a");
+
+    private static JobState job(String id, double priority, long arrival, JobState.Running run) {
+        return new JobState(id, "t", JobClass.TRAINING, priority, 8, 8, arrival, null, TRAINING, null, null, null, run);
+    }
+
+    /** The team's training runs took 3,600 s give or take spread seconds (the class default is 4 h). */
+    private static DurationEstimator runsOf(long spread) {
+        DurationEstimator d = new DurationEstimator();
+        for (int i = 0; i < 40; i++) d.observe("t", JobClass.TRAINING, 3600 - spread + (2 * spread * i) / 39);
+        return d;
+    }
+
+    private StartBands.Band band(DurationEstimator durations, ExpectedArrivals expected) {
+        // the whole node runs a job for 10 min of its ~1 h; the same team's next job waits for it
+        JobState running = job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
+        JobState waiting = job("w", 1, NOW - 60, null);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(running, waiting), null, List.of(), durations);
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision d = policy.decide(ContextBuilder.build(m));
+        Map<String, StartBands.Band> bands = StartBands.of(m, d, policy, expected, Set.of("w"), StartBands.SAMPLES, 7);
+        return bands.get("w");
+    }
+
+    @Test
+    void aJobQueuedBehindARunningJobStartsAroundItsEnd() {
+        StartBands.Band b = band(runsOf(200), ExpectedArrivals.NONE);
+        assertNotNull(b.p50At());
+        long end = NOW + 3000; // 3,600 s from its start 600 s ago
+        assertTrue(Math.abs(b.p50At() - end) <= 250, "P50 " + (b.p50At() - NOW) + " s from now, the run ends in ~3000 s");
+        assertTrue(b.p90At() >= b.p50At() && b.p90At() <= end + 250, "P90 " + (b.p90At() - NOW) + " s from now");
+    }
+
+    @Test
+    void aWiderSpreadOfRunsWidensTheBand() {
+        StartBands.Band tight = band(runsOf(100), ExpectedArrivals.NONE);
+        StartBands.Band wide = band(runsOf(1500), ExpectedArrivals.NONE);
+        long tightWidth = tight.at(0.9) - tight.at(0.1), wideWidth = wide.at(0.9) - wide.at(0.1);
+        assertTrue(wideWidth > 3 * tightWidth, "P10..P90 width: tight " + tightWidth + " s, wide " + wideWidth + " s");
+    }
+
+    @Test
+    void higherRankedWorkExpectedToArriveDelaysTheStart() {
+        // an 8-GPU job of priority 10 has been arriving every 20 min: one is likely to take the node before the waiting job
+        List<JobState> recent = List.of(job("h1", 10, NOW - 3600, null), job("h2", 10, NOW - 2400, null), job("h3", 10, NOW - 1200, null));
+        StartBands.Band calm = band(runsOf(200), ExpectedArrivals.NONE);
+        StartBands.Band busy = band(runsOf(200), new ExpectedArrivals(recent, 3600));
+        assertTrue(busy.p90At() == null || busy.p90At() > calm.p90At() + 1800,
+                "P90 without arrivals " + (calm.p90At() - NOW) + " s, with them " + (busy.p90At() == null ? "beyond the horizon" : busy.p90At() - NOW + " s"));
+    }
+}
