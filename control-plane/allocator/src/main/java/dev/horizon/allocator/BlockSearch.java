@@ -45,7 +45,7 @@ final class BlockSearch {
     private Placement inOneDomain(int gpus, PlacementRules rules, NodeOrder order, boolean[] ok) {
         Map<String, boolean[]> domains = new LinkedHashMap<>();
         for (int n = 0; n < ok.length; n++) {
-            if (ok[n]) domains.computeIfAbsent(domainOf(cluster.nodes().get(n)), k -> new boolean[ok.length])[n] = true;
+            if (ok[n]) domains.computeIfAbsent(cluster.domainOf(n), k -> new boolean[ok.length])[n] = true;
         }
         Placement best = null;
         int bestFree = -1;
@@ -62,11 +62,6 @@ final class BlockSearch {
             }
         }
         return best;
-    }
-
-    /** A node's NVLink domain; a node that reports none is a domain of its own. */
-    static String domainOf(GpuNode node) {
-        return node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain();
     }
 
     /** The job on the allowed nodes, any topology. */

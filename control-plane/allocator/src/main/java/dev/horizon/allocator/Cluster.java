@@ -24,6 +24,12 @@ public record Cluster(List<GpuNode> nodes) {
         return nodes.stream().mapToInt(GpuNode::gpus).sum();
     }
 
+    /** Node n's NVLink domain; a node that reports none is a domain of its own. */
+    public String domainOf(int n) {
+        GpuNode node = nodes.get(n);
+        return node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain();
+    }
+
     public int largestNode() {
         return nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
     }

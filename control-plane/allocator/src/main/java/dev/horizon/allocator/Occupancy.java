@@ -232,6 +232,11 @@ public final class Occupancy {
         return new BlockSearch(this).find(gpus, rules, order, allowedNodes);
     }
 
+    /** Whether one node of a model the job accepts is big enough for {@code gpus} (else it spans nodes, or cannot run). */
+    public boolean fitsOneNode(int gpus, PlacementRules rules) {
+        return cluster.nodes().stream().anyMatch(n -> rules.accepts(n.gpuModel()) && n.gpus() >= gpus);
+    }
+
     /**
      * {@code count} single GPUs for inference replicas, or null if too few are free; see {@link BlockSearch#singles}.
      */

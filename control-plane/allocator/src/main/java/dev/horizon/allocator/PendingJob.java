@@ -30,6 +30,11 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
         return new PendingJob(id, team, jobClass, newWeight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, rules);
     }
 
+    /** The same job with other placement rules. */
+    public PendingJob withRules(PlacementRules newRules) {
+        return new PendingJob(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, newRules);
+    }
+
     /** Sizes an elastic job may start with, widest first (see {@link PlacementRules#widths}). */
     public java.util.List<Integer> allowedSizes() {
         return rules.widths(gpus, minGpus);

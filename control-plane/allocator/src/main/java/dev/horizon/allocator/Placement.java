@@ -34,6 +34,16 @@ public record Placement(List<Slice> slices) {
         return sum;
     }
 
+    /** Whether the two hold a GPU in common (two shares of one GPU count: taking one back frees no GPU for the other). */
+    public boolean overlaps(Placement other) {
+        for (Slice a : slices) {
+            for (Slice b : other.slices) {
+                if (a.node() == b.node() && a.firstGpu() < b.firstGpu() + b.count() && b.firstGpu() < a.firstGpu() + a.count()) return true;
+            }
+        }
+        return false;
+    }
+
     public boolean shared() {
         return slices.stream().anyMatch(s -> s.share() != null);
     }

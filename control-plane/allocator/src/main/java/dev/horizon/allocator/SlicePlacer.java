@@ -45,27 +45,35 @@ public final class SlicePlacer {
     }
 
     /**
-     * Slices for every replica of j at once (gang), or a re-partitioning that would make room, or why not.
+     * Slices for every replica of j at once (gang), on one node or one NVLink domain when its topology asks for it, or a
+     * re-partitioning that would make room, or why not.
      * freshGpus: whether a GPU that is free for whole-GPU work may be opened for slices (the plan has room for it now).
      */
     public Outcome place(Occupancy occupancy, PendingJob j, boolean freshGpus) {
         SliceRequest r = j.slice();
-        Occupancy trial = occupancy.copy();
-        List<Placement.Slice> slices = new ArrayList<>();
-        for (int i = 0; i < j.gpus(); i++) {
-            Placement.Slice s = best(trial, r, freshGpus);
-            if (s == null) break;
-            trial.occupy(new Placement(List.of(s)));
-            slices.add(s);
+        Occupancy trial = occupancy;
+        List<Placement.Slice> slices = List.of();
+        // a job that asks for one node (one NVLink domain) is tried on each in turn, in index order
+        for (boolean[] group : groups(occupancy.cluster(), j.rules().topology())) {
+            trial = occupancy.copy();
+            slices = new ArrayList<>();
+            for (int i = 0; i < j.gpus(); i++) {
+                Placement.Slice s = best(trial, r, freshGpus, group);
+                if (s == null) break;
+                trial.occupy(new Placement(List.of(s)));
+                slices.add(s);
+            }
+            if (slices.size() == j.gpus()) return new Outcome(new Placement(slices), null, null, false);
         }
-        if (slices.size() == j.gpus()) return new Outcome(new Placement(slices), null, null, false);
         String what = j.gpus() + " x " + (r.isMig() ? r.migProfile() : r.milli() + " milli-GPU with " + r.memoryMiB() + " MiB");
+        // replicas that must stay together wait for instances for all of them in one place
+        int missing = j.rules().topology() == PlacementRules.Topology.ANY ? j.gpus() - slices.size() : j.gpus();
         if (r.isMig()) {
-            String promised = claimPromised(trial, r.migProfile(), j.gpus() - slices.size());
+            String promised = claimPromised(trial, r.migProfile(), missing);
             if (promised != null) return new Outcome(null, null, "waiting for " + promised + " to be re-partitioned for its " + what, true);
             Decision.Reconfigure re = reconfiguration(trial, j, freshGpus);
             if (re != null) {
-                claim(re.node(), re.gpu(), r.migProfile(), j.gpus() - slices.size());
+                claim(re.node(), re.gpu(), r.migProfile(), missing);
                 return new Outcome(null, re, "waiting for GPU " + re.gpu() + " of " + occupancy.cluster().nodes().get(re.node()).name()
                         + " to be re-partitioned to " + re.layout().slots() + " for its " + what, false);
             }
@@ -104,7 +112,23 @@ public final class SlicePlacer {
         claimed.merge((((long) node << 8) | gpu) + ":" + profile, count, Integer::sum);
     }
 
-    private Placement.Slice best(Occupancy o, SliceRequest r, boolean freshGpus) {
+    /** The node sets a job's replicas may spread over: every node (null), or each node, or each NVLink domain. */
+    private static List<boolean[]> groups(Cluster cluster, PlacementRules.Topology topology) {
+        List<boolean[]> groups = new ArrayList<>();
+        if (topology == PlacementRules.Topology.ANY) {
+            groups.add(null);
+            return groups;
+        }
+        Map<String, boolean[]> byKey = new java.util.LinkedHashMap<>();
+        for (int n = 0; n < cluster.nodes().size(); n++) {
+            String key = topology == PlacementRules.Topology.SAME_NODE ? "node:" + n : cluster.domainOf(n);
+            byKey.computeIfAbsent(key, k -> new boolean[cluster.nodes().size()])[n] = true;
+        }
+        groups.addAll(byKey.values());
+        return groups;
+    }
+
+    private Placement.Slice best(Occupancy o, SliceRequest r, boolean freshGpus, boolean[] group) {
         Cluster cluster = o.cluster();
         Placement.Slice best = null;
         boolean bestFresh = true;
@@ -113,7 +137,7 @@ public final class SlicePlacer {
         int share = milliOf(r);
         for (int n = 0; n < cluster.nodes().size(); n++) {
             GpuNode node = cluster.nodes().get(n);
-            if (o.isDrained(n) || !r.fitsModel(node.gpuModel(), node.gpuMemoryMiB())) continue;
+            if ((group != null && !group[n]) || o.isDrained(n) || !r.fitsModel(node.gpuModel(), node.gpuMemoryMiB())) continue;
             int[] left = null;
             double before = 0;
             for (int g = 0; g < node.gpus(); g++) {

@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -34,7 +35,7 @@ public final class BackfillPolicy extends PeakReservingPolicy {
                 decision.waiting(j.id(), "needs " + j.gpus() + " GPUs but only " + partition + " are outside the inference peak reservation");
                 continue;
             }
-            Placement p = ctx.occupancy().findBlock(j.gpus());
+            Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             if (head == null) {
                 if (p != null) {
                     ctx.occupancy().occupy(p);

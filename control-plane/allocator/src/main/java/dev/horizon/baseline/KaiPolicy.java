@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -91,7 +92,7 @@ public final class KaiPolicy extends AutoscaledInference {
             if (jobs.isEmpty()) byQueue.remove(team);
             Placement p = null;
             for (int width : j.allowedSizes()) {
-                p = ctx.occupancy().findBlock(width);
+                p = ctx.occupancy().findBlock(width, j.rules(), NodeOrder.BEST_FIT);
                 if (p != null) break;
             }
             if (p == null) waiting.add(j);
@@ -105,7 +106,7 @@ public final class KaiPolicy extends AutoscaledInference {
      * elsewhere; only when every moved job gets a block elsewhere at once (it restarts there from its checkpoint).
      */
     private static boolean consolidate(PendingJob j, Occupancy occupancy, List<RunningJob> movable, Decision decision) {
-        if (j.gpus() > occupancy.cluster().largestNode() || occupancy.totalFree() < j.gpus()) return false;
+        if (j.slice() != null || j.gpus() > occupancy.cluster().largestNode() || occupancy.totalFree() < j.gpus()) return false;
         int nodes = occupancy.cluster().nodes().size();
         for (int n = 0; n < nodes; n++) {
             if (occupancy.isDrained(n)) continue;
@@ -118,11 +119,11 @@ public final class KaiPolicy extends AutoscaledInference {
             Occupancy trial = occupancy.copy();
             List<RunningJob> moved = new ArrayList<>();
             for (RunningJob r : onNode) {
-                if (trial.findBlock(j.gpus(), only) != null) break;
+                if (trial.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT, only) != null) break;
                 trial.release(r.placement());
                 moved.add(r);
             }
-            Placement target = trial.findBlock(j.gpus(), only);
+            Placement target = trial.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT, only);
             if (moved.isEmpty() || target == null) continue;
             trial.occupy(target);
             boolean[] elsewhere = new boolean[nodes];
@@ -130,7 +131,7 @@ public final class KaiPolicy extends AutoscaledInference {
             elsewhere[n] = false;
             Map<RunningJob, Placement> landing = new LinkedHashMap<>();
             for (RunningJob r : moved) {
-                Placement p = trial.findBlock(r.gpus(), elsewhere);
+                Placement p = trial.findBlock(r.gpus(), r.rules(), NodeOrder.BEST_FIT, elsewhere);
                 if (p == null) break;
                 trial.occupy(p);
                 landing.put(r, p);
@@ -162,7 +163,7 @@ public final class KaiPolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(movable);
         candidates.removeIf(r -> r.team().equals(j.team()) || queues.ratio(r.team(), 0) <= 1 || queues.ratio(r.team(), -r.gpus()) <= after);
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), ctx.occupancy(), candidates, Preemption.BEST_FIT, decision);
+        Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         before.forEach(v -> queues.allocated.merge(v.team(), (double) -v.gpus(), Double::sum));
@@ -175,7 +176,7 @@ public final class KaiPolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(movable);
         candidates.removeIf(r -> !r.team().equals(j.team()) || r.weight() >= j.weight());
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), occupancy, candidates, Preemption.BEST_FIT, decision);
+        Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, occupancy, candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         movable.removeAll(before);

@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -22,7 +23,7 @@ import java.util.Set;
  * waited for); fair sharing with weight = share: the ClusterQueue with the lowest dominant resource share
  * (GPUs borrowed above nominal / weight) admits next; preemption reclaimWithinCohort: Any (a workload that fits in its
  * queue's nominal quota takes GPUs back from queues that borrow, any priority) and withinClusterQueue: LowerPriority,
- * with fair sharing's LessThanOrEqualToFinalShare between queues; admission is all-or-nothing and partial admission
+ * with fair sharing's default strategies (LessThanOrEqualToFinalShare, LessThanInitialShare) between queues; admission is all-or-nothing and partial admission
  * lets an elastic job start on as few as its minimum. Pods are then placed by kube-scheduler, whose default scoring
  * (NodeResourcesFit LeastAllocated) spreads them. No preemption cuts into a job's minimum runtime. Inference is
  * autoscaled ({@link AutoscaledInference}).
@@ -93,19 +94,20 @@ public final class KueuePolicy extends AutoscaledInference {
     /** Admission with partial admission: the full width, else the widest allowed size that kube-scheduler can place now. */
     private static Placement admit(PendingJob j, Occupancy occupancy) {
         for (int width : j.allowedSizes()) {
-            Placement p = KUBE_SCHEDULER.place(occupancy, width, null);
+            Placement p = occupancy.findBlock(width, j.rules(), KUBE_SCHEDULER);
             if (p != null) return p;
         }
         return null;
     }
 
-    /** Where kube-scheduler puts an admitted workload's pods. */
-    private static final Preemption.Placer KUBE_SCHEDULER = Preemption.BEST_FIT;
+    /** Where kube-scheduler puts an admitted workload's pods: its default scoring spreads them. */
+    private static final NodeOrder KUBE_SCHEDULER = NodeOrder.LEAST_ALLOCATED;
 
     /**
      * Kueue's candidates, cheapest first: workloads of borrowing queues when j fits in its own nominal quota
-     * (reclaimWithinCohort: Any) or when fair sharing allows it (the target queue's share after preemption stays at
-     * least j's queue's share after admission), then lower-priority workloads of j's own queue.
+     * (reclaimWithinCohort: Any) or when fair sharing allows it (LessThanOrEqualToFinalShare: the target queue's share
+     * without the workload stays at least j's queue's share with j; or LessThanInitialShare: j's queue's share with j
+     * is below the target's now), then lower-priority workloads of j's own queue.
      */
     private static Placement preemptFor(PendingJob j, Occupancy occupancy, Cohort cohort, List<RunningJob> preemptible, Set<String> preempted,
                                         Decision decision) {
@@ -116,7 +118,8 @@ public final class KueuePolicy extends AutoscaledInference {
             if (preempted.contains(r.id())) continue;
             if (r.team().equals(j.team())) {
                 if (r.weight() < j.weight()) own.add(r);
-            } else if (cohort.borrowing(r.team()) && (withinNominal || cohort.share(r.team(), -r.gpus()) >= shareAfter)) {
+            } else if (cohort.borrowing(r.team()) && (withinNominal || cohort.share(r.team(), -r.gpus()) >= shareAfter
+                    || cohort.share(r.team(), 0) > shareAfter)) {
                 others.add(r);
             }
         }
@@ -125,7 +128,7 @@ public final class KueuePolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(others);
         candidates.addAll(own);
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), occupancy, candidates, KUBE_SCHEDULER, decision);
+        Placement p = Preemption.freeFor(j.gpus(), j.rules(), KUBE_SCHEDULER, occupancy, candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         for (RunningJob v : before) {

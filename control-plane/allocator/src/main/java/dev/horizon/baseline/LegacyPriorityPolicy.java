@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -46,7 +47,7 @@ public final class LegacyPriorityPolicy extends PeakReservingPolicy {
         List<PendingJob> queue = new ArrayList<>(ctx.pending());
         queue.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparing(FifoPolicy.ARRIVAL_ORDER));
         for (PendingJob j : queue) {
-            Placement p = occupancy.findBlock(j.gpus());
+            Placement p = occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             if (p == null) p = PriorityPreemptionPolicy.preemptFor(j, occupancy, preemptible, decision);
             if (p == null) {
                 decision.waiting(j.id(), "no free GPUs and no lower-priority preemptible job to take them from");

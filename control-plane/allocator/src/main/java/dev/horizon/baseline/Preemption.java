@@ -1,8 +1,10 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.RunningJob;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,18 +19,12 @@ final class Preemption {
     private Preemption() {
     }
 
-    /** Where baselines put a job: best fit onto the fullest node (the default), or spread (kube-scheduler's default). */
-    interface Placer {
-        Placement place(Occupancy occupancy, int gpus, boolean[] allowedNodes);
-    }
-
-    static final Placer BEST_FIT = Occupancy::findBlock;
-
     /**
      * Preempts the victims that make room for {@code gpus} and returns the block (not yet occupied), or null when the
      * candidates cannot make room; taken victims leave {@code candidates}.
      */
-    static Placement freeFor(int gpus, Occupancy occupancy, List<RunningJob> candidates, Placer placer, Decision decision) {
+    static Placement freeFor(int gpus, PlacementRules rules, NodeOrder order, Occupancy occupancy, List<RunningJob> candidates, Decision decision) {
+        Placer placer = (o, g, allowed) -> o.findBlock(g, rules, order, allowed);
         List<RunningJob> victims = gpus <= occupancy.cluster().largestNode() ? onOneNode(gpus, occupancy, candidates, placer)
                 : anywhere(gpus, occupancy, candidates, placer);
         if (victims == null) return null;
@@ -38,6 +34,11 @@ final class Preemption {
         }
         candidates.removeAll(victims);
         return placer.place(occupancy, gpus, null);
+    }
+
+    /** Occupancy.findBlock with the job's rules and the policy's node order fixed. */
+    private interface Placer {
+        Placement place(Occupancy occupancy, int gpus, boolean[] allowedNodes);
     }
 
     private static List<RunningJob> onOneNode(int gpus, Occupancy occupancy, List<RunningJob> candidates, Placer placer) {

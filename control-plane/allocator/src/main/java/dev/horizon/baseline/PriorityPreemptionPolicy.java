@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -36,7 +37,7 @@ public final class PriorityPreemptionPolicy extends PeakReservingPolicy {
                 decision.waiting(j.id(), "needs " + j.gpus() + " GPUs but only " + partition + " are outside the inference peak reservation");
                 continue;
             }
-            Placement p = occupancy.findBlock(j.gpus());
+            Placement p = occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             if (p == null) p = preemptFor(j, occupancy, victimsLeft, decision);
             if (p == null) {
                 decision.waiting(j.id(), "no free GPUs and no lower-priority preemptible job to take them from");
@@ -59,13 +60,13 @@ public final class PriorityPreemptionPolicy extends PeakReservingPolicy {
             if (v.weight() >= j.weight()) break;
             trial.release(v.placement());
             taken.add(v);
-            if (trial.findBlock(j.gpus()) != null) {
+            if (trial.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT) != null) {
                 for (RunningJob t : taken) {
                     occupancy.release(t.placement());
                     decision.preempt(t.id());
                 }
                 candidates.removeAll(taken);
-                return occupancy.findBlock(j.gpus());
+                return occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             }
         }
         return null;

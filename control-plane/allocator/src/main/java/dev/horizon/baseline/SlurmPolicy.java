@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -21,8 +22,8 @@ import java.util.Map;
  * PriorityWeightFairshare=10000 (fair tree over one account per team, shares = the team's share,
  * PriorityDecayHalfLife=7-0), PriorityWeightAge=1000 (PriorityMaxAge=7-0) and PriorityWeightJobSize=1000
  * (PriorityFavorSmall=NO); SchedulerType=sched/backfill, which plans every waiting job in priority order at the
- * earliest time its GPUs are free by the jobs' time limits (here: the duration estimates) and so holds a reservation for
- * each, starting a lower job now only where it delays none of them (bf_window = the 24 h horizon); PreemptType=
+ * earliest time GPUs it may use (its GPU model, gang and topology) are free by the jobs' time limits (here: the duration
+ * estimates) and so holds a reservation for each, starting a lower job now only where it delays none of them (bf_window = the 24 h horizon); PreemptType=
  * preempt/qos with PreemptMode=REQUEUE: a job that cannot start requeues running jobs of a lower QOS, never before
  * their PreemptExemptTime (the job's minimum runtime). Inference is autoscaled ({@link AutoscaledInference}).
  */
@@ -62,7 +63,7 @@ public final class SlurmPolicy extends AutoscaledInference {
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : queue) {
             Integer s = plan.startStep().get(j.id());
-            Placement p = s != null && s == 0 ? occupancy.findBlock(j.gpus()) : null;
+            Placement p = s != null && s == 0 ? occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT) : null;
             if (p == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), s == null ? "no room within the backfill window" : "reserved to start in about " + s * ctx.stepSeconds() / 60 + " min");
@@ -85,7 +86,7 @@ public final class SlurmPolicy extends AutoscaledInference {
             lower.removeIf(r -> r.weight() >= j.weight());
             if (lower.isEmpty()) continue;
             List<RunningJob> before = new ArrayList<>(lower);
-            Placement p = Preemption.freeFor(j.gpus(), ctx.occupancy(), lower, Preemption.BEST_FIT, decision);
+            Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), lower, decision);
             if (p == null) continue;
             before.removeAll(lower);
             preemptible.removeAll(before);
@@ -120,9 +121,9 @@ public final class SlurmPolicy extends AutoscaledInference {
         List<PlanProblem.Job> jobs = new ArrayList<>();
         for (PendingJob j : queue) {
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
-            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d));
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.gpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs);
+        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs, PlanProblem.domains(ctx.cluster()));
     }
 
     /** Adds the GPU-seconds each account ran since the last decision and decays all usage by the half-life. */

@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -36,7 +37,7 @@ public final class StaticQuotaPolicy extends PeakReservingPolicy {
                 decision.waiting(j.id(), "team " + j.team() + " is at its quota of " + quota + " GPUs");
                 continue;
             }
-            Placement p = ctx.occupancy().findBlock(j.gpus());
+            Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
             if (p == null) {
                 decision.waiting(j.id(), "no block of " + j.gpus() + " free GPUs");
                 continue;

@@ -1,17 +1,9 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.api.JobJson;
-import dev.horizon.baseline.BackfillPolicy;
-import dev.horizon.baseline.FifoPolicy;
-import dev.horizon.baseline.KaiPolicy;
-import dev.horizon.baseline.KueuePolicy;
-import dev.horizon.baseline.SlurmPolicy;
-import dev.horizon.baseline.LegacyPriorityPolicy;
-import dev.horizon.baseline.StaticQuotaPolicy;
-import dev.horizon.baseline.PriorityPreemptionPolicy;
 import dev.horizon.bound.FluidUpperBound;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
@@ -19,6 +11,7 @@ import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
 import dev.horizon.trace.Scenarios;
+import dev.horizon.trace.WideGangsScenario;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -28,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /** `./horizon bench`: runs every policy on one scenario and writes results.json, schedule.csv, rt.csv and report.html. */
 public final class BenchCommand {
@@ -37,29 +29,17 @@ public final class BenchCommand {
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE]
                                    [--engine simulator|service] [--db-url jdbc:postgresql://...]
-              S: training-heavy | mixed | philly | fairshare | path of a scenario file
+              S: training-heavy | mixed | philly | fairshare | wide-gangs | path of a scenario file
+              wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
               --engine service replays the scenario through the control plane's planning code and store (H2 in a temp dir,
-              or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
+              or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only
+              also: horizon-cpsat (CP-SAT warm-started from the heuristic plan, 0.5 s per decision), horizon-pooled (node pools apart)""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "engine", "db-url");
-    static final Map<String, Supplier<SchedulingPolicy>> POLICIES = new LinkedHashMap<>();
-
-    static {
-        POLICIES.put("fifo", FifoPolicy::new);
-        POLICIES.put("backfill", BackfillPolicy::new);
-        POLICIES.put("priority", PriorityPreemptionPolicy::new);
-        POLICIES.put("legacy", LegacyPriorityPolicy::new);
-        POLICIES.put("quota", StaticQuotaPolicy::new);
-        POLICIES.put("kai", KaiPolicy::new);
-        POLICIES.put("kueue", KueuePolicy::new);
-        POLICIES.put("slurm", SlurmPolicy::new);
-        POLICIES.put("horizon", HorizonPolicy::new);
-    }
-
     private BenchCommand() {
     }
 
@@ -93,7 +73,7 @@ public final class BenchCommand {
         String defaults = !simulator ? "horizon" : fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
         List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
-            if (!POLICIES.containsKey(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + POLICIES.keySet());
+            if (!BenchPolicies.exists(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + BenchPolicies.NAMES);
             if (!simulator && !p.equals("horizon")) {
                 throw new CliArgs.UsageException("--policies: the " + engine.name() + " engine runs horizon only; run '" + p + "' with --engine simulator");
             }
@@ -129,7 +109,7 @@ public final class BenchCommand {
         Integer day = a.integer("trace-start-day");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
-                a.number("rt-peak-share", 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
                 a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 
@@ -146,9 +126,10 @@ public final class BenchCommand {
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
         for (String name : policies) {
-            SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : POLICIES.get(name).get();
+            SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
             progress.reset();
             results.put(name, new Simulator(scenario, policy, reclaimSeconds).run(f -> progress.show(name, f)));
+            if (policy instanceof PooledHorizonPolicy pooled) pooled.close();
         }
         return new Outcome(scenario, bound, results, reclaimSeconds, engine.name());
     }
@@ -160,9 +141,9 @@ public final class BenchCommand {
         return sorted;
     }
 
-    /** The baseline (any policy but Horizon) with the highest output, or null when none ran. */
+    /** The baseline (any policy but Horizon's) with the highest output, or null when none ran. */
     static String bestBaseline(Outcome o) {
-        return byOutput(o).stream().map(SimResult::policy).filter(p -> !p.equals("horizon")).findFirst().orElse(null);
+        return byOutput(o).stream().map(SimResult::policy).filter(p -> !p.startsWith("horizon")).findFirst().orElse(null);
     }
 
     static void printTable(Outcome o, PrintStream out) {

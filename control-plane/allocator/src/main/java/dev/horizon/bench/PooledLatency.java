@@ -9,6 +9,7 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
@@ -138,7 +139,7 @@ final class PooledLatency {
         return Math.round(v * 1000) / 1000.0;
     }
 
-    /** Starts of the joint plan on a node whose model the job does not accept: the joint planner does not know gpuTypes. */
+    /** Starts of the joint plan on a node whose model the job does not accept (the planners honour gpuTypes: none expected). */
     private static int offModel(Moment m, Decision joint) {
         int count = 0;
         for (Decision.Start s : joint.starts()) {
@@ -196,9 +197,11 @@ final class PooledLatency {
             // pools pair up (0-1, 2-3, ...) like two models of one family; a job accepting both ties the pair
             int q = p ^ 1;
             boolean two = q < pools && rng.nextDouble() < crossPool;
-            PendingJob j = LatencyCommand.pendingJob("job-" + i, two ? Math.min(poolGpus[p], poolGpus[q]) : poolGpus[p], rng);
+            Set<String> models = two ? Set.of(model(p), model(q)) : Set.of(model(p));
+            PendingJob j = LatencyCommand.pendingJob("job-" + i, two ? Math.min(poolGpus[p], poolGpus[q]) : poolGpus[p], rng)
+                    .withRules(PlacementRules.ANY.withGpuTypes(models));
             pending.add(j);
-            jobModels.put(j.id(), two ? Set.of(model(p), model(q)) : Set.of(model(p)));
+            jobModels.put(j.id(), models);
         }
         return new Moment(new PlanningContext(LatencyCommand.NOW, 900, LatencyCommand.HORIZON, cluster, occupancy, running, pending, services),
                 new PoolConstraints(jobModels, serviceModels));

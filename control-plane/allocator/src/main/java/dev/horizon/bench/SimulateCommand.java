@@ -38,14 +38,14 @@ final class SimulateCommand {
         CliArgs a = new CliArgs("simulate", args, options);
         if (!a.has("scenario")) throw new CliArgs.UsageException("simulate needs --scenario S (see ./horizon simulate --help)");
         String policy = a.get("policy", "horizon");
-        if (!BenchCommand.POLICIES.containsKey(policy)) {
-            throw new CliArgs.UsageException("--policy: unknown policy '" + policy + "'; use one of " + BenchCommand.POLICIES.keySet());
+        if (!BenchPolicies.exists(policy)) {
+            throw new CliArgs.UsageException("--policy: unknown policy '" + policy + "'; use one of " + BenchPolicies.NAMES);
         }
         Integer explain = a.integer("explain");
         Scenario scenario = Scenarios.build(a.get("scenario", null), BenchCommand.options(a));
         Progress progress = new Progress(err);
         long reclaimSeconds = BenchCommand.reclaimSeconds(a);
-        SimResult result = new Simulator(scenario, BenchCommand.POLICIES.get(policy).get(), reclaimSeconds).run(f -> progress.show(policy, f));
+        SimResult result = new Simulator(scenario, BenchPolicies.create(policy), reclaimSeconds).run(f -> progress.show(policy, f));
         BenchCommand.Outcome outcome = new BenchCommand.Outcome(scenario, FluidUpperBound.of(scenario), Map.of(policy, result), reclaimSeconds);
         BenchCommand.printTable(outcome, out);
         Map<String, String> waiting = result.waitingReasons();

@@ -24,7 +24,8 @@ public final class Audit {
         PROTECTED_IN_RESERVATION("protectedInReservation"),
         ON_DRAINED_NODE("onDrainedNode"),
         GANG_STARTED_PARTLY("gangStartedPartly"),
-        WRONG_GPU_TYPE("wrongGpuType");
+        WRONG_GPU_TYPE("wrongGpuType"),
+        BROKEN_TOPOLOGY("brokenTopology");
 
         public final String key;
 

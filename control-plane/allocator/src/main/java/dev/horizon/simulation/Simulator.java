@@ -1,6 +1,8 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -23,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.TreeMap;
 
 /**
  * Discrete-event simulation of one policy on one scenario. Deterministic: the same scenario and policy give the same
@@ -333,9 +336,12 @@ public final class Simulator {
         }
         int g = s.placement().gpus();
         if (!j.rules().widths(j.gpus(), j.minGpus()).contains(g)) {
-            audit.violation(Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it may have only " + j.rules().widths(j.gpus(), j.minGpus()));
+            boolean partGang = j.rules().gang() && g < j.gpus();
+            audit.violation(partGang ? Audit.Kind.GANG_STARTED_PARTLY : Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it may have only "
+                    + j.rules().widths(j.gpus(), j.minGpus()));
             return false;
         }
+        if (!s.placement().shared()) auditRules(j, s.placement(), t, who);
         if (!occupancy.isFree(s.placement())) {
             audit.violation(Audit.Kind.GPU_GIVEN_TWICE, t, who + " on GPUs already busy: " + s.placement().describe(scenario.cluster()));
             return false;
@@ -349,6 +355,31 @@ public final class Simulator {
             audit.violation(Audit.Kind.NON_RESUMABLE_FILL, t, who + " as fill, but it cannot resume");
         }
         return true;
+    }
+
+    /** The job's placement rules, checked on the GPUs it got: their model, its topology, whole replicas on each node. */
+    private void auditRules(SimJob j, Placement p, long t, String who) {
+        PlacementRules rules = j.rules();
+        Map<Integer, Integer> perNode = new TreeMap<>();
+        for (Placement.Slice slice : p.slices()) perNode.merge(slice.node(), slice.count(), Integer::sum);
+        java.util.Set<String> domains = new java.util.HashSet<>();
+        String wrongModel = null, split = null;
+        for (Map.Entry<Integer, Integer> e : perNode.entrySet()) {
+            GpuNode node = scenario.cluster().nodes().get(e.getKey());
+            if (!rules.accepts(node.gpuModel())) wrongModel = node.name() + " (" + node.gpuModel() + ")";
+            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
+            domains.add(scenario.cluster().domainOf(e.getKey()));
+        }
+        if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());
+        boolean spread = switch (rules.topology()) {
+            case SAME_NODE -> perNode.size() > 1;
+            case SAME_NVLINK_DOMAIN -> domains.size() > 1;
+            case ANY -> false;
+        };
+        if (spread || split != null) {
+            audit.violation(Audit.Kind.BROKEN_TOPOLOGY, t, who + " across " + p.describe(scenario.cluster()) + "; it asks for "
+                    + rules.topology().json() + (rules.perReplica() ? " in replicas of " + rules.gpusPerReplica() + " GPUs" : ""));
+        }
     }
 
     /** Work inside its minimum runtime is never preempted; fill is never protected, and is counted apart. */

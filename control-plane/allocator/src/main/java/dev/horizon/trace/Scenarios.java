@@ -21,7 +21,7 @@ import java.util.Random;
 
 /** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
 public final class Scenarios {
-    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare");
+    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare", WideGangsScenario.NAME);
     private static final double[] WEIGHTS = {1, 2, 4, 8};
     private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
     private static final double INFERENCE_WEIGHT = 4;
@@ -41,6 +41,7 @@ public final class Scenarios {
             case "mixed" -> generated(name, o, o.gpus() != null ? o.gpus() : 64, 0.35, 0.30, 0.20, 0.15);
             case "philly" -> philly(o);
             case "fairshare" -> FairShareScenario.build(o);
+            case WideGangsScenario.NAME -> WideGangsScenario.build(o);
             default -> {
                 Path file = Path.of(name);
                 if (!Files.isRegularFile(file)) {

@@ -16,11 +16,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The issue's must-show on the public Philly log with the GenAI demand curve. Needs ../shared/traces
  * beside the checkout (the traces' licences keep them out of the project); skipped without it.
  */
-class PhillyBenchTest {
+public class PhillyBenchTest {
     @TempDir
     Path out;
 
-    static Path traces() {
+    public static Path traces() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.exists(dir.resolve("mvnw"))) dir = dir.getParent();
         return dir == null ? Path.of("/nonexistent") : dir.resolveSibling("shared").resolve("traces");

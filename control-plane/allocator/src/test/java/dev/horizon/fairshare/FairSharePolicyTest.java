@@ -53,11 +53,15 @@ class FairSharePolicyTest {
     void fillYieldsToABudgetedRequestButNothingInsideItsMinimumRuntimeDoes() {
         Occupancy o = new Occupancy(cluster);
         // team a holds the whole cluster; it is owed 8, so 8 of its GPUs run as unallocated fill
-        List<RunningJob> run = List.of(running(o, "a-old", "a", 8, 7200), running(o, "a-young", "a", 8, 60));
+        List<RunningJob> run = List.of(running(o, "a-old", "a", 8, 7200), running(o, "a-young", "a", 8, 3600));
         Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("b-1", "b", 8, 1)), Map.of("a", 8.0, "b", 8.0)));
         assertEquals(List.of("a-young"), d.preemptions(), "the newest of a's work is beyond its share: fill, never protected");
         assertEquals("b-1", d.starts().get(0).jobId());
         assertFalse(d.starts().get(0).fill(), "b's job is inside its owed share: budgeted, protected");
+        Occupancy early = new Occupancy(cluster);
+        List<RunningJob> young = List.of(running(early, "a-old", "a", 8, 7200), running(early, "a-young", "a", 8, 60));
+        Decision keeps = new HorizonPolicy().decide(ctx(early, young, List.of(pending("b-1", "b", 8, 1)), Map.of("a", 8.0, "b", 8.0)));
+        assertFalse(keeps.preemptions().contains("a-young"), "work beyond its share keeps its contract: not inside its minimum runtime");
     }
 
     @Test

@@ -112,7 +112,7 @@ class SimulatorTest {
             return d;
         });
         SimResult wrong = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(3)).run(f -> { });
-        assertTrue(violations(wrong, Audit.Kind.WRONG_WIDTH) >= 1, wrong.audit().toString());
+        assertTrue(violations(wrong, Audit.Kind.GANG_STARTED_PARTLY) >= 1, "3 of a 4-GPU gang: " + wrong.audit());
         SimResult r = new Simulator(scenario(List.of(elastic), List.of()), startAt.apply(2)).run(f -> { });
         assertTrue(r.audit().clean(), r.audit().toString());
         Segment seg = r.segments().get(0);
@@ -166,5 +166,51 @@ class SimulatorTest {
         SimResult r = new Simulator(scenario(List.of(), List.of(svc)), new FifoPolicy()).run(f -> { });
         r.rtMinutes().forEach(minute -> assertEquals(4, minute.heldGpus()));
         assertEquals(8 * 1.0 / (8 * 8), r.metrics().utilization(), 1e-9, "utilization counts inference at the demand it served");
+    }
+
+    @Test
+    void aGpuTakenBackFromBatchWorkServesOnlyAfterTheReclaimGracePeriod() {
+        double[] minutes = new double[120];
+        java.util.Arrays.fill(minutes, 30, 120, 2.0);
+        ServiceDemand svc = ServiceDemand.perMinute(new InferenceService("svc", "s", 4, 8), new double[96 * 15], minutes, 15);
+        Scenario s = scenario(List.of(job("batch", 0, 8, 7200, new Contract(0, true, 0))), List.of(svc));
+        SchedulingPolicy fromLastMinute = new SchedulingPolicy() {
+            public String name() {
+                return "last-minute";
+            }
+
+            public Map<String, Integer> inferenceReservation(PlanningContext ctx) {
+                return Map.of("svc", 0);
+            }
+
+            public boolean lendsReservation() {
+                return false;
+            }
+
+            public Decision decide(PlanningContext ctx) {
+                Decision d = new Decision();
+                ctx.pending().forEach(j -> {
+                    Placement p = ctx.occupancy().findBlock(j.gpus());
+                    if (p != null) d.start(j.id(), p, false);
+                });
+                return d;
+            }
+
+            public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
+                double[] seen = services.get("svc").observedMinutes();
+                return Map.of("svc", (int) Math.ceil(seen[seen.length - 1]));
+            }
+
+            public List<RunningJob> inferenceVictims(List<RunningJob> running, int gpus, long now, UnmetDemandCost cost) {
+                return Reclaim.victims(running, gpus, now, cost);
+            }
+        };
+        RtMinute first = new Simulator(s, fromLastMinute).run(f -> { }).rtMinutes().get(31);
+        assertEquals(2, first.heldGpus(), "sized from minute 30, taken from the batch job");
+        assertEquals(0, first.servingGpus());
+        assertEquals(2 * 30.0, first.servedGpuSeconds(), 1e-9, "both serve the second half of the minute");
+        assertTrue(!first.met());
+        RtMinute atOnce = new Simulator(s, fromLastMinute, 0).run(f -> { }).rtMinutes().get(31);
+        assertTrue(atOnce.met() && atOnce.servedGpuSeconds() == 120, "without a grace period they serve the whole minute");
     }
 }

@@ -10,7 +10,9 @@ import com.google.ortools.sat.IntVar;
 import com.google.ortools.sat.LinearArgument;
 import com.google.ortools.sat.LinearExpr;
 import com.google.ortools.util.Domain;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.plan.HeuristicPlanner;
+import dev.horizon.allocator.plan.NodeChoice;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;
@@ -219,9 +221,30 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
             List<LinearArgument> onNodes = new ArrayList<>();
             List<LinearArgument> gpusPlaced = new ArrayList<>();
             List<Long> gpusPlacedCoef = new ArrayList<>();
+            int perReplica = job.rules().gpusPerReplica();
+            boolean byReplica = grid.wide(job) && perReplica > 0;
             for (int n = 0; n < nodes; n++) {
                 int nodeSize = grid.nodeSizes[n];
-                if (nodeMax[n] <= 0) continue;
+                if (nodeMax[n] <= 0 || !job.allows(n)) continue;
+                if (byReplica) {
+                    // a wide job of pods takes whole pods of this node: k of them, on GPUs counted by one demand variable
+                    int most = nodeMax[n] / perReplica;
+                    if (most == 0) continue;
+                    part[n] = model.newBoolVar("pods_" + i + "_" + n);
+                    IntVar pods = model.newIntVar(0, most, "k_" + i + "_" + n);
+                    partGpus[n] = model.newIntVar(0, (long) most * perReplica, "podGpus_" + i + "_" + n);
+                    model.addEquality(partGpus[n], LinearExpr.term(pods, perReplica));
+                    model.addLessOrEqual(pods, LinearExpr.term(part[n], most));
+                    model.addGreaterOrEqual(pods, part[n]);
+                    model.addLessOrEqual(part[n], pv);
+                    onNode[n].addDemand(model.newOptionalIntervalVar(sv, size, ev, part[n], "pods_" + i + "_" + n), partGpus[n]);
+                    gpusPlaced.add(partGpus[n]);
+                    gpusPlacedCoef.add(1L);
+                    model.addHint(part[n], hintedGpus[n] > 0);
+                    model.addHint(pods, hintedGpus[n] / perReplica);
+                    model.addHint(partGpus[n], hintedGpus[n] / perReplica * perReplica);
+                    continue;
+                }
                 if (!grid.wide(job)) {
                     if (nodeMax[n] < g) continue;
                     // the job on this node: the same run, present only when this node is the one chosen
@@ -256,7 +279,14 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
             }
             // feasibleStarts saw enough free GPUs on the nodes, so onNodes is never empty here
             LinearExpr chosen = LinearExpr.sum(onNodes.toArray(new LinearArgument[0]));
-            if (grid.wide(job)) {
+            if (job.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) oneDomain(model, p, i, pv, whole, part);
+            if (byReplica) {
+                // whole pods on any number of nodes add up to the job exactly
+                gpusPlaced.add(pv);
+                gpusPlacedCoef.add((long) -g);
+                model.addEquality(LinearExpr.weightedSum(gpusPlaced.toArray(new LinearArgument[0]),
+                        gpusPlacedCoef.stream().mapToLong(Long::longValue).toArray()), 0);
+            } else if (grid.wide(job)) {
                 // at most one node holds a part, and whole nodes plus the part add up to the job exactly
                 model.addLessOrEqual(chosen, pv);
                 gpusPlaced.add(pv);
@@ -322,48 +352,64 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
         return new Solution(placed, status.name());
     }
 
+    /** A job that asks for one NVLink domain uses nodes of one domain only: one chosen domain, every node used inside it. */
+    private static void oneDomain(CpModel model, PlanProblem p, int i, BoolVar present, BoolVar[] whole, BoolVar[] part) {
+        Map<Integer, BoolVar> domains = new LinkedHashMap<>();
+        for (int n = 0; n < part.length; n++) {
+            for (BoolVar used : new BoolVar[] {whole[n], part[n]}) {
+                if (used == null) continue;
+                BoolVar d = domains.computeIfAbsent(p.domainOf(n), k -> model.newBoolVar("domain_" + i + "_" + k));
+                model.addLessOrEqual(used, d);
+            }
+        }
+        model.addLessOrEqual(LinearExpr.sum(domains.values().toArray(new LinearArgument[0])), present);
+    }
+
     /**
-     * The grid being filled. {@link #slicesFor} copies {@link HeuristicPlanner}'s placement rules: a job
-     * fits at s when protected capacity covers it in every step it runs and one node holds it for all those
-     * steps (best fit), or, for a job wider than every node, whole free nodes plus one best-fit node for
-     * the rest.
+     * The grid being filled. A job fits at s when protected capacity covers it in every step it runs and the
+     * nodes {@link NodeChoice} picks (the heuristic's placement rules) hold it for all those steps.
      */
     private static final class Grid {
+        final PlanProblem p;
         final int h;
         final int[] nodeSizes;
         final int[] capacity;
         final int[][] nodeFree;
-        final int largestNode;
 
         Grid(PlanProblem p) {
+            this.p = p;
             h = p.horizonSteps();
             nodeSizes = p.nodeSizes();
             capacity = p.capacityCopy();
             nodeFree = p.nodeFreeCopy();
-            int largest = 0;
-            for (int size : nodeSizes) largest = Math.max(largest, size);
-            largestNode = largest;
         }
 
-        /** Wider than every node, so it spans several. */
+        /** Wider than every node it may use, so it spans several (never a same-node job). */
         boolean wide(PlanProblem.Job job) {
-            return job.gpus() > largestNode;
+            return job.rules().topology() != PlacementRules.Topology.SAME_NODE && job.gpus() > p.largestNodeFor(job);
         }
 
-        /** Starts where capacity covers the job and the nodes' free GPUs could, ignoring how they split. */
+        /**
+         * Starts where capacity covers the job and its allowed nodes' free GPUs could, ignoring how they split: on one
+         * node, or in total (a wide job; within one NVLink domain when it asks for one).
+         */
         long[] feasibleStarts(PlanProblem.Job job) {
             int g = job.gpus();
+            boolean oneDomain = job.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN;
             List<Long> out = new ArrayList<>();
             for (int s = 0; s < h; s++) {
                 int end = end(job, s);
                 if (!capacityCovers(g, s, end)) continue;
-                int most = 0, total = 0;
+                int most = 0;
+                Map<Integer, Integer> total = new HashMap<>();
                 for (int n = 0; n < nodeFree.length; n++) {
+                    if (!job.allows(n)) continue;
                     int m = Math.max(0, windowMin(n, s, end));
                     most = Math.max(most, m);
-                    total += m;
+                    total.merge(oneDomain ? p.domainOf(n) : 0, m, Integer::sum);
                 }
-                if (wide(job) ? total >= g : most >= g) out.add((long) s);
+                int bestTotal = total.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+                if (wide(job) ? bestTotal >= g : most >= g) out.add((long) s);
             }
             return out.stream().mapToLong(Long::longValue).toArray();
         }
@@ -373,19 +419,23 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
             return -1;
         }
 
-        /** Whether the given slices hold the job at s: all its GPUs, distinct nodes, free in every step. */
+        /** Whether the given slices hold the job at s: all its GPUs, distinct allowed nodes, free in every step, under its rules. */
         boolean fits(PlanProblem.Job job, int s, int[][] slices) {
             if (s < 0 || s >= h) return false;
             int end = end(job, s);
             if (!capacityCovers(job.gpus(), s, end)) return false;
             int total = 0;
             boolean[] seen = new boolean[nodeFree.length];
+            PlacementRules rules = job.rules();
             for (int[] slice : slices) {
-                if (seen[slice[0]] || slice[1] <= 0 || windowMin(slice[0], s, end) < slice[1]) return false;
+                if (seen[slice[0]] || slice[1] <= 0 || windowMin(slice[0], s, end) < slice[1] || !job.allows(slice[0])) return false;
+                if (rules.perReplica() && slice[1] % rules.gpusPerReplica() != 0) return false;
+                if (rules.topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN && p.domainOf(slice[0]) != p.domainOf(slices[0][0])) return false;
                 seen[slice[0]] = true;
                 total += slice[1];
             }
-            return total == job.gpus();
+            boolean oneNodeOk = rules.topology() != PlacementRules.Topology.SAME_NODE || slices.length == 1;
+            return oneNodeOk && total == job.gpus();
         }
 
         void commit(PlanProblem.Job job, int s, int[][] slices) {
@@ -396,39 +446,14 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
             }
         }
 
-        /** {node, GPUs} slices the heuristic would give the job at s, or null when it does not fit there. */
+        /** {node, GPUs} slices the heuristic would give the job at s ({@link NodeChoice}), or null when it does not fit there. */
         int[][] slicesFor(PlanProblem.Job job, int s) {
             if (s < 0 || s >= h) return null;
-            int g = job.gpus();
             int end = end(job, s);
-            if (!capacityCovers(g, s, end)) return null;
+            if (!capacityCovers(job.gpus(), s, end)) return null;
             int[] min = new int[nodeFree.length];
             for (int n = 0; n < nodeFree.length; n++) min[n] = windowMin(n, s, end);
-            int best = -1;
-            for (int n = 0; n < min.length; n++) {
-                if (min[n] >= g && (best < 0 || min[n] < min[best])) best = n;
-            }
-            if (best >= 0) return new int[][] {{best, g}};
-            if (!wide(job)) return null;
-            List<int[]> chosen = new ArrayList<>();
-            boolean[] used = new boolean[min.length];
-            int left = g;
-            for (int n = 0; n < min.length && left > 0; n++) {
-                if (min[n] == nodeSizes[n] && nodeSizes[n] <= left) {
-                    chosen.add(new int[] {n, nodeSizes[n]});
-                    used[n] = true;
-                    left -= nodeSizes[n];
-                }
-            }
-            if (left > 0) {
-                int rest = -1;
-                for (int n = 0; n < min.length; n++) {
-                    if (!used[n] && min[n] >= left && (rest < 0 || min[n] < min[rest])) rest = n;
-                }
-                if (rest < 0) return null;
-                chosen.add(new int[] {rest, left});
-            }
-            return chosen.toArray(new int[0][]);
+            return NodeChoice.choose(p, job, min);
         }
 
         private int end(PlanProblem.Job job, int s) {

@@ -1,27 +1,54 @@
 package dev.horizon.allocator.plan;
 
+import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PendingJob;
 import java.util.List;
 
 /**
  * The GPU x timestep grid a planner fills. capacity[t]: GPUs that protected work may still use in
  * step t (the cluster minus the inference reservation minus inherited running work). nodeFree[n][t]:
- * GPUs of node n free in step t. Jobs are in the order the heuristic takes them (value first).
+ * GPUs of node n free in step t. nodeDomains[n]: the NVLink domain of node n, as an index (null: each
+ * node is a domain of its own). Jobs are in the order the heuristic takes them (value first).
  */
 public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree,
-                          List<Job> jobs) {
+                          List<Job> jobs, int[] nodeDomains) {
+
+    public PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree, List<Job> jobs) {
+        this(horizonSteps, decayPerStep, nodeSizes, capacity, nodeFree, jobs, null);
+    }
 
     /**
      * A job to plan: gpus wide, durationSteps long, weighted. An elastic job (minGpus below gpus) may
-     * be planned narrower, on a power of two down to minGpus, for proportionally longer.
+     * be planned narrower, on one of its {@link #widths()}, for proportionally longer. rules: its replica
+     * width and topology; allowedNodes: the nodes of a GPU model it accepts (null: every node).
      */
-    public record Job(String id, double weight, int gpus, int durationSteps, int minGpus) {
+    public record Job(String id, double weight, int gpus, int durationSteps, int minGpus, PlacementRules rules, boolean[] allowedNodes) {
+        public Job {
+            rules = rules == null ? PlacementRules.ANY : rules;
+        }
+
+        public Job(String id, double weight, int gpus, int durationSteps, int minGpus) {
+            this(id, weight, gpus, durationSteps, minGpus, PlacementRules.ANY, null);
+        }
+
         public Job(String id, double weight, int gpus, int durationSteps) {
             this(id, weight, gpus, durationSteps, gpus);
         }
 
         /** The same work on {@code width} GPUs. */
         public Job narrowed(int width) {
-            return new Job(id, weight, width, (int) Math.ceil((double) durationSteps * gpus / width), minGpus);
+            return new Job(id, weight, width, (int) Math.ceil((double) durationSteps * gpus / width), minGpus, rules, allowedNodes);
+        }
+
+        /** Widths it may be planned on, widest first (whole replicas; see {@link PlacementRules#widths}). */
+        public List<Integer> widths() {
+            return rules.widths(gpus, minGpus);
+        }
+
+        public boolean allows(int node) {
+            return allowedNodes == null || allowedNodes[node];
         }
     }
 
@@ -33,6 +60,18 @@ public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes
         return job.weight() * job.gpus() * steps;
     }
 
+    /** The NVLink domain of node n. */
+    public int domainOf(int n) {
+        return nodeDomains == null ? n : nodeDomains[n];
+    }
+
+    /** The largest node the job may use: a job wider than it spans several. */
+    public int largestNodeFor(Job job) {
+        int largest = 0;
+        for (int n = 0; n < nodeSizes.length; n++) if (job.allows(n)) largest = Math.max(largest, nodeSizes[n]);
+        return largest;
+    }
+
     /** Deep copy of the mutable grids, so a planner can fill them without touching the problem. */
     public int[] capacityCopy() {
         return capacity.clone();
@@ -42,5 +81,25 @@ public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes
         int[][] copy = new int[nodeFree.length][];
         for (int n = 0; n < nodeFree.length; n++) copy[n] = nodeFree[n].clone();
         return copy;
+    }
+
+    /** The nodes whose GPU model the job accepts (for a slice: can hold it); null when that is every node. */
+    public static boolean[] allowedNodes(Cluster cluster, PendingJob j) {
+        boolean[] allowed = new boolean[cluster.nodes().size()];
+        boolean all = true;
+        for (int n = 0; n < allowed.length; n++) {
+            GpuNode node = cluster.nodes().get(n);
+            allowed[n] = j.slice() == null ? j.rules().accepts(node.gpuModel()) : j.slice().fitsModel(node.gpuModel(), node.gpuMemoryMiB());
+            all &= allowed[n];
+        }
+        return all ? null : allowed;
+    }
+
+    /** Each node's NVLink domain as an index. */
+    public static int[] domains(Cluster cluster) {
+        java.util.Map<String, Integer> index = new java.util.HashMap<>();
+        int[] out = new int[cluster.nodes().size()];
+        for (int n = 0; n < out.length; n++) out[n] = index.computeIfAbsent(cluster.domainOf(n), k -> index.size());
+        return out;
     }
 }

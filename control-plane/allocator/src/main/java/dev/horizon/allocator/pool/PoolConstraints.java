@@ -1,5 +1,8 @@
 package dev.horizon.allocator.pool;
 
+import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.PlanningContext;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,6 +15,16 @@ public record PoolConstraints(Map<String, Set<String>> jobModels, Map<String, Se
     public PoolConstraints {
         jobModels = Map.copyOf(jobModels);
         serviceModels = Map.copyOf(serviceModels);
+    }
+
+    /**
+     * The GPU models each waiting job's placement rules accept; services accept every model (an inference service may
+     * grow onto any node, so a cluster with one plans jointly).
+     */
+    public static PoolConstraints of(PlanningContext ctx) {
+        Map<String, Set<String>> models = new LinkedHashMap<>();
+        for (PendingJob j : ctx.pending()) models.put(j.id(), j.rules().gpuTypes());
+        return new PoolConstraints(models, Map.of());
     }
 
     /** Nothing is pinned to a model: every pool depends on every other. */

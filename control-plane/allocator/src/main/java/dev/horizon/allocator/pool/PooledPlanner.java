@@ -51,6 +51,11 @@ public final class PooledPlanner implements AutoCloseable {
         });
     }
 
+    /** {@link #decide(PlanningContext, PoolConstraints)} with the models the jobs' placement rules accept. */
+    public Result decide(PlanningContext ctx) {
+        return decide(ctx, PoolConstraints.of(ctx));
+    }
+
     /**
      * Like {@link SchedulingPolicy#decide}: the starts, preemptions and node holds of every group,
      * applied to {@code ctx.occupancy()} as the joint decision would apply them.

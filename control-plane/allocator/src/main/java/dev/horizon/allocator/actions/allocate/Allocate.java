@@ -1,7 +1,10 @@
 package dev.horizon.allocator.actions.allocate;
 
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.SlicePlacer;
 import dev.horizon.allocator.actions.Ranking;
@@ -11,8 +14,10 @@ import dev.horizon.allocator.actions.preempt.VictimPool;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -76,6 +81,10 @@ public final class Allocate {
         return sliced;
     }
 
+    /**
+     * The grid problem: each whole-GPU job with its rules and the nodes of models it accepts; each fractional job's
+     * replicas as one GPU each on nodes of a model that can hold its slice.
+     */
     private PlanProblem problem(PlanningContext ctx, ProtectedGrid grid, List<PendingJob> pending, Session session, Set<String> sliced) {
         int h = ctx.horizonSteps();
         long step = ctx.stepSeconds();
@@ -83,9 +92,10 @@ public final class Allocate {
         for (PendingJob j : pending) {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
-            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus()));
+            PlacementRules rules = j.slice() == null ? j.rules() : PlacementRules.ANY.withTopology(j.rules().topology());
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs);
+        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()));
     }
 
     /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */
@@ -114,7 +124,7 @@ public final class Allocate {
                     + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
             return false;
         }
-        Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, false, session.decision());
+        Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision());
         if (placement == null) {
             session.decision().waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
             return false;

@@ -23,7 +23,7 @@ import java.util.Set;
  * count against it, except fill that now fits for its whole estimated run: that is promoted to protected.
  *
  * @param capacity  per step, GPUs protected work may still use
- * @param nodeFree  per node and step, GPUs free (step 0 as the occupancy has it, fill counted free)
+ * @param nodeFree  per node and step, GPUs free (step 0 as the occupancy has it, fill counted free; none on a drained node)
  * @param fill      running fill work, not promoted
  * @param promoted  fill work that becomes protected in this decision
  */
@@ -59,6 +59,8 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
             hold(ctx, r, capacity, nodeFree, false);
         }
         if (ctx.occupancy().hasFractional()) reserveSharedGpus(ctx, capacity, nodeFree);
+        // nothing new lands on a drained node, now or later in the horizon
+        for (int n = 0; n < nodes; n++) if (ctx.occupancy().isDrained(n)) Arrays.fill(nodeFree[n], 0);
         Set<String> promoted = promoteFill(session, fill, capacity, nodeFree);
         fill.removeIf(r -> promoted.contains(r.id()));
         return new ProtectedGrid(capacity, nodeFree, nodeSizes, fill, promoted);

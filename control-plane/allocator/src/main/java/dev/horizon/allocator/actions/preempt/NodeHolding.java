@@ -4,19 +4,23 @@ import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.actions.Ranking;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * A wide budgeted job that still finds no whole nodes after preemption is kept out by work that
  * may not be preempted (inside its minimum runtime, unable to resume, or outranking it), scattered
  * over every node. Hold the nodes with the least of that work: nothing new starts there in this
- * decision, so they empty as that work ends, instead of refilling with more small jobs.
+ * decision, so they empty as that work ends, instead of refilling with more small jobs. Only nodes of a model the job
+ * accepts are held, and for a job that asks for one NVLink domain only nodes of the domain with the least such work.
  */
 final class NodeHolding {
     private NodeHolding() {
@@ -31,14 +35,40 @@ final class NodeHolding {
             if (movable.contains(r.id()) || decision.preemptions().contains(r.id())) continue;
             for (Placement.Slice s : r.placement().slices()) stuck[s.node()] += s.count();
         }
-        Integer[] order = new Integer[nodes];
-        for (int n = 0; n < nodes; n++) order[n] = n;
-        Arrays.sort(order, Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
+        List<Integer> order = new ArrayList<>();
+        for (int n = 0; n < nodes; n++) if (mayHold(occupancy, j, n)) order.add(n);
+        order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
+        if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) order = inEmptiestDomain(occupancy, order, stuck, j.gpus());
         int left = j.gpus();
-        for (int k = 0; k < nodes && left > 0; k++) {
-            occupancy.drain(order[k]);
-            left -= occupancy.cluster().nodes().get(order[k]).gpus();
+        for (int k = 0; k < order.size() && left > 0; k++) {
+            occupancy.drain(order.get(k));
+            left -= occupancy.cluster().nodes().get(order.get(k)).gpus();
         }
         decision.waiting(j.id(), "waiting for whole nodes: the emptiest ones are held for it, no new work starts there");
+    }
+
+    /** A node of a model the job accepts that is not drained already. */
+    private static boolean mayHold(Occupancy occupancy, PendingJob j, int n) {
+        return !occupancy.isDrained(n) && j.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel());
+    }
+
+    /** The nodes of the one NVLink domain that can hold the job with the least stuck work, in the order given. */
+    private static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
+        Map<String, List<Integer>> byDomain = new LinkedHashMap<>();
+        for (int n : order) byDomain.computeIfAbsent(occupancy.cluster().domainOf(n), d -> new ArrayList<>()).add(n);
+        List<Integer> best = List.of();
+        int bestStuck = Integer.MAX_VALUE;
+        for (List<Integer> members : byDomain.values()) {
+            int size = 0, held = 0;
+            for (int n : members) {
+                size += occupancy.cluster().nodes().get(n).gpus();
+                held += stuck[n];
+            }
+            if (size >= gpus && held < bestStuck) {
+                best = members;
+                bestStuck = held;
+            }
+        }
+        return best;
     }
 }

@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.preempt;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -19,21 +20,22 @@ public final class Preemption {
     }
 
     /**
-     * A block of {@code gpus} for j: a free one, else one freed by preempting the cheapest of the
-     * victims j outranks on a single node. Victims taken are removed from the pool.
+     * GPUs of {@code gpus} for j under its rules: free ones, else ones freed by preempting the cheapest of the victims j
+     * outranks on a single node, or for a job no one node can hold, anywhere. Only victims on the GPUs j gets are
+     * preempted; they are removed from the pool.
      */
-    public static Placement place(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, boolean budgeted, Decision decision) {
-        Placement free = occupancy.findBlock(gpus);
+    public static Placement place(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+        Placement free = occupancy.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
         if (free != null) return free;
-        if (gpus > occupancy.cluster().largestNode()) return placeWide(occupancy, j, gpus, pool, budgeted, decision);
+        if (!occupancy.fitsOneNode(gpus, j.rules())) return placeWide(occupancy, j, gpus, pool, decision);
         if (!pool.hasOutrankedBy(j.weight())) return null;
         int nodes = occupancy.cluster().nodes().size();
+        Placement best = null;
         List<RunningJob> bestVictims = null;
-        int bestNode = -1;
         double bestCost = Double.MAX_VALUE;
         for (int n = 0; n < nodes; n++) {
             List<RunningJob> onNode = pool.onNode(n);
-            if (onNode.isEmpty()) continue;
+            if (onNode.isEmpty() || !j.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel())) continue;
             int available = occupancy.freeOn(n);
             for (RunningJob r : onNode) if (Ranking.outranks(j.weight(), r.weight())) available += r.gpus();
             if (available < gpus) continue;
@@ -41,54 +43,66 @@ public final class Preemption {
             boolean[] only = new boolean[nodes];
             only[n] = true;
             List<RunningJob> victims = new ArrayList<>();
-            double cost = 0;
+            Placement block = null;
             for (RunningJob v : onNode) {
-                if (!Ranking.outranks(j.weight(), v.weight()) || trial.findBlock(gpus, only) != null) break;
+                if (!Ranking.outranks(j.weight(), v.weight()) || (block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only)) != null) break;
                 trial.release(v.placement());
                 victims.add(v);
-                cost += v.weight() * v.gpus();
             }
-            if (cost < bestCost && trial.findBlock(gpus, only) != null) {
+            if (block == null) block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only);
+            if (block == null) continue;
+            List<RunningJob> needed = overlapping(victims, block);
+            double cost = needed.stream().mapToDouble(v -> v.weight() * v.gpus()).sum();
+            if (cost < bestCost) {
                 bestCost = cost;
-                bestVictims = victims;
-                bestNode = n;
+                bestVictims = needed;
+                best = block;
             }
         }
-        if (bestVictims == null) return null;
-        for (RunningJob v : bestVictims) {
-            occupancy.release(v.placement());
-            pool.remove(bestNode, v);
-            decision.preempt(v.id());
-        }
-        boolean[] only = new boolean[nodes];
-        only[bestNode] = true;
-        return occupancy.findBlock(gpus, only);
+        return best == null ? null : take(occupancy, best, bestVictims, pool, decision);
     }
 
     /**
-     * For a job wider than a node: the cheapest victims it outranks, anywhere, until whole nodes free
+     * For a job no one node can hold: the cheapest victims it outranks, anywhere, until its GPUs free
      * up. A wide job that has waited an hour while at least half its GPUs stand idle, or that is
      * inside its team's owed share, may also take them from work that does not outrank it: scattered
      * small jobs would otherwise keep it out for good, and they resume elsewhere at the cost of a
      * checkpoint.
      */
-    private static Placement placeWide(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, boolean budgeted, Decision decision) {
+    private static Placement placeWide(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
         boolean starving = j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS && occupancy.totalFree() * 2 >= gpus;
         DoublePredicate eligible = starving ? w -> !Ranking.outranks(w, j.weight()) : w -> Ranking.outranks(j.weight(), w);
         Occupancy trial = occupancy.copy();
         List<RunningJob> victims = new ArrayList<>();
         for (RunningJob v : pool.cheapest(eligible)) {
+            if (!onAcceptedNodes(occupancy, v, j)) continue;
             trial.release(v.placement());
             victims.add(v);
-            if (trial.findBlock(gpus) != null) {
-                for (RunningJob taken : victims) {
-                    occupancy.release(taken.placement());
-                    pool.remove(taken);
-                    decision.preempt(taken.id());
-                }
-                return occupancy.findBlock(gpus);
-            }
+            Placement block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
+            if (block != null) return take(occupancy, block, overlapping(victims, block), pool, decision);
         }
         return null;
+    }
+
+    /** Preempts the victims and gives the job its block. */
+    private static Placement take(Occupancy occupancy, Placement block, List<RunningJob> victims, VictimPool pool, Decision decision) {
+        for (RunningJob v : victims) {
+            occupancy.release(v.placement());
+            pool.remove(v);
+            decision.preempt(v.id());
+        }
+        return block;
+    }
+
+    /** The victims that hold a GPU of the block: the others keep running. */
+    private static List<RunningJob> overlapping(List<RunningJob> victims, Placement block) {
+        List<RunningJob> out = new ArrayList<>();
+        for (RunningJob v : victims) if (v.placement().overlaps(block)) out.add(v);
+        return out;
+    }
+
+    /** Whether the victim holds GPUs of a model the job accepts (others free nothing it could use). */
+    private static boolean onAcceptedNodes(Occupancy occupancy, RunningJob v, PendingJob j) {
+        return v.placement().slices().stream().anyMatch(s -> j.rules().accepts(occupancy.cluster().nodes().get(s.node()).gpuModel()));
     }
 }

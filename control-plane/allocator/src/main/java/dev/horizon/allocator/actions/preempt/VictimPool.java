@@ -45,12 +45,8 @@ public final class VictimPool {
         return byNode.getOrDefault(node, List.of());
     }
 
-    void remove(int node, RunningJob r) {
-        byNode.get(node).remove(r);
-    }
-
     void remove(RunningJob r) {
-        if (!spanning.remove(r)) remove(r.placement().slices().get(0).node(), r);
+        if (!spanning.remove(r)) byNode.get(r.placement().slices().get(0).node()).remove(r);
     }
 
     /** Every victim whose weight passes {@code eligible}, cheapest first across nodes. */
