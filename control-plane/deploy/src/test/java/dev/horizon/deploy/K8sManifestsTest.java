@@ -159,6 +159,9 @@ class K8sManifestsTest {
         assertEquals("false", service.getProperty("quarkus.grpc.server.use-separate-server"));
     }
 
+    /** The ConfigMaps the GPU Operator reads, kept in its namespace. */
+    private static final List<String> GPU_OPERATOR_CONFIGS = List.of("mig-parted-configmap.yaml", "device-plugin-configmap.yaml");
+
     /** The chart written out, rendered again from its own files, gives exactly the manifests written beside it. */
     @Test
     void theChartWrittenRendersToTheManifestsWritten() throws IOException {
@@ -174,8 +177,7 @@ class K8sManifestsTest {
             // cluster-wide RBAC has no namespace; the GPU Operator's ConfigMaps and their Role live in its namespace; the rest in the one given
             String namespace = Chart.parse(name, rendered).getMetadata().getNamespace();
             String expected = name.startsWith("control-plane-clusterrole") ? null
-                    : name.startsWith("gpu-operator-") || name.endsWith("-configmap.yaml") && !name.startsWith("control-plane") && !name.startsWith("agent")
-                    ? "gpu-operator" : "gpu-sched";
+                    : name.startsWith("gpu-operator-") || GPU_OPERATOR_CONFIGS.contains(name) ? "gpu-operator" : "gpu-sched";
             assertEquals(expected, namespace, name);
         }
         assertTrue(Files.readString(written.get(Chart.TEMPLATES.indexOf("agent-daemonset.yaml"))).contains("image: \"reg.example/agent:1.2\""));
