@@ -37,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and _PASSWORD; the test skips without it). 500 submissions go to both replicas from several threads while a watcher
  * finishes running jobs, so the leader keeps dispatching; the leader is SIGKILLed mid-burst. The follower must take over
  * within 15 s, every accepted job must be there afterwards, no job may start twice and no GPU may be held by two jobs at
- * once, and an agent must refuse a command that carries the dead leader's epoch.
+ * once, and an agent must refuse a command that carries the dead leader's epoch. A node command sent to the follower is
+ * passed on to the leader; right after the kill, before any replica leads again, the web view and the endpoints it reads
+ * answer on the survivor with the plan history from before.
  */
 class HighAvailabilityIT {
     private static final String ADMIN = "ha-admin-token";
@@ -98,10 +100,10 @@ class HighAvailabilityIT {
         processes.add(Horizon.agent(dir, AGENT_NODE, Horizon.freePort(), ports[1 - leaderIndex], agentToken));
         await("the agent registering through the follower", 90, dir, () -> follower.json("GET", "/api/v1/nodes/" + AGENT_NODE, null, 200),
                 n -> n.path("gpus").size() == 8);
-        JsonNode refusedOnFollower = refusal(follower.call("POST", "/api/v1/nodes/" + AGENT_NODE + "/commands", drain("from the follower")));
-        assertTrue(refusedOnFollower.path("error").asText().contains("leader"), "a follower sends agents nothing: " + refusedOnFollower);
-        String first = leader.json("POST", "/api/v1/nodes/" + AGENT_NODE + "/commands", drain("epoch " + oldEpoch), 201).get("id").asText();
-        awaitCommand(follower, first, "SUCCEEDED");
+        // a node command sent to the follower is passed on to the leader, which queues it under its epoch
+        JsonNode passedOn = follower.json("POST", "/api/v1/nodes/" + AGENT_NODE + "/commands", drain("epoch " + oldEpoch), 201);
+        assertEquals(oldEpoch, passedOn.path("leaderEpoch").asLong(), "the leader queued the follower's command: " + passedOn);
+        awaitCommand(follower, passedOn.get("id").asText(), "SUCCEEDED");
 
         leader.json("POST", "/api/v1/teams", "{\"name\":\"ha\",\"share\":1.0}", 201);
         Watcher watcher = new Watcher(follower);
@@ -123,9 +125,12 @@ class HighAvailabilityIT {
             }));
         }
         assertTrue(halfway.await(120, TimeUnit.SECONDS), "half the burst was not accepted within 120 s");
+        List<Long> historyBeforeKill = planHistory(follower);
+        assertFalse(historyBeforeKill.isEmpty(), "the leader's plans are in the history the follower reads");
         long killedAt = System.nanoTime();
         assertEquals(137, Horizon.kill9(leaderProcess), "the leader died of SIGKILL");
         int acceptedAtKill = accepted.size();
+        webViewAnswersAtOnce(follower, historyBeforeKill);
         JsonNode taken = await("the follower taking over", 30, dir, () -> follower.json("GET", "/api/leader", null, 200),
                 l -> l.get("self").asBoolean());
         long failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
@@ -176,6 +181,31 @@ class HighAvailabilityIT {
                 "the agent names both epochs: " + refused);
     }
 
+    /**
+     * The minutes of the plan history that replica reads (the web view's chart), oldest first: the history keeps one point a
+     * minute, the minute's last plan, so a point's minute stays while a later plan of that minute replaces it.
+     */
+    private static List<Long> planHistory(Horizon.Rest replica) throws Exception {
+        List<Long> minutes = new ArrayList<>();
+        replica.json("GET", "/api/v1/plan/history", null, 200).forEach(p -> minutes.add(p.get("at").asLong() / 60));
+        return minutes;
+    }
+
+    /**
+     * Right after the leader died, before any replica leads again: the web view's page and every endpoint it reads answer
+     * on the survivor from the store, with the plan history the dead leader wrote, and each team's owed-delivered.
+     */
+    private static void webViewAnswersAtOnce(Horizon.Rest survivor, List<Long> historyBeforeKill) throws Exception {
+        assertEquals(200, survivor.call("GET", "/", null).statusCode(), "the web view's page");
+        JsonNode plan = survivor.json("GET", "/api/v1/plan", null, 200);
+        assertTrue(plan.path("totalGpus").asInt() > 0, "the last plan, as the dead leader stored it: " + plan);
+        List<Long> history = planHistory(survivor);
+        assertTrue(history.containsAll(historyBeforeKill), "the plan history from before the kill: " + historyBeforeKill + " vs " + history);
+        survivor.json("GET", "/api/v1/nodes", null, 200);
+        JsonNode team = survivor.json("GET", "/api/v1/teams/ha", null, 200);
+        assertTrue(team.has("owedGpuHoursDelivered"), "owed-delivered on the survivor: " + team);
+    }
+
     /** Job i goes to replica i % 2 and, if that one is down or answers 5xx, to the other; 2xx answers are recorded. */
     private static boolean submit(Horizon.Rest[] replicas, int i, Map<String, Integer> accepted) throws InterruptedException {
         String job = "{\"name\":\"ha-" + i + "\",\"team\":\"ha\",\"class\":\"BATCH_INFERENCE\",\"perReplica\":{\"gpus\":1},"
@@ -219,11 +249,6 @@ class HighAvailabilityIT {
 
     private static String drain(String reason) {
         return "{\"drain\":{\"reason\":\"" + reason + "\"}}";
-    }
-
-    private static JsonNode refusal(HttpResponse<String> r) throws IOException {
-        assertEquals(503, r.statusCode(), r.body());
-        return Horizon.JSON.readTree(r.body());
     }
 
     private Connection connect() throws Exception {

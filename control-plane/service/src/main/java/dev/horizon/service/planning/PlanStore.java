@@ -12,14 +12,14 @@ import java.util.Optional;
 /**
  * The leader's last plan and the history of what recent plans left, in the store, so that every replica reads the same
  * plan and a failover keeps the history. Only the leader writes, fenced by its epoch like the plan's commit. The history
- * keeps {@link #MAX_POINTS} points; plans closer together than a minute share one point (the latest), so a burst of
- * arrivals does not push the day out.
+ * keeps {@link #MAX_POINTS} points, one per minute of the clock (the minute's last plan), so neither a burst of
+ * arrivals nor a planner that runs every few seconds pushes the day out.
  */
 @ApplicationScoped
 public class PlanStore {
     /** A day of one plan a minute. */
     static final int MAX_POINTS = 1440;
-    private static final long MERGE_SECONDS = 60;
+    private static final long MINUTE = 60;
     private static final TypeReference<Planner.PlanSnapshot> SNAPSHOT = new TypeReference<>() { };
 
     @Inject
@@ -36,7 +36,8 @@ public class PlanStore {
                 ps.setLong(2, epoch);
                 ps.setString(3, StoredJson.write(plan));
             });
-            int merged = Db.update(c, "DELETE FROM plan_history WHERE planned_at > ?", ps -> ps.setLong(1, point.at() - MERGE_SECONDS));
+            long minute = Math.floorDiv(point.at(), MINUTE) * MINUTE;
+            int merged = Db.update(c, "DELETE FROM plan_history WHERE planned_at >= ?", ps -> ps.setLong(1, minute));
             Db.update(c, "INSERT INTO plan_history (planned_at, total_gpus, busy_gpus, pending_jobs, inference_demand_gpus, inference_served_gpus)"
                     + " VALUES (?, ?, ?, ?, ?, ?)", ps -> {
                         ps.setLong(1, point.at());

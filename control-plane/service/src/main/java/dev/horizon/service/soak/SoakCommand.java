@@ -134,6 +134,9 @@ public class SoakCommand {
         ObjectNode loop = r.putObject("planLoopMs");
         loop.set("empty", percentiles(empty.loopMillis()));
         loop.set("full", percentiles(full.loopMillis()));
+        ObjectNode phases = r.putObject("phaseMeanMs");
+        phases.set("empty", JSON.valueToTree(empty.phaseMeanMillis()));
+        phases.set("full", JSON.valueToTree(full.phaseMeanMillis()));
         r.put("storeBytes", storeBytes());
         r.put("store", db.kind()).put("nodes", nodeNames.size()).put("gpus", gpus).put("jobsPerDay", o.jobsPerDay()).put("teams", o.teams());
         r.put("plansTimedPerStore", o.plans()).put("retentionDays", retentionDays).put("jobsDeletedByRetention", filled.deletedJobs());

@@ -10,12 +10,16 @@ import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.JobSubmissions;
 import dev.horizon.service.planning.Planner;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The soak's measurement: a steady stream of arrivals, one every 86,400 / jobs-per-day seconds of the service's clock,
@@ -26,6 +30,8 @@ import java.util.Map;
  */
 @ApplicationScoped
 class SteadyArrivals {
+    private static final List<String> PHASES = List.of("load", "decide", "commit");
+
     @Inject
     ServiceClock clock;
     @Inject
@@ -36,9 +42,19 @@ class SteadyArrivals {
     InferenceStore inference;
     @Inject
     Planner planner;
+    @Inject
+    MeterRegistry registry;
 
-    /** Plans warmup + measured times from start; returns the measured plans' loop times in milliseconds and where it ended. */
-    record Measured(List<Double> loopMillis, long endedAt) {
+    /**
+     * The measured plans' loop times in milliseconds, where the run ended, and the mean milliseconds of each phase of the
+     * loop over the measured plans (horizon_plan_loop_seconds: load, decide, commit).
+     */
+    record Measured(List<Double> loopMillis, long endedAt, Map<String, Double> phaseMeanMillis) {
+    }
+
+    private double phaseMillis(String phase) {
+        Timer t = registry.find("horizon_plan_loop").tag("phase", phase).timer();
+        return t == null ? 0 : t.totalTime(TimeUnit.MILLISECONDS);
     }
 
     Measured run(String label, long start, int jobsPerDay, int warmup, int measured, String service, Workload workload, Progress progress) {
@@ -48,7 +64,9 @@ class SteadyArrivals {
         List<Double> millis = new ArrayList<>();
         long reportedStep = start / stepSeconds;
         long now = start;
+        Map<String, Double> phasesBefore = new HashMap<>();
         for (int k = 0; k < warmup + measured; k++) {
+            if (k == warmup) PHASES.forEach(p -> phasesBefore.put(p, phaseMillis(p)));
             now = start + Math.round(k * gap);
             clock.advanceTo(now * 1000);
             for (JobRow j : jobs.active()) {
@@ -67,8 +85,10 @@ class SteadyArrivals {
             if (k >= warmup) millis.add((System.nanoTime() - t0) / 1e6);
             progress.show(label, (k + 1.0) / (warmup + measured));
         }
+        Map<String, Double> phases = new LinkedHashMap<>();
+        PHASES.forEach(p -> phases.put(p, Math.round(10 * (phaseMillis(p) - phasesBefore.get(p)) / measured) / 10.0));
         for (JobRow j : jobs.active()) jobs.finish(j.id(), JobState.CANCELLED, now);
         planner.planNow();
-        return new Measured(millis, now);
+        return new Measured(millis, now, phases);
     }
 }

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 class PlanStoreTest {
-    /** Long before any real plan of the test run, so these points sort first and are removed after. */
-    private static final long PAST = 1_000_000_000L;
+    /** Long before any real plan of the test run, so these points sort first and are removed after; a minute starts there. */
+    private static final long PAST = 1_000_000_020L;
 
     @Inject
     PlanStore plans;
@@ -40,15 +40,23 @@ class PlanStoreTest {
         db.update("DELETE FROM plan_history", ps -> { });
         record(PAST, 3, epoch);
         record(PAST + 30, 4, epoch);
-        assertEquals(List.of(4), busy(), "a plan 30 s after the last replaces its point");
+        assertEquals(List.of(4), busy(), "a plan in the same minute replaces its point");
         record(PAST + 91, 5, epoch);
-        assertEquals(List.of(4, 5), busy(), "a plan more than a minute later adds one");
+        assertEquals(List.of(4, 5), busy(), "a plan in the next minute adds one");
         assertEquals(PAST + 91, plans.current().orElseThrow().now(), "the last plan is the current one");
         for (int i = 2; i <= PlanStore.MAX_POINTS; i++) record(PAST + 91 + i * 60L, i, epoch);
         List<Integer> kept = busy();
         assertEquals(PlanStore.MAX_POINTS, kept.size(), "the history is bounded");
         assertEquals(5, kept.get(0), "the oldest point went first");
         assertEquals(PlanStore.MAX_POINTS, kept.get(kept.size() - 1));
+    }
+
+    @Test
+    void aPlannerThatRunsEveryTwentySecondsLeavesOnePointAMinute() {
+        long epoch = leadership.epoch();
+        db.update("DELETE FROM plan_history", ps -> { });
+        for (int i = 0; i < 9; i++) record(PAST + 20L * i, i, epoch);
+        assertEquals(List.of(2, 5, 8), busy(), "each minute's last plan");
     }
 
     @Test

@@ -44,6 +44,7 @@ class SoakCommandTest {
             assertTrue(p.path("p50").asDouble() > 0 && p.path("p99").asDouble() >= p.path("p50").asDouble(), store + ": " + p);
         }
         assertTrue(json.path("storeBytes").asLong() > 0, r.out());
+        assertTrue(json.path("phaseMeanMs").path("full").path("load").asDouble() > 0, "the loop's phases: " + json.path("phaseMeanMs"));
         JsonNode rows = json.path("rows");
         assertTrue(json.path("jobsDeletedByRetention").asLong() > 300, "jobs older than the two days of retention went: " + r.out());
         assertTrue(rows.path("jobs").asLong() < finished, "the store holds less than the history: " + rows);
