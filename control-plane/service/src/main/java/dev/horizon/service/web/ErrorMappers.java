@@ -27,7 +27,7 @@ public class ErrorMappers {
         if (e.refusedData()) {
             LOG.warnf("the store refused a value that passed the API's limits (a missing check): %s", e.getCause().getMessage());
             return new ErrorBody(422, "a value does not fit the store", java.util.List.of("shorten the request's longest text fields; "
-                    + "see the documented limits (README: input limits)")).response();
+                    + "see the documented limits (docs/rest-api.md: input limits and errors)")).response();
         }
         LOG.error("store failure", e);
         return new ErrorBody(503, "the store is not available; retry shortly", java.util.List.of()).response();
