@@ -6,14 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.actions.reclaim.Reclaim;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.List;
@@ -204,5 +207,27 @@ class AuditTest {
             return d;
         })).run(f -> { });
         assertTrue(byRules.audit().clean(), byRules.audit().toString());
+    }
+    @Test
+    void aSliceOnAWrongGpuModelOrFractionalReplicasAcrossNodesAreViolations() {
+        Cluster mixed = new Cluster(List.of(new GpuNode("h", "H100-80GB", 4, 81_559, "nvl-0"), new GpuNode("a", "A100-80GB", 4, 81_920, "nvl-1")));
+        SliceRequest onA100 = new SliceRequest(null, 500, 10_000, Set.of("A100-80GB"));
+        SimJob wantsA100 = new SimJob("s", "t", JobClass.BATCH_INFERENCE, 1, 1, 1, 0, 3600, null, HALF_HOUR, onA100, null);
+        SimJob wantsOneNode = new SimJob("p", "t", JobClass.BATCH_INFERENCE, 1, 2, 2, 0, 3600, null, HALF_HOUR, SliceRequest.timeSlice(500, 10_000),
+                new PlacementRules(Set.of(), 0, true, PlacementRules.Topology.SAME_NODE));
+        Scenario s = scenario(mixed, List.of(wantsA100, wantsOneNode), List.of(), List.of());
+        GpuShare half = GpuShare.timeSlice(500, 10_000);
+        SimResult r = new Simulator(s, rogue(false, 0, ctx -> {
+            Decision d = new Decision();
+            if (ctx.now() > 0) return d;
+            d.start("s", new Placement(List.of(new Placement.Slice(0, 0, 1, half))), false);
+            d.start("p", new Placement(List.of(new Placement.Slice(0, 1, 1, half), new Placement.Slice(1, 0, 1, half))), false);
+            return d;
+        })).run(f -> { });
+        assertEquals(1, count(r, Audit.Kind.WRONG_GPU_TYPE), r.audit().toString());
+        assertEquals(1, count(r, Audit.Kind.BROKEN_TOPOLOGY), r.audit().toString());
+        SimResult horizon = new Simulator(s, new HorizonPolicy()).run(f -> { });
+        assertEquals(2, horizon.segments().stream().filter(Segment::started).count(), "Horizon places both: " + horizon.segments());
+        assertTrue(horizon.audit().clean(), horizon.audit().toString());
     }
 }
