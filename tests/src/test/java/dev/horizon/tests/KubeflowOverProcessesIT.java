@@ -21,12 +21,13 @@ import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Kubeflow training job end to end: the control plane and an agent on the simulated driver as processes, the Kubeflow
+ * Kubeflow training jobs end to end: the control plane and an agent on the simulated driver as processes, the Kubeflow
  * adapter's controller in this JVM against the fabric8 mock API server (no API server can be installed here). The
- * controller submits the PyTorchJob and holds it suspended, the control plane plans it onto the agent's node, the
- * controller pins it there and unsuspends it, and the work shows in the agent's telemetry. Without a kubelet nothing
- * starts the pods, so the test puts the training processes on the planned GPUs through the simulated driver, as the
- * pods would appear to NVML.
+ * controller submits a training-operator PyTorchJob and an mpi-operator kubeflow.org/v2beta1 MPIJob and holds them
+ * suspended (runPolicy.suspend), the control plane plans them onto the agent's node, the controller pins their GPU
+ * replicas there and unsuspends them, and the work shows in the agent's telemetry. Without a kubelet nothing starts the
+ * pods, so the test puts the training processes on the planned GPUs through the simulated driver, as the pods would
+ * appear to NVML.
  */
 @EnableKubernetesMockClient(crud = true)
 class KubeflowOverProcessesIT extends OverProcesses {
@@ -45,8 +46,10 @@ class KubeflowOverProcessesIT extends OverProcesses {
                   replicas: 1
                   template: {spec: {containers: [{name: pytorch, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}}
             """;
+    private static final String AFFINITY = "/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms";
 
     KubernetesClient client;
+
     @Test
     void submitPlanUnsuspendAndTheWorkShowsInTelemetry() throws Exception {
         Horizon.ControlPlane controlPlane = controlPlane(ADMIN);
@@ -57,46 +60,64 @@ class KubeflowOverProcessesIT extends OverProcesses {
                 n -> n.path("gpus").size() == 8);
 
         MockCluster.installCrd(client, KubeflowKind.PYTORCH_JOB);
-        Resource<GenericKubernetesResource> job = MockCluster.create(client, PYTORCH_JOB);
+        MockCluster.installCrd(client, KubeflowKind.MPI_JOB_V2BETA1);
+        Resource<GenericKubernetesResource> pytorch = MockCluster.create(client, PYTORCH_JOB);
+        Resource<GenericKubernetesResource> mpi = MockCluster.create(client, MockCluster.MPI_JOB_V2BETA1);
         KubeflowController controller = new KubeflowController(client, new RestSchedulerClient(URI.create("http://127.0.0.1:" + controlPlane.port()),
                 ADMIN), TranslationOptions.defaults(), Clock.systemUTC());
 
-        // the controller's resync passes, until the planned job is released
-        JsonNode released = await("the PyTorchJob unsuspended on " + NODE, 30, dir, () -> {
+        // the controller's resync passes, until both planned jobs are released
+        await("both jobs unsuspended on " + NODE, 30, dir, () -> {
             controller.reconcileAll();
-            return (JsonNode) Horizon.JSON.valueToTree(job.get());
-        }, j -> j.at("/spec/runPolicy/suspend").isBoolean() && !j.at("/spec/runPolicy/suspend").asBoolean());
-        String id = released.at("/metadata/annotations").path(KubeflowController.JOB_ID).asText();
-        JsonNode planned = admin.json("GET", "/api/v1/jobs/" + id, null, 200);
-        assertEquals("RUNNING", planned.get("state").asText());
-        assertEquals(4, planned.get("gpus").asInt(), "2 replicas x 2 GPUs");
-        assertEquals("ml", planned.get("team").asText());
-        String placement = planned.get("placement").asText();
-        assertTrue(placement.matches(NODE + "\\[\\d+-\\d+\\]"), placement);
-        for (String replica : List.of("Master", "Worker")) {
-            JsonNode terms = released.at("/spec/pytorchReplicaSpecs/" + replica
-                    + "/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
-            assertTrue(terms.toString().contains("\"kubernetes.io/hostname\"") && terms.toString().contains("\"" + NODE + "\""),
-                    replica + " pinned to the planned node: " + terms);
-        }
+            return List.of((JsonNode) Horizon.JSON.valueToTree(pytorch.get()), (JsonNode) Horizon.JSON.valueToTree(mpi.get()));
+        }, jobs -> jobs.stream().allMatch(j -> j.at("/spec/runPolicy/suspend").isBoolean() && !j.at("/spec/runPolicy/suspend").asBoolean()));
+        int[] pytorchGpus = releasedOnTheNode(admin, Horizon.JSON.valueToTree(pytorch.get()), "pytorchReplicaSpecs", List.of("Master", "Worker"));
+        JsonNode released = Horizon.JSON.valueToTree(mpi.get());
+        int[] mpiGpus = releasedOnTheNode(admin, released, "mpiReplicaSpecs", List.of("Worker"));
+        assertEquals("kubeflow.org/v2beta1", released.path("apiVersion").asText());
+        assertTrue(released.at("/spec/mpiReplicaSpecs/Launcher/template/spec/affinity").isMissingNode(), "the CPU launcher runs where Kubernetes puts it");
+        assertTrue(pytorchGpus[1] < mpiGpus[0] || mpiGpus[1] < pytorchGpus[0], "the jobs hold different GPUs");
 
         // the pods' processes on the planned GPUs, as NVML shows them to the agent
-        int first = Integer.parseInt(placement.replaceAll(".*\\[(\\d+)-\\d+\\]", "$1"));
-        int last = Integer.parseInt(placement.replaceAll(".*\\[\\d+-(\\d+)\\]", "$1"));
-        for (int g = first; g <= last; g++) Horizon.sim(dir, NODE, "process gpu=" + g + " pid=" + (7000 + g) + " mem=60000 sm=90 name=torchrun");
-        JsonNode working = await("the job's GPUs busy in the control plane's telemetry", 30, dir,
-                () -> admin.json("GET", "/api/v1/nodes/" + NODE, null, 200), n -> busy(n, first, last));
+        for (int[] gpus : List.of(pytorchGpus, mpiGpus)) {
+            for (int g = gpus[0]; g <= gpus[1]; g++) Horizon.sim(dir, NODE, "process gpu=" + g + " pid=" + (7000 + g) + " mem=60000 sm=90 name=worker");
+        }
+        JsonNode working = await("the jobs' GPUs busy in the control plane's telemetry", 30, dir,
+                () -> admin.json("GET", "/api/v1/nodes/" + NODE, null, 200), n -> busy(n, pytorchGpus) && busy(n, mpiGpus));
         for (JsonNode g : working.get("gpus")) {
             int index = g.get("index").asInt();
-            boolean held = index >= first && index <= last;
-            assertEquals(held ? 1 : 0, g.get("processes").size(), "only the planned GPUs run the job: " + g);
+            boolean held = within(index, pytorchGpus) || within(index, mpiGpus);
+            assertEquals(held ? 1 : 0, g.get("processes").size(), "only the planned GPUs run the jobs: " + g);
         }
         assertEquals(node.get("gpus").size(), working.get("gpus").size());
     }
 
-    /** Every GPU from first to last runs one process holding 60000 MiB, and reports the work as utilization. */
-    private static boolean busy(JsonNode node, int first, int last) {
-        return StreamSupport.stream(node.path("gpus").spliterator(), false).filter(g -> g.path("index").asInt() >= first && g.path("index").asInt() <= last)
+    /** The released job's scheduler job runs on the agent's node with 4 GPUs, and each GPU replica is pinned there; returns its GPU range. */
+    private static int[] releasedOnTheNode(Horizon.Rest admin, JsonNode released, String replicaSpecs, List<String> gpuReplicas) throws Exception {
+        String id = released.at("/metadata/annotations").path(KubeflowController.JOB_ID).asText();
+        JsonNode planned = admin.json("GET", "/api/v1/jobs/" + id, null, 200);
+        String what = released.path("kind").asText() + " " + released.at("/metadata/name").asText();
+        assertEquals("RUNNING", planned.get("state").asText(), what);
+        assertEquals(4, planned.get("gpus").asInt(), what + ": 2 GPU replicas x 2 GPUs");
+        assertEquals("ml", planned.get("team").asText());
+        String placement = planned.get("placement").asText();
+        assertTrue(placement.matches(NODE + "\\[\\d+-\\d+\\]"), placement);
+        for (String replica : gpuReplicas) {
+            JsonNode terms = released.at("/spec/" + replicaSpecs + "/" + replica + AFFINITY);
+            assertTrue(terms.toString().contains("\"kubernetes.io/hostname\"") && terms.toString().contains("\"" + NODE + "\""),
+                    what + " " + replica + " pinned to the planned node: " + terms);
+        }
+        return new int[] {Integer.parseInt(placement.replaceAll(".*\\[(\\d+)-\\d+\\]", "$1")),
+                Integer.parseInt(placement.replaceAll(".*\\[\\d+-(\\d+)\\]", "$1"))};
+    }
+
+    private static boolean within(int index, int[] range) {
+        return index >= range[0] && index <= range[1];
+    }
+
+    /** Every GPU of the range runs one process holding 60000 MiB, and reports the work as utilization. */
+    private static boolean busy(JsonNode node, int[] range) {
+        return StreamSupport.stream(node.path("gpus").spliterator(), false).filter(g -> within(g.path("index").asInt(), range))
                 .allMatch(g -> g.path("processes").size() == 1 && g.path("memoryUsedMiB").asLong() >= 60000 && g.path("utilization").asDouble() > 0.5);
     }
 }

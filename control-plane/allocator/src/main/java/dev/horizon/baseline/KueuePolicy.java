@@ -23,7 +23,7 @@ import java.util.Set;
  * waited for); fair sharing with weight = share: the ClusterQueue with the lowest dominant resource share
  * (GPUs borrowed above nominal / weight) admits next; preemption reclaimWithinCohort: Any (a workload that fits in its
  * queue's nominal quota takes GPUs back from queues that borrow, any priority) and withinClusterQueue: LowerPriority,
- * with fair sharing's LessThanOrEqualToFinalShare between queues; admission is all-or-nothing and partial admission
+ * with fair sharing's default strategies (LessThanOrEqualToFinalShare, LessThanInitialShare) between queues; admission is all-or-nothing and partial admission
  * lets an elastic job start on as few as its minimum. Pods are then placed by kube-scheduler, whose default scoring
  * (NodeResourcesFit LeastAllocated) spreads them. No preemption cuts into a job's minimum runtime. Inference is
  * autoscaled ({@link AutoscaledInference}).
@@ -105,8 +105,9 @@ public final class KueuePolicy extends AutoscaledInference {
 
     /**
      * Kueue's candidates, cheapest first: workloads of borrowing queues when j fits in its own nominal quota
-     * (reclaimWithinCohort: Any) or when fair sharing allows it (the target queue's share after preemption stays at
-     * least j's queue's share after admission), then lower-priority workloads of j's own queue.
+     * (reclaimWithinCohort: Any) or when fair sharing allows it (LessThanOrEqualToFinalShare: the target queue's share
+     * without the workload stays at least j's queue's share with j; or LessThanInitialShare: j's queue's share with j
+     * is below the target's now), then lower-priority workloads of j's own queue.
      */
     private static Placement preemptFor(PendingJob j, Occupancy occupancy, Cohort cohort, List<RunningJob> preemptible, Set<String> preempted,
                                         Decision decision) {
@@ -117,7 +118,8 @@ public final class KueuePolicy extends AutoscaledInference {
             if (preempted.contains(r.id())) continue;
             if (r.team().equals(j.team())) {
                 if (r.weight() < j.weight()) own.add(r);
-            } else if (cohort.borrowing(r.team()) && (withinNominal || cohort.share(r.team(), -r.gpus()) >= shareAfter)) {
+            } else if (cohort.borrowing(r.team()) && (withinNominal || cohort.share(r.team(), -r.gpus()) >= shareAfter
+                    || cohort.share(r.team(), 0) > shareAfter)) {
                 others.add(r);
             }
         }

@@ -22,8 +22,8 @@ import java.util.Map;
  * PriorityWeightFairshare=10000 (fair tree over one account per team, shares = the team's share,
  * PriorityDecayHalfLife=7-0), PriorityWeightAge=1000 (PriorityMaxAge=7-0) and PriorityWeightJobSize=1000
  * (PriorityFavorSmall=NO); SchedulerType=sched/backfill, which plans every waiting job in priority order at the
- * earliest time its GPUs are free by the jobs' time limits (here: the duration estimates) and so holds a reservation for
- * each, starting a lower job now only where it delays none of them (bf_window = the 24 h horizon); PreemptType=
+ * earliest time GPUs it may use (its GPU model, gang and topology) are free by the jobs' time limits (here: the duration
+ * estimates) and so holds a reservation for each, starting a lower job now only where it delays none of them (bf_window = the 24 h horizon); PreemptType=
  * preempt/qos with PreemptMode=REQUEUE: a job that cannot start requeues running jobs of a lower QOS, never before
  * their PreemptExemptTime (the job's minimum runtime). Inference is autoscaled ({@link AutoscaledInference}).
  */
@@ -121,9 +121,9 @@ public final class SlurmPolicy extends AutoscaledInference {
         List<PlanProblem.Job> jobs = new ArrayList<>();
         for (PendingJob j : queue) {
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
-            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d));
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.gpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs);
+        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs, PlanProblem.domains(ctx.cluster()));
     }
 
     /** Adds the GPU-seconds each account ran since the last decision and decays all usage by the half-life. */

@@ -364,7 +364,7 @@ public final class Simulator {
             boolean accepted = rules.accepts(node.gpuModel()) && (j.slice() == null || j.slice().accepts(node.gpuModel()));
             if (!accepted) wrongModel = node.name() + " (" + node.gpuModel() + ")";
             if (!p.shared() && rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
-            domains.add(node.nvlinkDomain() == null || node.nvlinkDomain().isBlank() ? "node:" + node.name() : node.nvlinkDomain());
+            domains.add(scenario.cluster().domainOf(e.getKey()));
         }
         if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());
         boolean spread = switch (rules.topology()) {

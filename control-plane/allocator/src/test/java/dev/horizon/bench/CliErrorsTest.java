@@ -33,6 +33,8 @@ class CliErrorsTest {
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--gpus", "0"), "--gpus must be at least 1");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--policies", "fifo,lsf"), "unknown policy 'lsf'");
         oneClearLine(run("bench", "--scenario", "mixed", "--frobnicate", "1"), "unknown option '--frobnicate'");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--reclaim-seconds", "-5"), "--reclaim-seconds must be >= 0");
+        oneClearLine(run("bench", "--scenario", "wide-gangs", "--out", "/tmp/x", "--gpus", "64"), "--gpus: wide-gangs has a fixed cluster of 128 GPUs");
         oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "9"), "--pools must be from 1 to --gpus (got 9)");

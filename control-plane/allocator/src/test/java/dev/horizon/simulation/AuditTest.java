@@ -19,6 +19,7 @@ import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
+import dev.horizon.fairshare.BudgetTree;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -208,6 +209,7 @@ class AuditTest {
         })).run(f -> { });
         assertTrue(byRules.audit().clean(), byRules.audit().toString());
     }
+
     @Test
     void aSliceOnAWrongGpuModelOrFractionalReplicasAcrossNodesAreViolations() {
         Cluster mixed = new Cluster(List.of(new GpuNode("h", "H100-80GB", 4, 81_559, "nvl-0"), new GpuNode("a", "A100-80GB", 4, 81_920, "nvl-1")));
@@ -229,5 +231,45 @@ class AuditTest {
         SimResult horizon = new Simulator(s, new HorizonPolicy()).run(f -> { });
         assertEquals(2, horizon.segments().stream().filter(Segment::started).count(), "Horizon places both: " + horizon.segments());
         assertTrue(horizon.audit().clean(), horizon.audit().toString());
+    }
+
+    /** Two teams with budgets beside an inference service, gangs and models: h15svc's engines-agree scenario (whole GPUs only). */
+    static Scenario fairShareBesideInference(long seed) {
+        Cluster cluster = new Cluster(List.of(new GpuNode("node-0", "H100-80GB", 8, 81_559, "nvl-a"), new GpuNode("node-1", "H100-80GB", 8, 81_559, "nvl-a"),
+                new GpuNode("node-2", "A100-80GB", 8, 81_920, "nvl-b")));
+        BudgetTree budgets = new BudgetTree(List.of(new BudgetTree.Budget("vision", null, 0.6), new BudgetTree.Budget("speech", null, 0.4)));
+        java.util.Random rng = new java.util.Random(seed);
+        List<SimJob> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 36; i++) {
+            String team = i % 3 == 0 ? "speech" : "vision";
+            JobClass cls = List.of(JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION).get(i % 3);
+            long arrival = 600L * i + rng.nextInt(300);
+            long duration = 1800 + 300L * rng.nextInt(18);
+            double weight = 1 + rng.nextInt(4);
+            Contract contract = new Contract(600, true, 60);
+            jobs.add(switch (i % 6) {
+                case 0 -> new SimJob("gang-" + i, team, cls, weight, 8, 8, arrival, duration, null, contract, null,
+                        new PlacementRules(Set.of(), 4, true, PlacementRules.Topology.SAME_NVLINK_DOMAIN));
+                case 1 -> new SimJob("a100-" + i, team, cls, weight, 4, 4, arrival, duration, null, contract, null,
+                        new PlacementRules(Set.of("A100-80GB"), 4, true, PlacementRules.Topology.ANY));
+                case 3 -> new SimJob("pair-" + i, team, cls, weight, 4, 4, arrival, duration, null, contract, null,
+                        new PlacementRules(Set.of(), 2, true, PlacementRules.Topology.SAME_NODE));
+                default -> new SimJob("one-" + i, team, cls, weight, 1 + rng.nextInt(2), 1, arrival, duration, null, contract, null,
+                        new PlacementRules(Set.of(), 1, false, PlacementRules.Topology.ANY));
+            });
+        }
+        double[] history = new double[7 * 96];
+        for (int k = 0; k < history.length; k++) history[k] = 2 + 2 * Math.sin(2 * Math.PI * k / 96);
+        ServiceDemand chat = new ServiceDemand(new InferenceService("chat", "vision", 6, 2), history, java.util.Arrays.copyOfRange(history, 0, 32));
+        Scenario s = new Scenario("engines-agree", cluster, 900, 32, 96, jobs, List.of(chat), List.of(), Map.of(), budgets, null, List.of());
+        return s;
+    }
+
+    @Test
+    void horizonUnderFairShareStartsBudgetedWorkAsFillWhereTheReservationHasNoRoomForIt() {
+        for (long seed : new long[] {1, 4}) {
+            SimResult r = new Simulator(fairShareBesideInference(seed), new HorizonPolicy()).run(f -> { });
+            assertTrue(r.audit().clean(), "seed " + seed + ": " + r.audit());
+        }
     }
 }

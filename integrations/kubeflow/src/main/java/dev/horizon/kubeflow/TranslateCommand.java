@@ -1,18 +1,17 @@
 package dev.horizon.kubeflow;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.JobJson;
-import dev.horizon.api.JobSpec;
-import dev.horizon.kubeflow.translate.Manifests;
+import dev.horizon.api.manifest.KindsRead;
+import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.TeamRule;
+import dev.horizon.api.manifest.Translation;
+import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.RuntimeCatalog;
-import dev.horizon.kubeflow.translate.TeamSource;
 import dev.horizon.kubeflow.translate.TranslationException;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,16 +19,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code ./horizon translate kubeflow FILE}: prints the scheduler job(s) a manifest asks for, or one line saying why not. */
+/**
+ * {@code ./horizon translate kubeflow FILE}: prints the scheduler job(s) a manifest asks for, or one line saying why
+ * not; warnings (documents skipped, a generateName, a field of an older Trainer release) go to stderr, one a line.
+ */
 public final class TranslateCommand {
     static final String USAGE = """
-            usage: ./horizon translate kubeflow FILE [--runtime FILE]... [--team-from SOURCES] [--namespace NS] [--priority-class NAME=P]...
+            usage: ./horizon translate kubeflow FILE [--runtime FILE]... [--team-from SOURCES] [--queue-teams FILE] [--namespace NS]
+                   [--priority-class NAME=P]...
               Prints the scheduler job JSON of each Kubeflow training job in FILE (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
-              JAXJob of kubeflow.org/v1; TrainJob of trainer.kubeflow.org/v1alpha1): one object, or an array when FILE holds several.
+              JAXJob of kubeflow.org/v1; MPIJob of kubeflow.org/v2beta1; TrainJob of trainer.kubeflow.org/v1alpha1, Trainer 2.0 to 2.3):
+              one object, or an array when FILE holds several. Other objects in FILE (ConfigMaps, Services) are skipped and listed.
               Each manifest is checked against its CRD schema first. A job that asks for no GPU is not Horizon's: it is refused.
               --runtime FILE       TrainingRuntime / ClusterTrainingRuntime manifests that TrainJobs refer to (runtimes in FILE count too)
               --team-from SOURCES  where the team comes from, first match wins (default queue-label,scheduling-queue,namespace):
-                                   queue-label (kueue.x-k8s.io/queue-name), scheduling-queue (runPolicy.schedulingPolicy.queue), namespace
+                                   kueue (kueue.x-k8s.io/queue-name), kai (kai.scheduler/queue), volcano
+                                   (scheduling.volcano.sh/queue-name), yunikorn (yunikorn.apache.org/queue), queue-label (the first of
+                                   those four), scheduling-queue (runPolicy.schedulingPolicy.queue), namespace
+              --queue-teams FILE   the team of each queue where queues are not team names: queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
               --namespace NS       namespace of manifests that name none (default: default)
               --priority-class NAME=P  Horizon priority for schedulingPolicy.priorityClass NAME (unlisted classes get the default)
               Labels and annotations read: horizon.dev/class (label; default training), horizon.dev/duration-estimate (annotation:
@@ -54,31 +61,21 @@ public final class TranslateCommand {
         String file = args[2];
         try {
             List<JsonNode> jobs = new ArrayList<>();
-            Translator translator = parse(args, file, jobs);
-            List<JobSpec> specs = new ArrayList<>();
-            for (JsonNode job : jobs) {
-                try {
-                    specs.add(translator.translate(job));
-                } catch (TranslationException e) {
-                    throw new TranslationException((jobs.size() > 1 ? Manifests.describe(job) + ": " : "") + e.getMessage());
-                }
-            }
-            Object printed = specs.size() == 1 ? specs.get(0) : specs;
-            out.println(JobJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(printed));
+            List<String> warnings = new ArrayList<>();
+            Translator translator = parse(args, file, jobs, warnings);
+            Translation.ofAll(jobs, translator::translate, warnings).print(file, out, err);
             return 0;
         } catch (IllegalArgumentException e) {
             err.println("horizon: translate: " + file + ": " + e.getMessage());
             return 2;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JobSpec record always serialises", e);
         }
     }
 
-    /** Reads the options and FILE; the jobs found in FILE are added to {@code jobs}. */
-    private static Translator parse(String[] args, String file, List<JsonNode> jobs) {
-        TranslationOptions defaults = TranslationOptions.defaults();
-        List<TeamSource> teamSources = defaults.teamSources();
-        String namespace = defaults.defaultNamespace();
+    /** Reads the options and FILE; the jobs found in FILE are added to {@code jobs}, the documents skipped to {@code warnings}. */
+    private static Translator parse(String[] args, String file, List<JsonNode> jobs, List<String> warnings) {
+        String teamFrom = null;
+        String queueTeams = null;
+        String namespace = TranslationOptions.defaults().defaultNamespace();
         Map<String, Integer> priorities = new HashMap<>();
         List<String> runtimeFiles = new ArrayList<>();
         for (int i = 3; i < args.length; i++) {
@@ -87,7 +84,8 @@ public final class TranslateCommand {
             String value = args[++i];
             switch (option) {
                 case "--runtime" -> runtimeFiles.add(value);
-                case "--team-from" -> teamSources = Arrays.stream(value.split(",")).map(String::trim).map(TeamSource::ofFlag).toList();
+                case "--team-from" -> teamFrom = value;
+                case "--queue-teams" -> queueTeams = value;
                 case "--namespace" -> namespace = value;
                 case "--priority-class" -> {
                     String[] kv = value.split("=", 2);
@@ -97,32 +95,26 @@ public final class TranslateCommand {
                 default -> throw new IllegalArgumentException("unknown option '" + option + "' (see --help)");
             }
         }
+        TeamRule teams = TeamRule.configured(teamFrom, "--team-from", queueTeams, "--queue-teams");
         RuntimeCatalog catalog = new RuntimeCatalog(namespace);
         for (String runtimeFile : runtimeFiles) {
             List<JsonNode> notRuntimes;
             try {
-                notRuntimes = catalog.addRuntimesFrom(read(runtimeFile));
+                notRuntimes = catalog.addRuntimesFrom(ManifestFile.read(Path.of(runtimeFile)));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--runtime " + runtimeFile + ": " + e.getMessage());
             }
             if (!notRuntimes.isEmpty()) throw new IllegalArgumentException("--runtime " + runtimeFile + " holds " + Manifests.describe(notRuntimes.get(0)) + ", not a runtime");
         }
-        List<JsonNode> documents = read(file);
-        jobs.addAll(catalog.addRuntimesFrom(documents));
+        List<JsonNode> documents = ManifestFile.read(Path.of(file));
+        KindsRead.Selection selection = KubeflowKind.READ.select(documents);
+        if (selection.read().isEmpty()) throw new TranslationException(selection.nothingRead());
+        warnings.addAll(selection.warnings());
+        jobs.addAll(catalog.addRuntimesFrom(selection.read()));
         if (jobs.isEmpty()) {
-            throw new TranslationException("holds only runtimes (" + documents.stream().map(Manifests::describe).toList() + "), which are"
+            throw new TranslationException("holds only runtimes (" + selection.read().stream().map(Manifests::describe).toList() + "), which are"
                     + " templates for TrainJobs, not jobs; pass them with --runtime to translate a TrainJob that uses them");
         }
-        return new Translator(new TranslationOptions(teamSources, namespace, priorities), catalog);
-    }
-
-    private static List<JsonNode> read(String file) {
-        Path path = Path.of(file);
-        if (!Files.isRegularFile(path)) throw new IllegalArgumentException("no such file");
-        try {
-            return Manifests.parse(Files.readString(path));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read it: " + e.getMessage());
-        }
+        return new Translator(new TranslationOptions(teams, namespace, priorities), catalog);
     }
 }

@@ -1,11 +1,7 @@
 package dev.horizon.kubeflow;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -23,22 +19,5 @@ public final class Fixtures {
         Assumptions.assumeTrue(fixtures != null && Files.isDirectory(fixtures.resolve("kubeflow-v1")),
                 "skipped: the Kubeflow fixtures are not at ../shared/fixtures beside the checkout");
         return fixtures;
-    }
-
-    /** Every .yaml under the folder, CRDs left out, in a stable order. */
-    public static List<Path> manifests(Path folder) {
-        try (Stream<Path> files = Files.walk(folder)) {
-            return files.filter(p -> p.toString().endsWith(".yaml") && !p.toString().contains("/crds/")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    public static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.horizon.ray;
 
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.AdapterProcess;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.ray.controller.RayController;
@@ -25,7 +26,8 @@ import java.util.concurrent.CountDownLatch;
  * HORIZON_RAY_JOBS_PORT, the Ray Jobs endpoint; both talk to the control plane at HORIZON_URL with HORIZON_TOKEN (an
  * agent or admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
  * HORIZON_FRACTIONAL_GPUS (default as for ./horizon translate ray), HORIZON_RAY_JOBS_TEAM (the team that pays for
- * submissions without horizon.dev/team metadata; default "default"), HORIZON_RAY_CONTROLLER=off to serve only the
+ * submissions without horizon.dev/team metadata; default "default"), HORIZON_TEAM_FROM and HORIZON_QUEUE_TEAMS (the team
+ * rule, as for the Kubeflow controller), HORIZON_RAY_CONTROLLER=off to serve only the
  * endpoint where no Kubernetes cluster is at hand. With HORIZON_RAY_GCS=HOST:PORT (the Ray head's GCS) and
  * HORIZON_RAY_CLUSTER=NAMESPACE/NAME (its RayCluster) it also plans that cluster's pending actor and placement-group
  * demand, read from the GCS every HORIZON_RAY_GCS_POLL_SECONDS (default 5), and scales the cluster's worker groups
@@ -44,8 +46,9 @@ public final class RayMain {
         Map<String, String> env = System.getenv();
         SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-ray");
         FractionalGpuPolicy fractions = FractionalGpuPolicy.parse(env.getOrDefault("HORIZON_FRACTIONAL_GPUS", TranslateCommand.DEFAULT_FRACTIONAL_POLICY));
+        TeamRule teams = AdapterProcess.teamRule(env, "horizon-ray");
         KubernetesClient kube = new KubernetesClientBuilder().build();
-        if (env.get("HORIZON_RAY_GCS") != null) startGcsDemand(env, scheduler, fractions, kube);
+        if (env.get("HORIZON_RAY_GCS") != null) startGcsDemand(env, scheduler, fractions, kube, teams);
         String jobsPort = env.get("HORIZON_RAY_JOBS_PORT");
         if (jobsPort != null) {
             RayJobsServer jobs = new RayJobsServer(scheduler, env.getOrDefault("HORIZON_RAY_JOBS_TEAM", "default"), fractions, ZoneId.systemDefault(),
@@ -57,12 +60,13 @@ public final class RayMain {
             return;
         }
         RayController controller = new RayController(kube, scheduler,
-                new KubeRayTranslator("default", fractions), Clock.systemDefaultZone());
+                new KubeRayTranslator("default", fractions, teams), Clock.systemDefaultZone());
         AdapterProcess.reconcileForever(env, controller::reconcileAll);
     }
 
     /** The GCS demand poller on its own thread, beside the controller and the endpoint. */
-    private static void startGcsDemand(Map<String, String> env, SchedulerClient scheduler, FractionalGpuPolicy fractions, KubernetesClient kube) {
+    private static void startGcsDemand(Map<String, String> env, SchedulerClient scheduler, FractionalGpuPolicy fractions, KubernetesClient kube,
+                                       TeamRule teams) {
         GcsDemandPoller poller;
         Duration period;
         try {
@@ -76,7 +80,7 @@ public final class RayMain {
             period = Duration.ofSeconds(Long.parseLong(seconds));
             poller = new GcsDemandPoller(new GcsClient(GcsClient.address(env.get("HORIZON_RAY_GCS"), "HORIZON_RAY_GCS"), GCS_CALL_TIMEOUT),
                     scheduler, new RayDemandTranslator(fractions, RayDemandTranslator.DEFAULT_ACCELERATOR_MODELS),
-                    RayClusterWorkers.of(kube, cluster, "HORIZON_RAY_CLUSTER"));
+                    RayClusterWorkers.of(kube, cluster, "HORIZON_RAY_CLUSTER"), teams);
         } catch (IllegalArgumentException e) {
             System.err.println("horizon-ray: " + e.getMessage());
             System.exit(2);

@@ -1,38 +1,45 @@
 package dev.horizon.ray;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.horizon.api.JobJson;
-import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.KindsRead;
+import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.api.manifest.TeamRule;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
+import dev.horizon.ray.translate.RayKind;
 import dev.horizon.ray.translate.RayTranslationException;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** {@code ./horizon translate ray FILE}: prints the scheduler jobs a KubeRay manifest asks for, or one line saying why not. */
+/**
+ * {@code ./horizon translate ray FILE}: prints the scheduler jobs a KubeRay manifest asks for, or one line saying why
+ * not; warnings (documents skipped, a replica count clamped, num-gpus that the pod's limit does not back) go to stderr.
+ */
 public final class TranslateCommand {
     // the memory NVML reports for an H100 80GB (81559 MiB, not 80 GiB), so that two 0.5-GPU actors fit one GPU
     static final String DEFAULT_FRACTIONAL_POLICY = "time-slicing:81559";
     static final String USAGE = """
-            usage: ./horizon translate ray FILE [--namespace NS] [--fractional-gpus POLICY]
+            usage: ./horizon translate ray FILE [--namespace NS] [--fractional-gpus POLICY] [--team-from SOURCES] [--queue-teams FILE]
               Prints the scheduler job JSON of each KubeRay ray.io/v1 RayCluster, RayJob and RayService in FILE: one job for a head
               that holds GPUs and one for each worker group that does (one object, or an array when there are several). Other
-              objects in FILE (ConfigMaps, Services) are passed over. Each manifest is checked against its CRD schema first.
-              A cluster that asks for no GPU is not Horizon's and TPUs are not scheduled by Horizon: both are refused.
+              objects in FILE (ConfigMaps, Services) are skipped and listed. Each manifest is checked against its CRD schema first.
+              A cluster that asks for no GPU is not Horizon's, and Horizon plans NVIDIA GPUs only: both are refused.
+              Worker groups count replicas clamped to [minReplicas, maxReplicas] as KubeRay does, GPUs as the pods' nvidia.com/gpu
+              limits give them (rayStartParams num-gpus saying otherwise is a warning).
               --namespace NS            namespace of manifests that name none (default: default)
               --fractional-gpus POLICY  how a fraction of a GPU (KAI's gpu-fraction annotation) is enforced:
                                         time-slicing:MIB (a share of the GPU's time and the same share of MIB of its memory;
                                         default %s) or mig:MODEL (the smallest MIG profile of MODEL that covers it)
-              Team: the first of the labels %s, else the namespace.
+              --team-from SOURCES       where the team comes from, first match wins (default: queue-label, then namespace):
+                                        kueue (kueue.x-k8s.io/queue-name), kai (kai.scheduler/queue), volcano
+                                        (scheduling.volcano.sh/queue-name or volcano.sh/queue-name), yunikorn
+                                        (yunikorn.apache.org/queue), queue-label (the first of those four), namespace
+              --queue-teams FILE        the team of each queue where queues are not team names:
+                                        queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
               Class: the horizon.dev/class label, else training (RayCluster, RayJob) or realtime-inference (RayService)."""
-            .formatted(DEFAULT_FRACTIONAL_POLICY, KubeRayTranslator.QUEUE_LABELS);
+            .formatted(DEFAULT_FRACTIONAL_POLICY);
 
     private TranslateCommand() {
     }
@@ -54,65 +61,40 @@ public final class TranslateCommand {
         String file = args[2];
         try {
             KubeRayTranslator translator = translator(options.subList(1, options.size()));
-            List<JsonNode> documents = read(Path.of(file));
-            List<JobSpec> jobs = new ArrayList<>();
-            List<String> passedOver = new ArrayList<>();
-            for (JsonNode doc : documents) {
-                if (KubeRayTranslator.kindOf(doc).isEmpty()) {
-                    passedOver.add(KubeRayTranslator.describe(doc));
-                    continue;
-                }
-                try {
-                    jobs.addAll(translator.translate(doc));
-                } catch (RayTranslationException e) {
-                    throw new RayTranslationException(KubeRayTranslator.describe(doc) + ": " + e.getMessage());
-                }
-            }
-            if (jobs.isEmpty()) throw new RayTranslationException(nothingToPlan(passedOver));
-            out.println(JobJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(jobs.size() == 1 ? jobs.get(0) : jobs));
+            KindsRead.Selection selection = RayKind.READ.select(ManifestFile.read(Path.of(file)));
+            if (selection.read().isEmpty()) throw new RayTranslationException(nothingToPlan(selection));
+            Translation.ofAll(selection.read(), translator::translate, selection.warnings()).print(file, out, err);
             return 0;
         } catch (IllegalArgumentException e) {
             err.println("horizon: translate: " + file + ": " + e.getMessage());
             return 2;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JobSpec record always serialises", e);
         }
     }
 
-    private static String nothingToPlan(List<String> passedOver) {
-        if (passedOver.stream().anyMatch(d -> d.startsWith("RayCronJob "))) {
+    private static String nothingToPlan(KindsRead.Selection selection) {
+        if (selection.skipped().stream().anyMatch(d -> d.path("kind").asText().equals("RayCronJob"))) {
             return "holds a RayCronJob, which creates a RayJob on each schedule; Horizon plans each RayJob it creates, not the schedule";
         }
-        return "holds no ray.io/v1 RayCluster, RayJob or RayService (it holds " + passedOver + ")";
+        return selection.nothingRead();
     }
 
     private static KubeRayTranslator translator(List<String> options) {
         String namespace = "default";
         String policy = DEFAULT_FRACTIONAL_POLICY;
+        String teamFrom = null;
+        String queueTeams = null;
         for (int i = 0; i < options.size(); i += 2) {
             String option = options.get(i);
             if (i + 1 >= options.size()) throw new IllegalArgumentException(option + " needs a value (see --help)");
+            String value = options.get(i + 1);
             switch (option) {
-                case "--namespace" -> namespace = options.get(i + 1);
-                case "--fractional-gpus" -> policy = options.get(i + 1);
+                case "--namespace" -> namespace = value;
+                case "--fractional-gpus" -> policy = value;
+                case "--team-from" -> teamFrom = value;
+                case "--queue-teams" -> queueTeams = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "' (see --help)");
             }
         }
-        return new KubeRayTranslator(namespace, FractionalGpuPolicy.parse(policy));
-    }
-
-    private static List<JsonNode> read(Path path) {
-        if (!Files.isRegularFile(path)) throw new IllegalArgumentException("no such file");
-        List<JsonNode> documents;
-        try {
-            documents = new YAMLMapper().readerFor(JsonNode.class).<JsonNode>readValues(Files.readString(path)).readAll();
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("not valid YAML (line " + e.getLocation().getLineNr() + "): " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read it: " + e.getMessage());
-        }
-        List<JsonNode> objects = documents.stream().filter(d -> d != null && d.isObject()).toList();
-        if (objects.isEmpty()) throw new IllegalArgumentException("holds no Kubernetes object");
-        return objects;
+        return new KubeRayTranslator(namespace, FractionalGpuPolicy.parse(policy), TeamRule.configured(teamFrom, "--team-from", queueTeams, "--queue-teams"));
     }
 }

@@ -1,11 +1,7 @@
 package dev.horizon.ray;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -23,13 +19,5 @@ public final class KubeRayFixtures {
         Assumptions.assumeTrue(kuberay != null && Files.isDirectory(kuberay.resolve("samples")),
                 "skipped: the KubeRay fixtures are not at ../shared/fixtures/kuberay beside the checkout");
         return kuberay;
-    }
-
-    public static List<Path> samples() {
-        try (Stream<Path> files = Files.list(kuberay().resolve("samples"))) {
-            return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

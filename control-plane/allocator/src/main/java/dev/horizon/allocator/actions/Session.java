@@ -81,6 +81,23 @@ public final class Session {
         return String.format("%.1f", given.fairShare().owedNow().getOrDefault(team, 0.0));
     }
 
+    /**
+     * GPUs protected work may still take now: the cluster less what inference claims (its reservation now, or more while
+     * it holds more) and the protected work that runs, is promoted or was started in this decision.
+     */
+    public int protectedRoomNow() {
+        int room = ctx.cluster().totalGpus();
+        for (PlanningContext.ServiceView v : ctx.services().values()) {
+            room -= Math.max(InferenceReservation.path(v, ctx.horizonSteps())[0], Math.max(v.reservedGpus(), v.heldGpus()));
+        }
+        for (RunningJob r : ctx.running()) {
+            boolean protectedNow = !r.fill() || decision.promotions().contains(r.id());
+            if (protectedNow && !decision.preemptions().contains(r.id())) room -= r.placement().gpus();
+        }
+        for (Decision.Start s : decision.starts()) if (!s.fill()) room -= s.placement().gpus();
+        return room;
+    }
+
     /** Starts the job on these GPUs now: they are taken, and it no longer waits. */
     public void start(String jobId, Placement placement, boolean fill) {
         occupancy().occupy(placement);

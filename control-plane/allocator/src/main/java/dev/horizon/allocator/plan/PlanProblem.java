@@ -1,6 +1,9 @@
 package dev.horizon.allocator.plan;
 
 import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PendingJob;
 import java.util.List;
 
 /**
@@ -78,5 +81,25 @@ public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes
         int[][] copy = new int[nodeFree.length][];
         for (int n = 0; n < nodeFree.length; n++) copy[n] = nodeFree[n].clone();
         return copy;
+    }
+
+    /** The nodes whose GPU model the job accepts (for a slice: can hold it); null when that is every node. */
+    public static boolean[] allowedNodes(Cluster cluster, PendingJob j) {
+        boolean[] allowed = new boolean[cluster.nodes().size()];
+        boolean all = true;
+        for (int n = 0; n < allowed.length; n++) {
+            GpuNode node = cluster.nodes().get(n);
+            allowed[n] = j.slice() == null ? j.rules().accepts(node.gpuModel()) : j.slice().fitsModel(node.gpuModel(), node.gpuMemoryMiB());
+            all &= allowed[n];
+        }
+        return all ? null : allowed;
+    }
+
+    /** Each node's NVLink domain as an index. */
+    public static int[] domains(Cluster cluster) {
+        java.util.Map<String, Integer> index = new java.util.HashMap<>();
+        int[] out = new int[cluster.nodes().size()];
+        for (int n = 0; n < out.length; n++) out[n] = index.computeIfAbsent(cluster.domainOf(n), k -> index.size());
+        return out;
     }
 }

@@ -38,7 +38,8 @@ import java.util.function.Function;
 public final class HorizonPolicy implements SchedulingPolicy {
     /** Value order: weight first, then first come first served. */
     public static final Comparator<PendingJob> VALUE_ORDER = Ranking.VALUE_ORDER;
-    static final BurstMargin INFERENCE_SIZING = new BurstMargin(15, 0.99);
+    /** Covers 99.8% of the minutes it has seen: the per-minute SLO at least as high as an HPA's, at a few GPUs' cost. */
+    static final BurstMargin INFERENCE_SIZING = new BurstMargin(0.998);
 
     private final double unmetInferencePenalty;
     private final Allocate allocate;
@@ -86,9 +87,9 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     /**
-     * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of the last quarter hour
-     * plus the margin that covered 99% of its minutes over the last day); the rest of its reservation runs fill. Beyond
-     * the reservation it takes GPUs back from batch work as any service does.
+     * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of its last minutes plus the
+     * added GPUs or the factor that covered 99.8% of its minutes over the last day, whichever held fewer); the rest of
+     * its reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
      */
     @Override
     public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {

@@ -55,7 +55,9 @@ public final class StructuralSchema {
             if (!any) problems.add(where + ": matches none of the allowed forms " + schema.get("anyOf"));
         }
         if (!typeMatches(value, schema)) {
-            problems.add(where + ": must be " + expectedType(schema) + ", got " + describe(value));
+            // a quantity such as cpu: 0.5 is a YAML number, which the API server refuses for int-or-string fields
+            String hint = value.isNumber() && schema.path("x-kubernetes-int-or-string").asBoolean() ? " (quote it: '" + value.asText() + "')" : "";
+            problems.add(where + ": must be " + expectedType(schema) + ", got " + describe(value) + hint);
             return;
         }
         checkScalar(value, schema, where, problems);

@@ -1,6 +1,6 @@
 package dev.horizon.api.integration;
 
-import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.Translation;
 
 /**
  * One workload an adapter hands to Horizon, in the spirit of Kueue's GenericJob: the adapter wraps
@@ -14,10 +14,10 @@ public interface JobIntegration {
     String kind();
 
     /**
-     * The scheduler job this workload asks for. Throws {@link IllegalArgumentException} with a
-     * message naming the field when the workload cannot be planned.
+     * The scheduler job this workload asks for, with the warnings the controller records on the workload. Throws
+     * {@link IllegalArgumentException} with a message naming the field when the workload cannot be planned.
      */
-    JobSpec toJobSpec();
+    Translation translate();
 
     boolean isSuspended();
 

@@ -1,5 +1,6 @@
 package dev.horizon.api.scheduler;
 
+import dev.horizon.api.manifest.TeamRule;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -24,6 +25,20 @@ public final class AdapterProcess {
             System.exit(2);
         }
         return new RestSchedulerClient(URI.create(env.getOrDefault("HORIZON_URL", "http://localhost:8080")), token);
+    }
+
+    /**
+     * The team rule of HORIZON_TEAM_FROM (sources, first match wins; default {@link TeamRule#DEFAULT_SOURCES}) and
+     * HORIZON_QUEUE_TEAMS (a queue-to-team file); a bad value stops the process with one line naming the variable.
+     */
+    public static TeamRule teamRule(Map<String, String> env, String program) {
+        try {
+            return TeamRule.configured(env.get("HORIZON_TEAM_FROM"), "HORIZON_TEAM_FROM", env.get("HORIZON_QUEUE_TEAMS"), "HORIZON_QUEUE_TEAMS");
+        } catch (IllegalArgumentException e) {
+            System.err.println(program + ": " + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
     }
 
     /** Runs {@code pass} every HORIZON_RESYNC_SECONDS (default 5) until the process is stopped. */

@@ -5,7 +5,7 @@ import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.kubeflow.extender.ExtenderServer;
 import dev.horizon.kubeflow.extender.PodBinder;
 import dev.horizon.kubeflow.extender.SchedulerExtender;
-import dev.horizon.kubeflow.translate.TeamSource;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,14 +14,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.ZoneId;
-import java.util.Arrays;
 import java.util.Map;
 
 /**
  * Runs the controller against the cluster of the current kubeconfig (or the pod's service account)
  * and the control plane at HORIZON_URL with HORIZON_TOKEN (an agent or admin token, so outcomes can
- * be reported). HORIZON_TEAM_FROM (for example "queue-label,namespace") and HORIZON_RESYNC_SECONDS
- * (default 5) are optional. With HORIZON_EXTENDER_PORT it also serves the kube-scheduler extender for
+ * be reported). HORIZON_TEAM_FROM (for example "kai,namespace"), HORIZON_QUEUE_TEAMS (a queue-to-team file) and
+ * HORIZON_RESYNC_SECONDS (default 5) are optional. With HORIZON_EXTENDER_PORT it also serves the kube-scheduler extender for
  * GPU pods that belong to no training job.
  */
 public final class ControllerMain {
@@ -32,10 +31,8 @@ public final class ControllerMain {
         Map<String, String> env = System.getenv();
         SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-kubeflow");
         TranslationOptions defaults = TranslationOptions.defaults();
-        TranslationOptions options = env.containsKey("HORIZON_TEAM_FROM")
-                ? new TranslationOptions(Arrays.stream(env.get("HORIZON_TEAM_FROM").split(",")).map(String::trim).map(TeamSource::ofFlag).toList(),
-                        defaults.defaultNamespace(), defaults.priorityClasses())
-                : defaults;
+        TeamRule teams = AdapterProcess.teamRule(env, "horizon-kubeflow");
+        TranslationOptions options = new TranslationOptions(teams, defaults.defaultNamespace(), defaults.priorityClasses());
         KubernetesClient kube = new KubernetesClientBuilder().build();
         KubeflowController controller = new KubeflowController(kube, scheduler, options, Clock.systemDefaultZone());
         String extenderPort = env.get("HORIZON_EXTENDER_PORT");
@@ -43,7 +40,7 @@ public final class ControllerMain {
             PodBinder binder = (namespace, pod, uid, node) -> kube.bindings().inNamespace(namespace).resource(new BindingBuilder()
                     .withNewMetadata().withName(pod).withNamespace(namespace).withUid(uid).endMetadata()
                     .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
-            new ExtenderServer(new SchedulerExtender(scheduler, binder, ZoneId.systemDefault()), new InetSocketAddress(Integer.parseInt(extenderPort)));
+            new ExtenderServer(new SchedulerExtender(scheduler, binder, ZoneId.systemDefault(), teams), new InetSocketAddress(Integer.parseInt(extenderPort)));
         }
         AdapterProcess.reconcileForever(env, controller::reconcileAll);
     }

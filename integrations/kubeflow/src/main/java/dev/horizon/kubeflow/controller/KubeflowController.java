@@ -4,12 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import dev.horizon.kubeflow.translate.Manifests;
 import dev.horizon.kubeflow.translate.NoGpuRequestedException;
-import dev.horizon.kubeflow.translate.TranslationException;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -28,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Holds every Kubeflow job that asks for GPUs suspended until Horizon plans it, then pins it to the
- * planned nodes and lets it run; suspends it again when Horizon preempts it; cancels its scheduler
+ * planned nodes and lets it run (both through {@link KubeflowJob}, the one place a job is held and released); suspends it again when Horizon preempts it; cancels its scheduler
  * job when it is deleted and reports its outcome when it ends. Each pass ({@link #reconcileAll})
  * compares the cluster with the control plane, so a missed event is caught on the next pass.
  *
@@ -123,12 +124,12 @@ public final class KubeflowController {
     }
 
     private void submit(KubeflowJob job, GenericKubernetesResource resource) {
-        JobSpec spec;
+        Translation translation;
         try {
-            spec = job.toJobSpec();
+            translation = job.translate();
         } catch (NoGpuRequestedException e) {
             return; // not Horizon's: the default scheduler runs it as it is
-        } catch (TranslationException e) {
+        } catch (ManifestException e) {
             if (!e.getMessage().equals(job.condition(CONDITION).map(c -> c.path("message").asText()).orElse(null))) {
                 job.setCondition(CONDITION, false, "NotPlannable", e.getMessage(), now());
                 writeStatus(job);
@@ -138,6 +139,7 @@ public final class KubeflowController {
         }
         // held before submitting, so a failed submission leaves no pod running; a scheduler job whose id
         // cannot be recorded is cancelled at once rather than left to be planned twice
+        JobSpec spec = translation.jobs().get(0);
         job.suspend();
         write(job);
         String id = scheduler.submit(spec);
@@ -151,6 +153,7 @@ public final class KubeflowController {
         tracked.put(key(KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow(), resource), id);
         event(resource, "Normal", "Submitted", "held suspended until Horizon plans it (scheduler job " + id + ": " + spec.replicaCount()
                 + " x " + spec.perReplica().gpuFraction() + " GPU)");
+        translation.warnings().forEach(w -> event(resource, "Warning", "TranslationWarning", w));
     }
 
     private void release(KubeflowJob job, GenericKubernetesResource resource, SchedulerJob planned) {

@@ -3,11 +3,12 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.JobIntegration;
 import dev.horizon.api.integration.JobWithOutcome;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedPlacement;
+import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
@@ -19,8 +20,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs hold
- * with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
+ * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs and the
+ * mpi-operator's v2beta1 MPIJob hold with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has.
  */
 public final class KubeflowJob implements JobIntegration, JobWithOutcome {
@@ -48,7 +49,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     }
 
     @Override
-    public JobSpec toJobSpec() {
+    public Translation translate() {
         return translator.translate(object);
     }
 
@@ -112,8 +113,8 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
                     JsonNode node = container.path("resources").path(amounts);
                     if (!node.isObject()) continue;
                     ObjectNode resources = (ObjectNode) node;
-                    List<String> mig = iterable(resources.fieldNames()).stream().filter(n -> n.startsWith(GpuAsk.MIG_PREFIX)).toList();
-                    for (String name : mig) resources.set(GpuAsk.MIG_PREFIX + profile, resources.remove(name));
+                    List<String> mig = iterable(resources.fieldNames()).stream().filter(n -> n.startsWith(Accelerators.MIG_PREFIX)).toList();
+                    for (String name : mig) resources.set(Accelerators.MIG_PREFIX + profile, resources.remove(name));
                 }
             }
         }

@@ -10,12 +10,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import dev.horizon.kubeflow.translate.TranslationException;
-import dev.horizon.kubeflow.translate.Translator;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -44,13 +45,15 @@ public final class SchedulerExtender {
     private final SchedulerClient scheduler;
     private final PodBinder binder;
     private final ZoneId zone;
+    private final TeamRule teams;
     /** Pod UID (or namespace/name) to its scheduler job id. */
     private final Map<String, String> jobs = new ConcurrentHashMap<>();
 
-    public SchedulerExtender(SchedulerClient scheduler, PodBinder binder, ZoneId zone) {
+    public SchedulerExtender(SchedulerClient scheduler, PodBinder binder, ZoneId zone, TeamRule teams) {
         this.scheduler = scheduler;
         this.binder = binder;
         this.zone = zone;
+        this.teams = teams;
     }
 
     /** ExtenderArgs in, ExtenderFilterResult out. */
@@ -122,7 +125,7 @@ public final class SchedulerExtender {
         GpuAsk ask;
         try {
             ask = GpuAsk.ofPod(canonicalResources(field(pod, "spec")), "pod.spec");
-        } catch (TranslationException e) {
+        } catch (ManifestException e) {
             return null; // asks for something Horizon does not plan: the default scheduler decides
         }
         if (!ask.any()) return null;
@@ -145,14 +148,18 @@ public final class SchedulerExtender {
         return false;
     }
 
-    private static String team(JsonNode metadata, String namespace) {
-        String queue = field(metadata, "labels").path(Translator.QUEUE_LABEL).asText("");
-        return queue.isEmpty() ? namespace : queue;
+    /** The pod's team by the rule every adapter uses, read from its labels and annotations in Kubernetes' spelling. */
+    private String team(JsonNode metadata, String namespace) {
+        ObjectNode canonical = JsonNodeFactory.instance.objectNode();
+        ObjectNode meta = canonical.putObject("metadata");
+        meta.set("labels", field(metadata, "labels"));
+        meta.set("annotations", field(metadata, "annotations"));
+        return teams.team(canonical, namespace);
     }
 
     /** A bare GPU pod is most often a notebook or a debugging session; horizon.dev/class says otherwise. */
     private static JobClass podClass(JsonNode metadata) {
-        String label = field(metadata, "labels").path(Translator.CLASS_LABEL).asText("");
+        String label = field(metadata, "labels").path(Manifests.CLASS_LABEL).asText("");
         try {
             return label.isEmpty() ? JobClass.INTERACTIVE : JobClass.valueOf(label.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {

@@ -1,37 +1,36 @@
 package dev.horizon.kubeflow.schema;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.api.crd.SchemaReleases;
 import dev.horizon.api.crd.StructuralSchema;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The schemas shipped inside the module: each kind's openAPIV3Schema from the Kubeflow CRDs (Apache-2.0),
- * kept whole where Horizon reads and with the pod spec's other fields left open, so a cluster
- * without the fixtures still validates what it translates.
+ * The schemas shipped inside the module: each kind's openAPIV3Schema from the Kubeflow CRDs (Apache-2.0), kept whole
+ * where Horizon reads and with the pod spec's other fields left open, so a cluster without the fixtures still validates
+ * what it translates. Trainer's kinds ship one schema per release.
  */
 public final class CrdSchemas {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Map<KubeflowKind, StructuralSchema> LOADED = new EnumMap<>(KubeflowKind.class);
+    /** What Trainer's release notes say about fields that moved, named where a manifest still uses them. */
+    private static final Map<String, String> TRAINER_REMARKS = Map.of(
+            "spec.mlPolicy.torch.numProcPerNode", "Trainer 2.2 moved it to the TrainJob's spec.trainer.numProcPerNode",
+            "spec.podSpecOverrides", "Trainer 2.1 renamed it spec.podTemplateOverrides",
+            "spec.podTemplateOverrides", "Trainer 2.2 replaced it with spec.runtimePatches");
+    private static final Map<KubeflowKind, SchemaReleases> LOADED = new EnumMap<>(KubeflowKind.class);
 
     private CrdSchemas() {
     }
 
-    public static synchronized StructuralSchema of(KubeflowKind kind) {
-        return LOADED.computeIfAbsent(kind, k -> new StructuralSchema(read(k.schemaResource())));
+    public static synchronized SchemaReleases of(KubeflowKind kind) {
+        return LOADED.computeIfAbsent(kind, CrdSchemas::load);
     }
 
-    private static JsonNode read(String resource) {
-        try (InputStream in = CrdSchemas.class.getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalStateException("the module ships no schema at " + resource + "; the build is broken");
-            return JSON.readTree(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the shipped schema " + resource, e);
-        }
+    private static SchemaReleases load(KubeflowKind kind) {
+        String what = kind.apiVersion() + " " + kind.kind();
+        if (!kind.isTrainer()) return SchemaReleases.single(what, StructuralSchema.fromResource(CrdSchemas.class, kind.schemaResource("")));
+        return new SchemaReleases("Trainer", what, kind.schemaReleases().stream()
+                .map(r -> new SchemaReleases.Release(r, StructuralSchema.fromResource(CrdSchemas.class, kind.schemaResource(r)))).toList(),
+                TRAINER_REMARKS);
     }
 }

@@ -3,9 +3,9 @@ package dev.horizon.kubeflow.translate;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.MigProfiles;
+import dev.horizon.api.manifest.Accelerators;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -14,13 +14,8 @@ import java.util.regex.Pattern;
  * over its containers, or the largest init container when that is more.
  */
 public record GpuAsk(int gpus, String migProfile) {
-    public static final String GPU_RESOURCE = "nvidia.com/gpu";
-    public static final String MIG_PREFIX = "nvidia.com/mig-";
     static final GpuAsk NONE = new GpuAsk(0, null);
 
-    private static final Set<String> NON_ACCELERATORS = Set.of("cpu", "memory", "ephemeral-storage", "pods");
-    /** Accelerators from other vendors; a pod that asks for one cannot run on what Horizon plans. */
-    private static final Pattern OTHER_ACCELERATOR = Pattern.compile("(?i).*(gpu|tpu|neuron|gaudi|fpga).*");
     private static final Pattern WHOLE = Pattern.compile("\\d+");
 
     public boolean any() {
@@ -59,10 +54,10 @@ public record GpuAsk(int gpus, String migProfile) {
             Map.Entry<String, JsonNode> e = it.next();
             String name = e.getKey();
             String field = where + "[" + name + "]";
-            if (name.equals(GPU_RESOURCE)) {
+            if (name.equals(Accelerators.GPU_RESOURCE)) {
                 ask = ask.plus(new GpuAsk(whole(e.getValue(), field), null), path);
-            } else if (name.startsWith(MIG_PREFIX)) {
-                String profile = name.substring(MIG_PREFIX.length());
+            } else if (name.startsWith(Accelerators.MIG_PREFIX)) {
+                String profile = name.substring(Accelerators.MIG_PREFIX.length());
                 if (!MigProfiles.isKnown(profile)) {
                     throw new TranslationException(field + ": '" + profile + "' is not a MIG profile; use one of " + MigProfiles.known());
                 }
@@ -72,9 +67,8 @@ public record GpuAsk(int gpus, String migProfile) {
                             + " replica, so raise the replica count or use a larger profile");
                 }
                 if (count == 1) ask = ask.plus(new GpuAsk(0, profile), path);
-            } else if (!NON_ACCELERATORS.contains(name) && !name.startsWith("hugepages-") && OTHER_ACCELERATOR.matcher(name).matches()) {
-                throw new TranslationException(field + ": asks for '" + name + "'; Horizon plans NVIDIA GPUs (nvidia.com/gpu) and their MIG"
-                        + " slices (nvidia.com/mig-<profile>) only");
+            } else {
+                Accelerators.refuseOther(name, field);
             }
         }
         return ask;

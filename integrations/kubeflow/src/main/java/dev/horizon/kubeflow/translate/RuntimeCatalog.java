@@ -1,6 +1,7 @@
 package dev.horizon.kubeflow.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.manifest.Manifests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +19,7 @@ public final class RuntimeCatalog implements RuntimeResolver {
     public List<JsonNode> addRuntimesFrom(List<JsonNode> documents) {
         List<JsonNode> rest = new ArrayList<>();
         for (JsonNode doc : documents) {
-            if (Manifests.kindOf(doc).filter(KubeflowKind::isRuntime).isPresent()) runtimes.add(doc);
+            if (KubeflowKind.of(doc).filter(KubeflowKind::isRuntime).isPresent()) runtimes.add(doc);
             else rest.add(doc);
         }
         return rest;
@@ -27,7 +28,7 @@ public final class RuntimeCatalog implements RuntimeResolver {
     @Override
     public Optional<JsonNode> find(KubeflowKind kind, String namespace, String name) {
         return runtimes.stream()
-                .filter(r -> Manifests.kindOf(r).orElseThrow() == kind && name.equals(r.path("metadata").path("name").asText()))
+                .filter(r -> KubeflowKind.of(r).orElseThrow() == kind && name.equals(Manifests.name(r)))
                 .filter(r -> !kind.namespaced() || namespace.equals(Manifests.namespace(r, defaultNamespace)))
                 .findFirst();
     }

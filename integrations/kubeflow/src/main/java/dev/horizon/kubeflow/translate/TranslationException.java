@@ -1,7 +1,9 @@
 package dev.horizon.kubeflow.translate;
 
-/** A manifest Horizon cannot plan; the message names the field and says why. */
-public class TranslationException extends IllegalArgumentException {
+import dev.horizon.api.manifest.ManifestException;
+
+/** A Kubeflow manifest Horizon cannot plan; the message names the field and says why. */
+public class TranslationException extends ManifestException {
     public TranslationException(String message) {
         super(message);
     }

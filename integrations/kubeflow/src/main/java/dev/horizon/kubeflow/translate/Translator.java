@@ -5,12 +5,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.schema.CrdSchemas;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,9 +23,7 @@ import java.util.regex.Pattern;
  * MPI launcher) run beside them and are released with them.
  */
 public final class Translator {
-    public static final String CLASS_LABEL = "horizon.dev/class";
     public static final String DURATION_ANNOTATION = "horizon.dev/duration-estimate";
-    public static final String QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
     /** Trainer marks the replicated job that trains (as opposed to dataset and model initializers) with this label. */
     static final String ANCESTOR_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
     /** Trainer's name for the training step and for its trainer container. */
@@ -37,32 +38,38 @@ public final class Translator {
         this.runtimes = runtimes;
     }
 
-    public JobSpec translate(JsonNode manifest) {
-        KubeflowKind kind = Manifests.kindOf(manifest).orElseThrow(() -> new TranslationException("kind '" + manifest.path("kind").asText()
-                + "' (apiVersion '" + manifest.path("apiVersion").asText() + "') is not a Kubeflow training job; Horizon translates "
-                + KubeflowKind.jobs().stream().map(k -> k.apiVersion() + " " + k.kind()).toList()));
+    /** The scheduler job of one Kubeflow job, with what the translation read differently from how it is written. */
+    public Translation translate(JsonNode manifest) {
+        KubeflowKind kind = KubeflowKind.of(manifest).orElseThrow(() -> new TranslationException(Manifests.describe(manifest) + ": not a "
+                + KubeflowKind.READ.what() + "; Horizon reads " + KubeflowKind.jobs().stream().map(k -> k.kind() + " " + k.apiVersion()).toList()));
         if (kind.isRuntime()) {
             throw new TranslationException(Manifests.describe(manifest) + " is a runtime, a template that TrainJobs refer to, not a job;"
                     + " Horizon plans the TrainJobs that use it");
         }
-        validate(kind, manifest, "");
-        if (Manifests.name(manifest).isEmpty()) throw new TranslationException("metadata.name: is required");
-        Replicas replicas = kind.hasReplicaSpecs() ? replicaSpecs(kind, manifest) : trainJob(manifest);
-        JsonNode schedulingPolicy = manifest.path("spec").path("runPolicy").path("schedulingPolicy");
-        JobSpec spec = new JobSpec(Manifests.name(manifest), team(manifest, schedulingPolicy), jobClass(manifest),
-                priority(schedulingPolicy), replicas.count, replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape(), true,
-                null, durationEstimate(manifest), null,
-                new JobSource(kind.kind(), Manifests.namespace(manifest, options.defaultNamespace()), Manifests.name(manifest)));
+        List<String> warnings = new ArrayList<>(validate(kind, manifest, ""));
+        String name = Manifests.nameOrPrefix(manifest);
+        if (name.isEmpty()) throw new TranslationException("metadata.name: is required (or metadata.generateName)");
+        Optional.ofNullable(Manifests.generateNameWarning(manifest)).ifPresent(warnings::add);
+        Replicas replicas = kind.hasReplicaSpecs() ? replicaSpecs(kind, manifest, warnings) : trainJob(manifest, warnings);
+        String namespace = Manifests.namespace(manifest, options.defaultNamespace());
+        JobSpec spec = new JobSpec(name, options.teams().team(manifest, namespace), Manifests.jobClass(manifest, JobClass.TRAINING),
+                priority(manifest.path("spec").path("runPolicy").path("schedulingPolicy")), replicas.count,
+                replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape(), true, null, durationEstimate(manifest), null,
+                new JobSource(kind.kind(), namespace, name));
         List<String> problems = spec.problems();
         if (!problems.isEmpty()) throw new TranslationException("the scheduler job would be invalid: " + String.join("; ", problems));
-        return spec;
+        return new Translation(List.of(spec), warnings);
     }
 
-    private static void validate(KubeflowKind kind, JsonNode doc, String prefix) {
-        List<String> problems = CrdSchemas.of(kind).problems(doc);
-        if (!problems.isEmpty()) {
-            throw new TranslationException(prefix + "does not match the " + kind.apiVersion() + " " + kind.kind() + " schema: "
-                    + String.join("; ", problems));
+    /**
+     * Checks the document against its kind's schema (of every release, for Trainer's kinds) and returns the warnings;
+     * {@code subject} names a document other than the job ("ClusterTrainingRuntime torch-distributed"), else is empty.
+     */
+    private static List<String> validate(KubeflowKind kind, JsonNode doc, String subject) {
+        try {
+            return CrdSchemas.of(kind).check(doc).stream().map(w -> subject.isEmpty() ? w : subject + ": " + w).toList();
+        } catch (ManifestException e) {
+            throw new TranslationException(subject.isEmpty() ? e.getMessage() : subject + " " + e.getMessage());
         }
     }
 
@@ -70,7 +77,7 @@ public final class Translator {
     private record Replicas(int count, int min, GpuAsk ask) {
     }
 
-    private Replicas replicaSpecs(KubeflowKind kind, JsonNode manifest) {
+    private Replicas replicaSpecs(KubeflowKind kind, JsonNode manifest, List<String> warnings) {
         JsonNode specs = manifest.path("spec").path(kind.replicaSpecsField());
         String base = "spec." + kind.replicaSpecsField();
         int gpuReplicas = 0;
@@ -97,6 +104,7 @@ public final class Translator {
             if (e.getKey().equals("Worker")) elasticGpuWorkers = count;
         }
         if (!shape.any()) throw new NoGpuRequestedException(Manifests.describe(manifest));
+        slotsBeyondGpus(manifest, shape).ifPresent(warnings::add);
         int min = gpuReplicas;
         JsonNode elastic = manifest.path("spec").path("elasticPolicy");
         if (elastic.has("minReplicas") && elasticGpuWorkers > 0) {
@@ -111,7 +119,18 @@ public final class Translator {
         return new Replicas(gpuReplicas, Math.max(1, min), shape);
     }
 
-    private Replicas trainJob(JsonNode trainJob) {
+    /**
+     * An MPIJob starts slotsPerWorker MPI processes on each worker; more processes than the worker holds GPUs share them,
+     * which Horizon does not plan for (it gives each worker its GPUs, not each process).
+     */
+    private static Optional<String> slotsBeyondGpus(JsonNode manifest, GpuAsk shape) {
+        JsonNode slots = manifest.path("spec").path("slotsPerWorker");
+        if (!slots.isInt() || shape.migProfile() != null || slots.asInt() <= shape.gpus()) return Optional.empty();
+        return Optional.of("spec.slotsPerWorker: " + slots.asInt() + " MPI processes per worker share its " + shape.describe()
+                + "; Horizon plans " + shape.describe() + " per worker, so give each worker as many GPUs as slots if each process needs one");
+    }
+
+    private Replicas trainJob(JsonNode trainJob, List<String> warnings) {
         JsonNode ref = trainJob.path("spec").path("runtimeRef");
         String group = ref.path("apiGroup").asText(KubeflowKind.TRAIN_JOB.group());
         String kindName = ref.path("kind").asText(KubeflowKind.CLUSTER_TRAINING_RUNTIME.kind());
@@ -124,7 +143,7 @@ public final class Translator {
                 + kind.kind() + " '" + name + "'" + (kind.namespaced() ? " in namespace '" + namespace + "'" : "") + " is not known; create it"
                 + " in the cluster, put it in the same file, or pass it with --runtime FILE"));
         String runtimeName = kind.kind() + " " + name;
-        validate(kind, runtime, runtimeName + " ");
+        warnings.addAll(validate(kind, runtime, runtimeName));
 
         JsonNode jobs = runtime.path("spec").path("template").path("spec").path("replicatedJobs");
         int trainer = trainerStep(jobs);
@@ -165,30 +184,6 @@ public final class Translator {
             if (TRAINER_NODE.equals(replicatedJobs.get(i).path("name").asText())) return i;
         }
         return -1;
-    }
-
-    private String team(JsonNode manifest, JsonNode schedulingPolicy) {
-        for (TeamSource source : options.teamSources()) {
-            String team = switch (source) {
-                case QUEUE_LABEL -> Manifests.label(manifest, QUEUE_LABEL);
-                case SCHEDULING_QUEUE -> schedulingPolicy.path("queue").asText(null);
-                case NAMESPACE -> Manifests.namespace(manifest, options.defaultNamespace());
-            };
-            if (team != null && !team.isBlank()) return team;
-        }
-        throw new TranslationException("no team: the job has none of " + options.teamSources().stream().map(TeamSource::flag).toList()
-                + "; label it " + QUEUE_LABEL + ": TEAM or allow the namespace as team source");
-    }
-
-    private static JobClass jobClass(JsonNode manifest) {
-        String label = Manifests.label(manifest, CLASS_LABEL);
-        if (label == null) return JobClass.TRAINING;
-        try {
-            return JobClass.valueOf(label.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw new TranslationException("metadata.labels[" + CLASS_LABEL + "]: '" + label + "' is not one of "
-                    + Arrays.stream(JobClass.values()).map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
-        }
     }
 
     private Integer priority(JsonNode schedulingPolicy) {

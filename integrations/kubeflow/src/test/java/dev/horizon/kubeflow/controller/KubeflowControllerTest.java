@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class KubeflowControllerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String AFFINITY = "/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms";
     private static final Clock NOON_UTC = Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC);
 
     KubernetesClient client;
@@ -212,6 +213,36 @@ class KubeflowControllerTest {
         controller.reconcileAll();
         JsonNode limits = tree(job).at("/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits");
         assertEquals("{\"nvidia.com/mig-1g.12gb\":1}", limits.toString());
+    }
+
+    /** The mpi-operator's kubeflow.org/v2beta1 MPIJob: held through runPolicy.suspend, its GPU workers released onto the plan. */
+    @Test
+    void anMpiJobV2beta1IsHeldThroughItsRunPolicyAndReleasedOntoThePlannedNodes() {
+        installCrd(KubeflowKind.MPI_JOB_V2BETA1);
+        Resource<GenericKubernetesResource> job = create(MockCluster.MPI_JOB_V2BETA1);
+        controller.reconcileAll();
+        JsonNode held = tree(job);
+        assertEquals("kubeflow.org/v2beta1", held.path("apiVersion").asText());
+        assertTrue(held.at("/spec/runPolicy/suspend").asBoolean(), "held through runPolicy.suspend until planned");
+        assertEquals("Running", held.at("/spec/runPolicy/cleanPodPolicy").asText(), "the user's run policy is kept");
+        assertEquals(2, scheduler.submitted.get("job-1").replicaCount());
+        assertEquals(2, scheduler.submitted.get("job-1").perReplica().gpus());
+        assertEquals("MPIJob", scheduler.submitted.get("job-1").source().kind());
+
+        scheduler.plan("job-1", null, "node-a", "node-b");
+        controller.reconcileAll();
+        JsonNode running = tree(job);
+        assertFalse(running.at("/spec/runPolicy/suspend").asBoolean(), "released once planned");
+        assertEquals("[\"node-a\",\"node-b\"]", running.at("/spec/mpiReplicaSpecs/Worker" + AFFINITY + "/0/matchExpressions/0/values").toString(),
+                "the GPU workers run on the planned nodes");
+        assertTrue(running.at("/spec/mpiReplicaSpecs/Launcher/template/spec/affinity").isMissingNode(), "the CPU launcher runs where Kubernetes puts it");
+
+        scheduler.preempt("job-1");
+        controller.reconcileAll();
+        assertTrue(tree(job).at("/spec/runPolicy/suspend").asBoolean(), "suspended again on preemption");
+        job.delete();
+        controller.reconcileAll();
+        assertEquals(List.of("job-1"), scheduler.cancelled);
     }
 
     private static JsonNode condition(JsonNode object) {

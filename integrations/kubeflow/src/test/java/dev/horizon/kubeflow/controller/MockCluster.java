@@ -1,8 +1,8 @@
 package dev.horizon.kubeflow.controller;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import dev.horizon.kubeflow.translate.Manifests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
@@ -11,6 +11,27 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 
 /** The fabric8 mock API server (CRUD mode) made to hold Kubeflow jobs: their CRDs, and jobs created from YAML. */
 public final class MockCluster {
+    /**
+     * Horovod on the mpi-operator's current API (kubeflow.org/v2beta1): a CPU launcher started once its two workers of
+     * 2 GPUs each are ready; the controller's tests and tests/ run it.
+     */
+    public static final String MPI_JOB_V2BETA1 = """
+            apiVersion: kubeflow.org/v2beta1
+            kind: MPIJob
+            metadata: {name: horovod-mnist, namespace: ml, annotations: {horizon.dev/duration-estimate: 2h}}
+            spec:
+              slotsPerWorker: 2
+              mpiImplementation: OpenMPI
+              launcherCreationPolicy: WaitForWorkersReady
+              runPolicy: {cleanPodPolicy: Running}
+              mpiReplicaSpecs:
+                Launcher:
+                  replicas: 1
+                  template: {spec: {containers: [{name: launcher, image: x, command: [mpirun], resources: {limits: {cpu: 1}}}]}}
+                Worker:
+                  replicas: 2
+                  template: {spec: {containers: [{name: worker, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+            """;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private MockCluster() {
@@ -33,7 +54,7 @@ public final class MockCluster {
 
     /** Creates the first resource of the YAML (a Kubeflow kind) and returns its handle. */
     public static Resource<GenericKubernetesResource> create(KubernetesClient client, String yaml) {
-        GenericKubernetesResource resource = JSON.convertValue(Manifests.parse(yaml).get(0), GenericKubernetesResource.class);
+        GenericKubernetesResource resource = JSON.convertValue(ManifestFile.parse(yaml).get(0), GenericKubernetesResource.class);
         KubeflowKind kind = KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow();
         Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(KubeflowController.context(kind))
                 .inNamespace(resource.getMetadata().getNamespace()).resource(resource);

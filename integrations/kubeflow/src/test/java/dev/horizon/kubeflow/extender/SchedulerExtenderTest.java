@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
 import java.io.IOException;
@@ -25,7 +26,8 @@ class SchedulerExtenderTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final FakeScheduler scheduler = new FakeScheduler();
     private final List<String> bound = new ArrayList<>();
-    private final SchedulerExtender extender = new SchedulerExtender(scheduler, (ns, pod, uid, node) -> bound.add(ns + "/" + pod + "@" + node), ZoneOffset.UTC);
+    private final SchedulerExtender extender = new SchedulerExtender(scheduler, (ns, pod, uid, node) -> bound.add(ns + "/" + pod + "@" + node), ZoneOffset.UTC,
+            TeamRule.defaults());
 
     /** ExtenderArgs as kube-scheduler sends them with nodeCacheCapable: true (Go field names, any case). */
     private static String args(String podMetadata, String limits) {
@@ -39,6 +41,13 @@ class SchedulerExtenderTest {
 
     private static JsonNode json(String text) throws IOException {
         return JSON.readTree(text);
+    }
+
+    @Test
+    void aBarePodsTeamIsReadByTheRuleEveryAdapterUses() throws IOException {
+        String kaiNotebook = "{\"name\": \"notebook\", \"namespace\": \"vision\", \"uid\": \"u2\", \"Labels\": {\"kai.scheduler/queue\": \"research\"}}";
+        extender.filter(args(kaiNotebook, "{\"nvidia.com/gpu\": \"1\"}"));
+        assertEquals("research", scheduler.submitted.get("job-1").team(), "KAI's queue label, under Go's field spelling");
     }
 
     @Test

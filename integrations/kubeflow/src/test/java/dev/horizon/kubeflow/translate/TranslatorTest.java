@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.api.manifest.QueueTeams;
+import dev.horizon.api.manifest.TeamRule;
+import dev.horizon.api.manifest.TeamSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,11 +40,11 @@ class TranslatorTest {
     }
 
     private static JobSpec translate(String yaml) {
-        return TRANSLATOR.translate(Manifests.parse(yaml).get(0));
+        return TRANSLATOR.translate(ManifestFile.parse(yaml).get(0)).jobs().get(0);
     }
 
     private static String refusal(String yaml) {
-        return assertThrows(TranslationException.class, () -> translate(yaml)).getMessage();
+        return assertThrows(ManifestException.class, () -> translate(yaml)).getMessage();
     }
 
     @Test
@@ -84,9 +89,9 @@ class TranslatorTest {
         String yaml = pytorchJob(", labels: {kueue.x-k8s.io/queue-name: nlp, horizon.dev/class: batch-inference},"
                         + " annotations: {horizon.dev/duration-estimate: 1h30m}",
                 "runPolicy: {schedulingPolicy: {queue: vision, priorityClass: high}}", "{nvidia.com/gpu: 1}", 1, "{nvidia.com/gpu: 1}");
-        Translator translator = new Translator(new TranslationOptions(List.of(TeamSource.SCHEDULING_QUEUE), "default", Map.of("high", 7)),
-                (kind, ns, name) -> Optional.empty());
-        JobSpec job = translator.translate(Manifests.parse(yaml).get(0));
+        Translator translator = new Translator(new TranslationOptions(new TeamRule(List.of(TeamSource.SCHEDULING_QUEUE), QueueTeams.NONE), "default",
+                Map.of("high", 7)), (kind, ns, name) -> Optional.empty());
+        JobSpec job = translator.translate(ManifestFile.parse(yaml).get(0)).jobs().get(0);
         assertEquals("vision", job.team(), "the configured team source only");
         assertEquals(JobClass.BATCH_INFERENCE, job.jobClass());
         assertEquals(7, job.priority());
@@ -99,7 +104,7 @@ class TranslatorTest {
         assertTrue(refusal(pytorchJob("", "", "{nvidia.com/gpu: 1}", 1, "{nvidia.com/gpu: 2}"))
                 .contains("spec.pytorchReplicaSpecs[Worker]: asks for 2 GPUs per replica but spec.pytorchReplicaSpecs[Master] asks for 1 GPU"));
         assertTrue(refusal(pytorchJob("", "", "{google.com/tpu: 4}", 1, "{google.com/tpu: 4}"))
-                .contains("spec.pytorchReplicaSpecs[Master].template.spec.containers[0].resources.limits[google.com/tpu]: asks for 'google.com/tpu'"));
+                .contains("spec.pytorchReplicaSpecs[Master].template.spec.containers[0].resources.limits[google.com/tpu]: asks for 'google.com/tpu'; Horizon plans NVIDIA GPUs only"));
         assertTrue(refusal(pytorchJob("", "", "{nvidia.com/mig-9g.99gb: 1}", 1, "{nvidia.com/gpu: 1}")).contains("[nvidia.com/mig-9g.99gb]: '9g.99gb' is not a MIG profile"));
         assertTrue(refusal(pytorchJob("", "", "{nvidia.com/gpu: 500m}", 1, "{nvidia.com/gpu: 1}")).contains("'500m' is not a whole number"));
         assertTrue(refusal(pytorchJob(", labels: {horizon.dev/class: urgent}", "", "{nvidia.com/gpu: 1}", 1, "{nvidia.com/gpu: 1}"))
@@ -126,7 +131,8 @@ class TranslatorTest {
 
     @Test
     void otherKindsAreNotTranslated() {
-        assertTrue(refusal("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n").contains("kind 'Pod' (apiVersion 'v1') is not a Kubeflow training job"));
-        assertTrue(refusal("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: [x\n").contains("not valid YAML"));
+        assertTrue(refusal("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n").contains("Pod x: not a Kubeflow training job; Horizon reads [PyTorchJob kubeflow.org/v1,"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> translate("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: [x\n"))
+                .getMessage().contains("not valid YAML"));
     }
 }

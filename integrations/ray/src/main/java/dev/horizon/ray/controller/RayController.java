@@ -6,12 +6,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayKind;
-import dev.horizon.ray.translate.RayTranslationException;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -131,12 +132,12 @@ public final class RayController {
     }
 
     private void submit(RayWorkload workload, String key) {
-        List<JobSpec> specs;
+        Translation translation;
         try {
-            specs = translator.translate(workload.object());
+            translation = translator.translate(workload.object());
         } catch (NoGpuRequestedException e) {
             return; // not Horizon's: KubeRay runs it as it is
-        } catch (RayTranslationException e) {
+        } catch (ManifestException e) {
             explain(workload, false, "NotPlannable", e.getMessage(), "Warning");
             return;
         }
@@ -150,7 +151,7 @@ public final class RayController {
         }
         Map<String, String> ids = new LinkedHashMap<>();
         try {
-            for (JobSpec spec : specs) ids.put(spec.name(), scheduler.submit(spec));
+            for (JobSpec spec : translation.jobs()) ids.put(spec.name(), scheduler.submit(spec));
             workload.annotations().put(JOB_IDS, JSON.writeValueAsString(ids));
             write(workload);
         } catch (RuntimeException | JsonProcessingException e) {
@@ -159,9 +160,10 @@ public final class RayController {
         }
         tracked.put(key, List.copyOf(ids.values()));
         List<String> parts = new ArrayList<>();
-        for (JobSpec spec : specs) parts.add(spec.name() + ": " + spec.replicaCount() + " x " + spec.perReplica().gpuFraction() + " GPU");
+        for (JobSpec spec : translation.jobs()) parts.add(spec.name() + ": " + spec.replicaCount() + " x " + spec.perReplica().gpuFraction() + " GPU");
         event(workload, "Normal", "Submitted", "held suspended until Horizon plans it (scheduler jobs " + String.join(", ", ids.values())
                 + "; " + String.join(", ", parts) + ")");
+        translation.warnings().forEach(w -> event(workload, "Warning", "TranslationWarning", w));
     }
 
     private void release(RayWorkload workload, Map<String, SchedulerJob> jobs) {

@@ -2,9 +2,9 @@ package dev.horizon.ray.demand;
 
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.Accelerators;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayTranslationException;
-import dev.horizon.ray.translate.TpuNotScheduledException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -73,13 +73,13 @@ public final class RayDemandTranslator {
             shape = bundleShape;
             gpuBundles++;
         }
-        if (shape == null) throw new NoGpuRequestedException("placement group " + owner.name());
+        if (shape == null) throw new NoGpuRequestedException("placement group " + owner.name(), List.of());
         return job(owner, gpuBundles, shape, true, strategy == PlacementStrategy.STRICT_PACK ? "same-node" : null);
     }
 
     private GpuShape gpuShape(Map<String, Double> shape, String where) {
         double gpus = gpus(shape, where);
-        if (gpus == 0) throw new NoGpuRequestedException(where + " " + shape);
+        if (gpus == 0) throw new NoGpuRequestedException(where + " " + shape, List.of());
         List<String> models = acceleratorModels(shape, where);
         if (gpus >= 1) {
             if (gpus != Math.rint(gpus)) {
@@ -96,7 +96,7 @@ public final class RayDemandTranslator {
 
     private static double gpus(Map<String, Double> shape, String where) {
         for (String resource : shape.keySet()) {
-            if (resource.toUpperCase(Locale.ROOT).contains("TPU")) throw new TpuNotScheduledException(where + "[" + resource + "]");
+            if (!resource.equals(GPU)) Accelerators.refuseOther(resource, where + "[" + resource + "]");
         }
         double gpus = shape.getOrDefault(GPU, 0.0);
         if (gpus < 0) throw new RayTranslationException(where + "[GPU]: must be >= 0 (got " + gpus + ")");

@@ -4,14 +4,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.ManifestException;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.ray.demand.DemandOwner;
 import dev.horizon.ray.demand.RayDemandTranslator;
-import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayKind;
-import dev.horizon.ray.translate.RayTranslationException;
 import io.grpc.StatusRuntimeException;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -40,6 +41,7 @@ public final class GcsDemandPoller {
     private final SchedulerClient scheduler;
     private final RayDemandTranslator translator;
     private final RayClusterWorkers cluster;
+    private final TeamRule teams;
     /** The scheduler job of each pending demand, by demand key. */
     private final Map<String, DemandJob> jobs = new LinkedHashMap<>();
     /** What the RayCluster's annotation holds; null until it was read on the first pass. */
@@ -47,11 +49,13 @@ public final class GcsDemandPoller {
     /** Demand Horizon will not plan, by key, with the reason already logged once. */
     private final Map<String, String> refused = new HashMap<>();
 
-    public GcsDemandPoller(GcsClient gcs, SchedulerClient scheduler, RayDemandTranslator translator, RayClusterWorkers cluster) {
+    /** @param teams names the team of the RayCluster's demand, as for the RayCluster itself */
+    public GcsDemandPoller(GcsClient gcs, SchedulerClient scheduler, RayDemandTranslator translator, RayClusterWorkers cluster, TeamRule teams) {
         this.gcs = gcs;
         this.scheduler = scheduler;
         this.translator = translator;
         this.cluster = cluster;
+        this.teams = teams;
     }
 
     /** The scheduler jobs of the demand now pending, by demand key. */
@@ -103,7 +107,7 @@ public final class GcsDemandPoller {
                 }
             } catch (NoGpuRequestedException e) {
                 refused.put(demand.key(), "no GPU"); // CPU-only demand stays Ray's own to place
-            } catch (RayTranslationException e) {
+            } catch (ManifestException e) {
                 refused.put(demand.key(), e.getMessage());
                 LOG.log(System.Logger.Level.WARNING, "Ray demand " + demand.key() + " of " + clusterName() + " is not planned by Horizon: "
                         + e.getMessage());
@@ -133,8 +137,8 @@ public final class GcsDemandPoller {
     }
 
     private JobSpec translate(PendingDemand demand, ObjectNode rayCluster) {
-        String team = KubeRayTranslator.team(rayCluster, cluster.namespace());
-        JobClass jobClass = KubeRayTranslator.jobClass(rayCluster, RayKind.RAY_CLUSTER);
+        String team = teams.team(rayCluster, cluster.namespace());
+        JobClass jobClass = Manifests.jobClass(rayCluster, RayKind.RAY_CLUSTER.defaultClass());
         if (demand instanceof PendingDemand.Tasks t) {
             String name = cluster.name() + "-demand-" + Integer.toHexString(t.key().hashCode());
             return translator.tasks(new DemandOwner(name, team, jobClass, source()), t.shape(), t.count());

@@ -12,6 +12,7 @@ import dev.horizon.ray.demand.RayDemandTranslator;
 import dev.horizon.ray.translate.RayKind;
 import dev.horizon.ray.translate.RayPodAsk;
 import dev.horizon.ray.translate.RayTranslationException;
+import dev.horizon.ray.translate.WorkerGroups;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.LinkedHashMap;
@@ -104,10 +105,11 @@ public final class RayClusterWorkers {
         double bestHeld = 0;
         for (int i = 0; i < groups.size(); i++) {
             JsonNode group = groups.get(i);
-            double podGpus = RayPodAsk.ofGroup(group, "spec.workerGroupSpecs[" + i + "]").gpus();
+            String path = "spec.workerGroupSpecs[" + i + "]";
+            double podGpus = RayPodAsk.ofGroup(group, path).gpus();
             int workers = workersFor(podGpus, demand);
             if (workers < 1) continue;
-            if (group.has("maxReplicas") && replicas(group) + workers > group.path("maxReplicas").asInt()) continue;
+            if ((long) WorkerGroups.replicas(group, path) + workers > group.path("maxReplicas").asInt(Integer.MAX_VALUE)) continue;
             double held = workers * podGpus;
             if (best == null || held < bestHeld - EPSILON || (Math.abs(held - bestHeld) < EPSILON && workers < best.workers())) {
                 best = new Sizing(group.path("groupName").asText("group-" + i), workers);
@@ -127,17 +129,13 @@ public final class RayClusterWorkers {
         JsonNode groups = cluster.path("spec").path("workerGroupSpecs");
         for (JsonNode spec : groups) {
             if (!group.equals(spec.path("groupName").asText())) continue;
-            ((ObjectNode) spec).put("replicas", replicas(spec) + workers);
+            ((ObjectNode) spec).put("replicas", WorkerGroups.replicas(spec, "workerGroupSpecs[" + group + "]") + workers);
             KubeObjects.pin(KubeObjects.child(KubeObjects.child((ObjectNode) spec, "template"), "spec"), nodes);
             // update, not patch: the resourceVersion read above makes a concurrent edit fail here and be retried next poll
             kube.resource(JSON.convertValue(cluster, GenericKubernetesResource.class)).update();
             return;
         }
         throw new IllegalStateException("RayCluster " + namespace + "/" + name + " has no worker group '" + group + "' any more");
-    }
-
-    private static int replicas(JsonNode group) {
-        return group.has("replicas") ? group.path("replicas").asInt() : group.path("minReplicas").asInt(0);
     }
 
     /** Workers of {@code podGpus} GPUs each that hold the demand's GPU requests; 0 when one worker cannot hold a request. */

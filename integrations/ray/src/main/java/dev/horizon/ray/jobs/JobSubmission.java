@@ -6,8 +6,8 @@ import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.Accelerators;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
-import dev.horizon.ray.translate.TpuNotScheduledException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,7 +116,7 @@ record JobSubmission(String submissionId, ObjectNode request, JobSpec spec) {
             if (e.getKey().equals("GPU") || e.getKey().equals("CPU")) {
                 throw new BadRequest(field, "use entrypoint_num_" + e.getKey().toLowerCase(Locale.ROOT) + "s instead");
             }
-            if (e.getKey().toUpperCase(Locale.ROOT).contains("TPU")) throw new BadRequest(field, TpuNotScheduledException.REASON);
+            if (Accelerators.isOther(e.getKey())) throw new BadRequest(field, Accelerators.refusal(e.getKey()));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.horizon.ray.schema;
 
+import dev.horizon.api.crd.SchemaReleases;
 import dev.horizon.api.crd.StructuralSchema;
 import dev.horizon.ray.translate.RayKind;
 import java.util.EnumMap;
@@ -10,12 +11,13 @@ import java.util.Map;
  * with pod specs left open where Horizon does not read, so translation validates without a cluster.
  */
 public final class RayCrdSchemas {
-    private static final Map<RayKind, StructuralSchema> LOADED = new EnumMap<>(RayKind.class);
+    private static final Map<RayKind, SchemaReleases> LOADED = new EnumMap<>(RayKind.class);
 
     private RayCrdSchemas() {
     }
 
-    public static synchronized StructuralSchema of(RayKind kind) {
-        return LOADED.computeIfAbsent(kind, k -> StructuralSchema.fromResource(RayCrdSchemas.class, k.schemaResource()));
+    public static synchronized SchemaReleases of(RayKind kind) {
+        return LOADED.computeIfAbsent(kind, k -> SchemaReleases.single(RayKind.API_VERSION + " " + k.kind(),
+                StructuralSchema.fromResource(RayCrdSchemas.class, k.schemaResource())));
     }
 }

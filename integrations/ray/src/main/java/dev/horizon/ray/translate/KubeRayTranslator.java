@@ -7,13 +7,15 @@ import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.TeamRule;
+import dev.horizon.api.manifest.Translation;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.schema.RayCrdSchemas;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,50 +25,40 @@ import java.util.Optional;
  * plans one GPU shape per job and groups differ in shape.
  */
 public final class KubeRayTranslator {
-    public static final String CLASS_LABEL = "horizon.dev/class";
-    /** Labels that name a team's queue in the schedulers KubeRay integrates with, tried in this order before the namespace. */
-    public static final List<String> QUEUE_LABELS = List.of("kueue.x-k8s.io/queue-name", "volcano.sh/queue-name",
-            "yunikorn.apache.org/queue", "kai.scheduler/queue");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String defaultNamespace;
     private final FractionalGpuPolicy fractionalPolicy;
+    private final TeamRule teams;
 
-    public KubeRayTranslator(String defaultNamespace, FractionalGpuPolicy fractionalPolicy) {
+    public KubeRayTranslator(String defaultNamespace, FractionalGpuPolicy fractionalPolicy, TeamRule teams) {
         this.defaultNamespace = defaultNamespace;
         this.fractionalPolicy = fractionalPolicy;
+        this.teams = teams;
     }
 
-    /** The Ray kind of a manifest, or empty for the ConfigMaps, Secrets and Services that samples ship beside it. */
-    public static Optional<RayKind> kindOf(JsonNode manifest) {
-        return RayKind.of(manifest.path("apiVersion").asText(), manifest.path("kind").asText());
-    }
-
-    public List<JobSpec> translate(JsonNode manifest) {
-        RayKind kind = kindOf(manifest).orElseThrow(() -> new RayTranslationException(describe(manifest) + " (apiVersion '"
-                + manifest.path("apiVersion").asText() + "') is not a KubeRay " + RayKind.API_VERSION + " RayCluster, RayJob or RayService"));
-        List<String> problems = RayCrdSchemas.of(kind).problems(manifest);
-        if (!problems.isEmpty()) {
-            throw new RayTranslationException("does not match the " + RayKind.API_VERSION + " " + kind.kind() + " schema: " + String.join("; ", problems));
-        }
-        String name = name(manifest);
+    public Translation translate(JsonNode manifest) {
+        RayKind kind = RayKind.of(manifest).orElseThrow(() -> new RayTranslationException(Manifests.describe(manifest) + ": not a "
+                + RayKind.READ.what()));
+        List<String> warnings = new ArrayList<>(RayCrdSchemas.of(kind).check(manifest));
+        String name = Manifests.nameOrPrefix(manifest);
         if (name.isEmpty()) throw new RayTranslationException("metadata.name: is required (or metadata.generateName)");
+        Optional.ofNullable(Manifests.generateNameWarning(manifest)).ifPresent(warnings::add);
         if (kind == RayKind.RAY_JOB && manifest.path("spec").has("clusterSelector")) {
             throw new RayTranslationException("spec.clusterSelector: the RayJob runs on an existing RayCluster, whose GPUs Horizon plans with"
                     + " that RayCluster; the RayJob itself creates no GPU pods");
         }
         JsonNode cluster = at(manifest, kind.clusterSpecPath());
-        String namespace = manifest.path("metadata").path("namespace").asText("");
-        if (namespace.isEmpty()) namespace = defaultNamespace;
+        String namespace = Manifests.namespace(manifest, defaultNamespace);
         JobSource source = new JobSource(kind.kind(), namespace, name);
-        String team = team(manifest, namespace);
-        JobClass jobClass = jobClass(manifest, kind);
+        String team = teams.team(manifest, namespace);
+        JobClass jobClass = Manifests.jobClass(manifest, kind.defaultClass());
 
         List<JobSpec> jobs = new ArrayList<>();
-        List<Double> podGpus = new ArrayList<>();
+        List<RayPodAsk> pods = new ArrayList<>();
         String headPath = kind.clusterSpecPath() + ".headGroupSpec";
         RayPodAsk head = RayPodAsk.ofGroup(cluster.path("headGroupSpec"), headPath);
-        podGpus.add(head.gpus());
+        pods.add(head);
         // the head is one pod that every worker needs; it is a gang of one whatever the kind
         if (head.any()) jobs.add(job(name + "-head", team, jobClass, 1, null, shape(head, headPath), true, source));
         boolean autoscaling = cluster.path("enableInTreeAutoscaling").asBoolean(false);
@@ -77,18 +69,20 @@ public final class KubeRayTranslator {
             RayPodAsk ask = RayPodAsk.ofGroup(group, path);
             int hosts = group.path("numOfHosts").asInt(1);
             int min = group.path("minReplicas").asInt(0);
-            // KubeRay creates `replicas` pods per host slot (minReplicas when replicas is unset); a suspended group creates none
-            int pods = group.path("suspend").asBoolean(false) ? 0 : group.path("replicas").asInt(min) * hosts;
-            if (pods > 0) podGpus.add(ask.gpus());
-            if (!ask.any() || pods == 0) continue;
+            int count = WorkerGroups.pods(group, path, warnings);
+            if (count > 0) pods.add(ask);
+            if (!ask.any() || count == 0) continue;
             // only the autoscaler takes a group down to minReplicas; without it KubeRay keeps every replica
-            Integer elasticMin = autoscaling && min > 0 && min * hosts < pods ? min * hosts : null;
-            jobs.add(job(name + "-" + group.path("groupName").asText("group-" + i), team, jobClass, pods, elasticMin, shape(ask, path),
+            Integer elasticMin = autoscaling && min > 0 && min * hosts < count ? min * hosts : null;
+            jobs.add(job(name + "-" + group.path("groupName").asText("group-" + i), team, jobClass, count, elasticMin, shape(ask, path),
                     kind.gang(), source));
         }
-        if (jobs.isEmpty()) throw new NoGpuRequestedException("the cluster (" + kind.clusterSpecPath() + ")");
-        if (kind == RayKind.RAY_JOB) checkEntrypoint(manifest.path("spec"), podGpus);
-        return jobs;
+        if (jobs.isEmpty()) {
+            throw new NoGpuRequestedException("the cluster (" + kind.clusterSpecPath() + ")", pods.stream().flatMap(p -> p.unbacked().stream()).toList());
+        }
+        pods.forEach(p -> p.mismatch().ifPresent(warnings::add));
+        if (kind == RayKind.RAY_JOB) checkEntrypoint(manifest.path("spec"), pods.stream().map(RayPodAsk::gpus).toList());
+        return new Translation(jobs, warnings);
     }
 
     private GpuShape shape(RayPodAsk ask, String path) {
@@ -136,46 +130,13 @@ public final class KubeRayTranslator {
                 // Ray refuses these too: GPUs and CPUs of the entrypoint have their own fields
                 throw new RayTranslationException(field + ": use entrypointNum" + (e.getKey().equals("GPU") ? "Gpus" : "Cpus") + " instead");
             }
-            if (e.getKey().toUpperCase(Locale.ROOT).contains("TPU")) throw new TpuNotScheduledException(field);
+            Accelerators.refuseOther(e.getKey(), field);
         }
-    }
-
-    /** The name, or the prefix the API server completes for a manifest made with generateName, without its trailing dash. */
-    private static String name(JsonNode manifest) {
-        String name = manifest.path("metadata").path("name").asText("");
-        return name.isEmpty() ? manifest.path("metadata").path("generateName").asText("").replaceAll("-$", "") : name;
     }
 
     private static JsonNode at(JsonNode manifest, String dottedPath) {
         JsonNode node = manifest;
         for (String part : dottedPath.split("\\.")) node = node.path(part);
         return node;
-    }
-
-    /** The team that pays: the first queue label of {@link #QUEUE_LABELS}, else the namespace. */
-    public static String team(JsonNode manifest, String namespace) {
-        for (String label : QUEUE_LABELS) {
-            String queue = manifest.path("metadata").path("labels").path(label).asText("");
-            if (!queue.isBlank()) return queue;
-        }
-        return namespace;
-    }
-
-    /** The {@link #CLASS_LABEL} label's class, else the kind's default. */
-    public static JobClass jobClass(JsonNode manifest, RayKind kind) {
-        String label = manifest.path("metadata").path("labels").path(CLASS_LABEL).asText(null);
-        if (label == null) return kind.defaultClass();
-        try {
-            return JobClass.valueOf(label.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw new RayTranslationException("metadata.labels[" + CLASS_LABEL + "]: '" + label + "' is not one of "
-                    + Arrays.stream(JobClass.values()).map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
-        }
-    }
-
-    /** "RayJob ml/rayjob-sample" */
-    public static String describe(JsonNode manifest) {
-        String ns = manifest.path("metadata").path("namespace").asText("");
-        return manifest.path("kind").asText("object") + " " + (ns.isEmpty() ? "" : ns + "/") + name(manifest);
     }
 }

@@ -1,6 +1,9 @@
 package dev.horizon.ray.translate;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.manifest.KindsRead;
+import dev.horizon.api.manifest.Manifests;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -19,6 +22,9 @@ public enum RayKind {
     public static final String GROUP = "ray.io";
     public static final String VERSION = "v1";
     public static final String API_VERSION = GROUP + "/" + VERSION;
+    /** What {@code translate ray} reads, and what it says of the other documents of a file. */
+    public static final KindsRead READ = new KindsRead("KubeRay RayCluster, RayJob or RayService",
+            Arrays.stream(values()).map(k -> new KindsRead.KindAt(API_VERSION, k.kind)).toList());
 
     private final String kind;
     private final String plural;
@@ -37,6 +43,10 @@ public enum RayKind {
     public static Optional<RayKind> of(String apiVersion, String kind) {
         if (!API_VERSION.equals(apiVersion)) return Optional.empty();
         return Arrays.stream(values()).filter(k -> k.kind.equals(kind)).findFirst();
+    }
+
+    public static Optional<RayKind> of(JsonNode manifest) {
+        return of(Manifests.apiVersion(manifest), Manifests.kind(manifest));
     }
 
     public String kind() {

@@ -1,21 +1,27 @@
 package dev.horizon.ray.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.manifest.Accelerators;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * The GPUs one pod of a Ray head or worker group holds: whole GPUs, or a fraction of one (KAI's gpu-fraction
  * annotation, the only way KubeRay's samples share a GPU between pods).
  *
- * <p>Whole GPUs are the containers' {@code nvidia.com/gpu} limits (requests where a container gives no limit). Ray
- * advertises what {@code rayStartParams.num-gpus} or the group's {@code resources.GPU} says, else what the limit
- * gives; a group that advertises GPUs without a limit gets them planned all the same, since Ray places GPU work
- * there, and one that advertises more than its limit is refused because Ray would use GPUs the pod does not hold.
+ * <p>Whole GPUs are what Kubernetes gives the pod: its containers' {@code nvidia.com/gpu} limits (requests where a
+ * container gives no limit). Ray advertises what {@code rayStartParams.num-gpus} or the group's {@code resources.GPU}
+ * says, else what the limit gives; where the two differ Horizon plans the limit, since the pod holds no more and no
+ * fewer GPUs whatever Ray is told, and the translation warns.
+ *
+ * @param gpus            the GPUs (or fraction of one) the pod holds
+ * @param limit           the whole GPUs of its containers' limits
+ * @param advertised      the GPUs the group advertises to Ray, or null when it leaves that to the limit
+ * @param advertisedField where it advertises them ("spec.headGroupSpec.rayStartParams[num-gpus]")
  */
-public record RayPodAsk(double gpus) {
-    static final String GPU_RESOURCE = "nvidia.com/gpu";
+public record RayPodAsk(double gpus, int limit, Integer advertised, String advertisedField) {
     /** KAI Scheduler's annotation for a pod's share of one GPU. */
     static final String GPU_FRACTION_ANNOTATION = "gpu-fraction";
     private static final Pattern WHOLE = Pattern.compile("\\d+");
@@ -40,17 +46,36 @@ public record RayPodAsk(double gpus) {
                 limit = list.equals("containers") ? limit + gpus : Math.max(limit, gpus);
             }
         }
-        Integer advertised = advertised(group, path);
-        if (advertised != null && limit > 0 && advertised > limit) {
-            throw new RayTranslationException(path + ": advertises " + advertised + " GPUs to Ray but its containers hold " + limit
-                    + " (" + GPU_RESOURCE + "); Ray would place work on GPUs the pod does not have, so raise the limit or lower num-gpus");
-        }
+        JsonNode numGpus = group.path("rayStartParams").path("num-gpus");
+        JsonNode resource = group.path("resources").path("GPU");
+        String advertisedField = !numGpus.isMissingNode() ? path + ".rayStartParams[num-gpus]"
+                : !resource.isMissingNode() ? path + ".resources[GPU]" : null;
+        Integer advertised = advertisedField == null ? null : whole(numGpus.isMissingNode() ? resource : numGpus, advertisedField);
         String fraction = group.path("template").path("metadata").path("annotations").path(GPU_FRACTION_ANNOTATION).asText(null);
-        if (fraction != null) return fractionOf(fraction, limit, path);
-        return new RayPodAsk(Math.max(limit, advertised == null ? 0 : advertised));
+        double gpus = fraction != null ? fractionOf(fraction, limit, path) : limit;
+        return new RayPodAsk(gpus, limit, fraction != null ? null : advertised, advertisedField);
     }
 
-    private static RayPodAsk fractionOf(String text, int limit, String path) {
+    /** The warning when Ray is told of other GPUs than the pod holds. */
+    Optional<String> mismatch() {
+        if (advertised == null || advertised == limit) return Optional.empty();
+        String consequence = advertised > limit ? "; Ray will place work on GPUs the pod does not have" : "; Ray uses only " + advertised + " of them";
+        return Optional.of(advertisedField + ": advertises " + gpus(advertised) + " to Ray but the pod's " + Accelerators.GPU_RESOURCE + " limit is "
+                + limit + "; Kubernetes gives the pod " + limit + ", so Horizon plans " + limit + consequence);
+    }
+
+    /** For a cluster refused as asking for no GPU: the GPUs Ray is told of that no limit backs, if any. */
+    Optional<String> unbacked() {
+        if (advertised == null || advertised == 0 || limit > 0) return Optional.empty();
+        return Optional.of(advertisedField + " advertises " + gpus(advertised) + " to Ray without an " + Accelerators.GPU_RESOURCE
+                + " limit, so Kubernetes gives that pod none");
+    }
+
+    private static String gpus(int n) {
+        return n + " GPU" + (n == 1 ? "" : "s");
+    }
+
+    private static double fractionOf(String text, int limit, String path) {
         String field = path + ".template.metadata.annotations[" + GPU_FRACTION_ANNOTATION + "]";
         double fraction;
         try {
@@ -59,17 +84,8 @@ public record RayPodAsk(double gpus) {
             throw new RayTranslationException(field + ": '" + text + "' is not a number such as 0.5");
         }
         if (!(fraction > 0 && fraction < 1)) throw new RayTranslationException(field + ": must be between 0 and 1 (got " + text + ")");
-        if (limit > 0) throw new RayTranslationException(field + ": a pod asks for either whole GPUs (" + GPU_RESOURCE + ") or a fraction, not both");
-        return new RayPodAsk(fraction);
-    }
-
-    /** GPUs advertised to Ray by rayStartParams.num-gpus or resources.GPU; null when the group leaves it to the limit. */
-    private static Integer advertised(JsonNode group, String path) {
-        JsonNode numGpus = group.path("rayStartParams").path("num-gpus");
-        JsonNode resource = group.path("resources").path("GPU");
-        if (!numGpus.isMissingNode()) return whole(numGpus, path + ".rayStartParams[num-gpus]");
-        if (!resource.isMissingNode()) return whole(resource, path + ".resources[GPU]");
-        return null;
+        if (limit > 0) throw new RayTranslationException(field + ": a pod asks for either whole GPUs (" + Accelerators.GPU_RESOURCE + ") or a fraction, not both");
+        return fraction;
     }
 
     private static int containerGpus(JsonNode resources, String path) {
@@ -79,8 +95,13 @@ public record RayPodAsk(double gpus) {
         int gpus = 0;
         for (Iterator<Map.Entry<String, JsonNode>> it = amounts.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            if (e.getKey().contains("tpu")) throw new TpuNotScheduledException(where + "[" + e.getKey() + "]");
-            if (e.getKey().equals(GPU_RESOURCE)) gpus += whole(e.getValue(), where + "[" + GPU_RESOURCE + "]");
+            String field = where + "[" + e.getKey() + "]";
+            if (e.getKey().startsWith(Accelerators.MIG_PREFIX)) {
+                throw new RayTranslationException(field + ": Horizon does not plan MIG slices for Ray pods yet; ask for whole GPUs ("
+                        + Accelerators.GPU_RESOURCE + ") or a share with KAI's " + GPU_FRACTION_ANNOTATION + " annotation");
+            }
+            Accelerators.refuseOther(e.getKey(), field);
+            if (e.getKey().equals(Accelerators.GPU_RESOURCE)) gpus += whole(e.getValue(), field);
         }
         return gpus;
     }

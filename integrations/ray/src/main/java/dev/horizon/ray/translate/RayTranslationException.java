@@ -1,7 +1,9 @@
 package dev.horizon.ray.translate;
 
+import dev.horizon.api.manifest.ManifestException;
+
 /** A Ray manifest or demand Horizon cannot plan; the message names the field and says why. */
-public class RayTranslationException extends IllegalArgumentException {
+public class RayTranslationException extends ManifestException {
     public RayTranslationException(String message) {
         super(message);
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.ray.KubeRayFixtures;
@@ -54,7 +55,7 @@ class RayControllerTest {
             }
         }
         scheduler = new FakeScheduler();
-        controller = new RayController(client, scheduler, new KubeRayTranslator("default", FractionalGpuPolicy.parse("time-slicing:81920")), NOON_UTC);
+        controller = new RayController(client, scheduler, new KubeRayTranslator("default", FractionalGpuPolicy.parse("time-slicing:81920"), TeamRule.defaults()), NOON_UTC);
     }
 
     private static final String RAY_JOB = """
@@ -101,6 +102,18 @@ class RayControllerTest {
         return client.v1().events().inNamespace("ml").list().getItems().stream()
                 .filter(e -> e.getInvolvedObject().getName().equals(name))
                 .map(e -> e.getReason() + ": " + e.getMessage()).toList();
+    }
+
+    /** What the translation read otherwise than written (num-gpus the pod's limit does not back, a clamped worker count) is said on the workload. */
+    @Test
+    void translationWarningsAreEventsOnTheWorkload() throws IOException {
+        create(RAY_JOB.replace("name: tune,", "name: tune-warned,")
+                .replace("headGroupSpec:\n      rayStartParams: {}", "headGroupSpec:\n      rayStartParams: {num-gpus: \"1\"}"));
+        controller.reconcileAll();
+        assertEquals(4, scheduler.submitted.get("job-1").perReplica().gpus(), "only the workers hold GPUs");
+        List<String> warnings = eventsAbout("tune-warned").stream().filter(e -> e.startsWith("TranslationWarning: ")).toList();
+        assertEquals(List.of("TranslationWarning: spec.rayClusterSpec.headGroupSpec.rayStartParams[num-gpus]: advertises 1 GPU to Ray but the pod's"
+                + " nvidia.com/gpu limit is 0; Kubernetes gives the pod 0, so Horizon plans 0; Ray will place work on GPUs the pod does not have"), warnings);
     }
 
     @Test

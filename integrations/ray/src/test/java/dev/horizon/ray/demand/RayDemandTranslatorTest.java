@@ -9,9 +9,9 @@ import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.Accelerators;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayTranslationException;
-import dev.horizon.ray.translate.TpuNotScheduledException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -108,8 +108,9 @@ class RayDemandTranslatorTest {
     @Test
     void noGpuTpusAndFractionsAboveOneAreRefused() {
         assertThrows(NoGpuRequestedException.class, () -> TIME_SLICING.tasks(OWNER, Map.of("CPU", 4.0, "custom_resource", 1.0), 1));
-        TpuNotScheduledException tpu = assertThrows(TpuNotScheduledException.class, () -> TIME_SLICING.tasks(OWNER, Map.of("TPU", 4.0), 1));
-        assertTrue(tpu.getMessage().contains("TPUs are not scheduled by Horizon"));
+        Accelerators.UnsupportedAcceleratorException tpu = assertThrows(Accelerators.UnsupportedAcceleratorException.class,
+                () -> TIME_SLICING.tasks(OWNER, Map.of("TPU", 4.0), 1));
+        assertTrue(tpu.getMessage().contains("[TPU]: asks for 'TPU'; Horizon plans NVIDIA GPUs only"), tpu.getMessage());
         RayTranslationException e = assertThrows(RayTranslationException.class, () -> TIME_SLICING.tasks(OWNER, Map.of("GPU", 1.5), 1));
         assertTrue(e.getMessage().startsWith("shape[GPU]: 1.5 is above 1 and not whole"), e.getMessage());
     }

@@ -93,29 +93,9 @@ public final class Allocate {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
             PlacementRules rules = j.slice() == null ? j.rules() : PlacementRules.ANY.withTopology(j.rules().topology());
-            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, allowedNodes(ctx.cluster(), j)));
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, domains(ctx.cluster()));
-    }
-
-    /** The nodes whose GPU model the job accepts (for a slice: can hold it); null when that is every node. */
-    private static boolean[] allowedNodes(Cluster cluster, PendingJob j) {
-        boolean[] allowed = new boolean[cluster.nodes().size()];
-        boolean all = true;
-        for (int n = 0; n < allowed.length; n++) {
-            GpuNode node = cluster.nodes().get(n);
-            allowed[n] = j.slice() == null ? j.rules().accepts(node.gpuModel()) : j.slice().fitsModel(node.gpuModel(), node.gpuMemoryMiB());
-            all &= allowed[n];
-        }
-        return all ? null : allowed;
-    }
-
-    /** Each node's NVLink domain as an index. */
-    private static int[] domains(Cluster cluster) {
-        Map<String, Integer> index = new HashMap<>();
-        int[] out = new int[cluster.nodes().size()];
-        for (int n = 0; n < out.length; n++) out[n] = index.computeIfAbsent(cluster.domainOf(n), k -> index.size());
-        return out;
+        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()));
     }
 
     /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */

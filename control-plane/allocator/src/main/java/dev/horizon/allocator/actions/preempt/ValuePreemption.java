@@ -13,7 +13,8 @@ import java.util.List;
  * preemptible (resumable, past its minimum runtime, or fill); it starts as fill and is promoted to protected on a later
  * plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
  * plan put it. Under fair share, work inside its team's owed share is budgeted and runs protected whether or not it can
- * resume; it takes its GPUs from work it outranks, and a wide one that still finds no room has nodes held for it.
+ * resume (as fill where protected work would stand in the inference reservation); it takes its GPUs from work it
+ * outranks, and a wide one that still finds no room has nodes held for it.
  */
 public final class ValuePreemption {
     private ValuePreemption() {
@@ -43,7 +44,8 @@ public final class ValuePreemption {
                 stillWaiting.add(j);
                 continue;
             }
-            session.start(j.id(), placement, !budgeted);
+            // budgeted work runs protected only where the protected room has it; else as fill, promoted once there is
+            session.start(j.id(), placement, !budgeted || placement.gpus() > session.protectedRoomNow());
         }
         return stillWaiting;
     }

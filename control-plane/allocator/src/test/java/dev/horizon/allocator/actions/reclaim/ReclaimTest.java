@@ -20,15 +20,28 @@ class ReclaimTest {
     }
 
     @Test
-    void fillGoesFirstThenResumableWorkPastItsMinimumRuntime() {
+    void theWorkThatLosesLeastGoesFirstFillBeforeProtectedAtEqualLoss() {
         Contract resumable = new Contract(1800, true, 120);
         List<RunningJob> running = List.of(
                 job("protected-high", 2, 7200, false, resumable),
+                job("protected-light", 1, 7200, false, resumable),
                 job("young", 1, 60, false, resumable),
                 job("fill-heavy", 8, 60, true, resumable),
                 job("fill-light", 1, 60, true, resumable));
-        List<String> ids = Reclaim.victims(running, 3, NOW, cost).stream().map(RunningJob::id).toList();
-        assertEquals(List.of("fill-light", "fill-heavy", "protected-high"), ids);
+        List<String> ids = Reclaim.victims(running, 4, NOW, cost).stream().map(RunningJob::id).toList();
+        // a checkpoint of 120 s at weights 1, 1, 2, 8; young is inside its minimum runtime
+        assertEquals(List.of("fill-light", "protected-light", "protected-high", "fill-heavy"), ids);
+    }
+
+    @Test
+    void aWideJobIsNotStoppedForAFewGpusThatSmallWorkCanGive() {
+        Contract resumable = new Contract(0, true, 300);
+        RunningJob wide = new RunningJob("wide-fill", "t", JobClass.TRAINING, 1, 64, 0, NOW - 60, NOW + 3600, resumable,
+                new Placement(List.of(new Placement.Slice(0, 0, 8))), true);
+        List<RunningJob> running = List.of(wide, job("small", 4, 7200, false, resumable), job("small-2", 4, 7200, false, resumable));
+        assertEquals(List.of("small", "small-2"), Reclaim.victims(running, 2, NOW, cost).stream().map(RunningJob::id).toList());
+        assertEquals(List.of("wide-fill"), Reclaim.victims(running, 3, NOW, cost).stream().map(RunningJob::id).toList(),
+                "when only the wide job can free enough, the small ones it made unneeded are let go");
     }
 
     @Test
