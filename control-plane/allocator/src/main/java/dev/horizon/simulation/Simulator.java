@@ -350,7 +350,7 @@ public final class Simulator {
                     + j.rules().widths(j.gpus(), j.minGpus()));
             return false;
         }
-        if (!s.placement().shared()) auditRules(j, s.placement(), t, who);
+        auditRules(j, s.placement(), t, who);
         if (!occupancy.isFree(s.placement())) {
             audit.violation(Audit.Kind.GPU_GIVEN_TWICE, t, who + " on GPUs already busy: " + s.placement().describe(scenario.cluster()));
             return false;
@@ -366,7 +366,10 @@ public final class Simulator {
         return true;
     }
 
-    /** The job's placement rules, checked on the GPUs it got: their model, its topology, whole replicas on each node. */
+    /**
+     * The job's placement rules, checked on the GPUs it got: their model (a slice's too), its topology (a fractional
+     * job's replicas too), whole replicas on each node (whole-GPU work).
+     */
     private void auditRules(SimJob j, Placement p, long t, String who) {
         PlacementRules rules = j.rules();
         Map<Integer, Integer> perNode = new TreeMap<>();
@@ -375,8 +378,9 @@ public final class Simulator {
         String wrongModel = null, split = null;
         for (Map.Entry<Integer, Integer> e : perNode.entrySet()) {
             GpuNode node = scenario.cluster().nodes().get(e.getKey());
-            if (!rules.accepts(node.gpuModel())) wrongModel = node.name() + " (" + node.gpuModel() + ")";
-            if (rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
+            boolean accepted = rules.accepts(node.gpuModel()) && (j.slice() == null || j.slice().accepts(node.gpuModel()));
+            if (!accepted) wrongModel = node.name() + " (" + node.gpuModel() + ")";
+            if (!p.shared() && rules.perReplica() && e.getValue() % rules.gpusPerReplica() != 0) split = node.name();
             domains.add(scenario.cluster().domainOf(e.getKey()));
         }
         if (wrongModel != null) audit.violation(Audit.Kind.WRONG_GPU_TYPE, t, who + " on " + wrongModel + "; it accepts " + rules.gpuTypes());

@@ -6,6 +6,7 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.fairshare.FairShareView;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -82,20 +83,30 @@ public final class Session {
     }
 
     /**
-     * GPUs protected work may still take now: the cluster less what inference claims (its reservation now, or more while
-     * it holds more) and the protected work that runs, is promoted or was started in this decision.
+     * Whether protected work may take these GPUs now: with the ones it adds, protected work holds no more than the
+     * cluster less what inference claims (its reservation now, or more while it holds more). Protected work is what the
+     * cluster runs protected (running work fair share re-weights to fill is protected until it is preempted; the
+     * simulator's audit counts it so), promoted fill, and the protected starts of this decision; a GPU counts once
+     * however many shares it holds.
      */
-    public int protectedRoomNow() {
+    public boolean protectedRoomFor(Placement placement) {
         int room = ctx.cluster().totalGpus();
         for (PlanningContext.ServiceView v : ctx.services().values()) {
             room -= Math.max(InferenceReservation.path(v, ctx.horizonSteps())[0], Math.max(v.reservedGpus(), v.heldGpus()));
         }
-        for (RunningJob r : ctx.running()) {
+        Set<Long> held = new HashSet<>();
+        for (RunningJob r : given.running()) {
             boolean protectedNow = !r.fill() || decision.promotions().contains(r.id());
-            if (protectedNow && !decision.preemptions().contains(r.id())) room -= r.placement().gpus();
+            if (protectedNow && !decision.preemptions().contains(r.id())) addGpus(held, r.placement());
         }
-        for (Decision.Start s : decision.starts()) if (!s.fill()) room -= s.placement().gpus();
-        return room;
+        for (Decision.Start s : decision.starts()) if (!s.fill()) addGpus(held, s.placement());
+        int before = held.size();
+        addGpus(held, placement);
+        return held.size() <= room || held.size() == before;
+    }
+
+    private static void addGpus(Set<Long> gpus, Placement p) {
+        for (Placement.Slice s : p.slices()) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) gpus.add(((long) s.node() << 8) | g);
     }
 
     /** Starts the job on these GPUs now: they are taken, and it no longer waits. */

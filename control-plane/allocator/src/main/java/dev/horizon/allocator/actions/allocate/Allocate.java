@@ -45,7 +45,6 @@ public final class Allocate {
         Set<String> sliced = slicesBesideHeldWork(session, pending, slicer);
         Plan plan = planner.apply(problem(ctx, grid, pending, session, sliced));
         session.decision().planObjective(plan.objective());
-        grid.promoted().forEach(session.decision()::promote);
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
@@ -135,7 +134,9 @@ public final class Allocate {
             session.decision().waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
             return false;
         }
-        session.start(j.id(), placement, false);
+        // under fair share, running work re-weighted to fill still stands protected until it is preempted: where the
+        // plan's room is that work's, budgeted work starts as fill and is promoted once the room is there
+        session.start(j.id(), placement, session.underFairShare() && !session.protectedRoomFor(placement));
         return true;
     }
 }

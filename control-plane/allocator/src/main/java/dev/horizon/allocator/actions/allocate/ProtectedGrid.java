@@ -24,10 +24,9 @@ import java.util.Set;
  *
  * @param capacity  per step, GPUs protected work may still use
  * @param nodeFree  per node and step, GPUs free (step 0 as the occupancy has it, fill counted free; none on a drained node)
- * @param fill      running fill work, not promoted
- * @param promoted  fill work that becomes protected in this decision
+ * @param fill      running fill work, not promoted (promotions go into the session's decision)
  */
-record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<RunningJob> fill, Set<String> promoted) {
+record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<RunningJob> fill) {
 
     static ProtectedGrid of(Session session) {
         PlanningContext ctx = session.context();
@@ -63,7 +62,7 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
         for (int n = 0; n < nodes; n++) if (ctx.occupancy().isDrained(n)) Arrays.fill(nodeFree[n], 0);
         Set<String> promoted = promoteFill(session, fill, capacity, nodeFree);
         fill.removeIf(r -> promoted.contains(r.id()));
-        return new ProtectedGrid(capacity, nodeFree, nodeSizes, fill, promoted);
+        return new ProtectedGrid(capacity, nodeFree, nodeSizes, fill);
     }
 
     /** Inherited work holds its GPUs until its estimated end; fill promoted now also holds them in step 0. */
@@ -76,7 +75,10 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
         }
     }
 
-    /** Fill work that now fits in protected capacity for its whole estimated run becomes protected, highest weight first. */
+    /**
+     * Fill work that now fits in protected capacity for its whole estimated run becomes protected, highest weight first;
+     * each promotion goes into the decision at once, so the protected room the next one sees counts it.
+     */
     private static Set<String> promoteFill(Session session, List<RunningJob> fill, int[] capacity, int[][] nodeFree) {
         PlanningContext ctx = session.context();
         List<RunningJob> byValue = new ArrayList<>(fill);
@@ -87,9 +89,11 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
             int end = Ranking.stepsUntil(ctx, r.estimatedEndSeconds(), capacity.length);
             boolean fits = true;
             for (int t = 0; t < end && fits; t++) fits = capacity[t] >= r.gpus();
-            if (!fits) continue;
+            // the grid does not count running work fair share re-weighted to fill, which stands protected until preempted
+            if (!fits || !session.protectedRoomFor(r.placement())) continue;
             hold(ctx, r, capacity, nodeFree, true);
             promoted.add(r.id());
+            session.decision().promote(r.id());
         }
         return promoted;
     }

@@ -14,6 +14,11 @@ final class SliceStarts {
      * its reason. Returns whether the job was dealt with.
      */
     static boolean apply(SlicePlacer.Outcome o, PendingJob j, Session session, boolean always) {
+        if (o.placement() != null && !session.protectedRoomFor(o.placement())) {
+            // slices never run as fill (taking one back frees no GPU), so one that would open a GPU the room lacks waits
+            if (always) session.decision().waiting(j.id(), "the GPUs it would open are the inference reservation's, or held by protected work");
+            return always;
+        }
         if (o.placement() != null) {
             session.start(j.id(), o.placement(), false);
             return true;

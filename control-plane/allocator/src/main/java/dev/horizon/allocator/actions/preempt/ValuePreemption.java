@@ -45,7 +45,7 @@ public final class ValuePreemption {
                 continue;
             }
             // budgeted work runs protected only where the protected room has it; else as fill, promoted once there is
-            session.start(j.id(), placement, !budgeted || placement.gpus() > session.protectedRoomNow());
+            session.start(j.id(), placement, !budgeted || !session.protectedRoomFor(placement));
         }
         return stillWaiting;
     }
