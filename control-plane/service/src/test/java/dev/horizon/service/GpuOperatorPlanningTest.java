@@ -55,6 +55,11 @@ class GpuOperatorPlanningTest {
         return all.stream().filter(c -> ((Map<?, ?>) c.get("action")).containsKey(kind)).toList(); // newest first
     }
 
+    /** The command of that id: a finished command asks for a plan at once, so a newer one may be queued beside it any time. */
+    private static Map<String, Object> command(String kind, Object id) {
+        return commands(kind).stream().filter(c -> id.equals(c.get("id"))).findFirst().orElseThrow(() -> new AssertionError("no command " + id));
+    }
+
     private static Map<String, String> labels(KubernetesClient kube) {
         return kube.nodes().withName(NODE).get().getMetadata().getLabels();
     }
@@ -99,24 +104,27 @@ class GpuOperatorPlanningTest {
 
             migManagerSays(kube, "failed");
             gpuOperator.pass(System.currentTimeMillis());
-            Map<?, ?> failed = commands("applyMigLayout").get(0);
+            Map<?, ?> failed = command("applyMigLayout", first.get("id"));
             assertEquals("FAILED", failed.get("state"));
             assertTrue(((String) failed.get("error")).contains("nvidia.com/mig.config.state=failed for layout " + config), failed.toString());
 
             planner.planNow();
             List<Map<String, Object>> layouts = commands("applyMigLayout");
             assertEquals(2, layouts.size(), "the GPU whose layout failed is planned again: " + layouts);
-            assertEquals("QUEUED", layouts.get(0).get("state"));
+            Map<?, ?> second = layouts.get(0);
+            assertEquals("QUEUED", second.get("state"));
             gpuOperator.pass(System.currentTimeMillis());
             policy(0, 200); // so the applied layout's GPU serves at once
             String again = labels(kube).get("nvidia.com/mig.config");
             assertNotEquals(config, again, "a new label value, so the MIG manager acts again");
             migManagerSays(kube, "success");
             gpuOperator.pass(System.currentTimeMillis());
-            Map<?, ?> applied = commands("applyMigLayout").get(0);
+            Map<?, ?> applied = command("applyMigLayout", second.get("id"));
             assertEquals("SUCCEEDED", applied.get("state"), applied.toString());
             assertEquals("PENDING", as(ADMIN).get("/api/v1/jobs/" + job).then().extract().jsonPath().getString("state"),
                     "the job waits until the agent reports the new MIG devices");
+            planner.planNow();
+            assertEquals(2, commands("applyMigLayout").size(), "a plan before the agent's report does not ask for the applied layout again");
 
             String gpu = (String) ((Map<?, ?>) ((Map<?, ?>) applied.get("action")).get("applyMigLayout")).get("gpuUuid");
             Inventory.Builder inv = Inventory.newBuilder().setNodeName(NODE);

@@ -36,19 +36,27 @@ import org.jboss.logging.Logger;
 
 /**
  * The fractional side of a plan. Before it: tells the moment each agent GPU's MIG layout (from its reported MIG
- * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or answered inside its pool's
- * drain time), each node's MIG policy, and which nodes share their whole GPUs by one device-plugin config. A node is in
- * the pool of the first policy (by pool name) that lists its GPU model as partitionable: nodes carry no pool label yet.
- * After it: hands the re-partitionings the plan wants to the ReconfigurationPlanner, which starts only those on GPUs with
- * no running work and within the pool's limit on GPUs reconfiguring at once, and asks for ApplyMigLayout for them and
- * SetSharing for each GPU a time-slicing share started on, or, on a device-plugin node (one sharing config for all its
- * whole GPUs), one for the node. The plan writes those commands in its own commit, so a plan that does not commit leaves
- * none behind. A layout command that failed (or expired unanswered) no longer holds its GPU: the GPU is planned again
- * with the layout its agent reports.
+ * devices), which GPUs are being re-partitioned (an ApplyMigLayout command unanswered, or applied inside its pool's
+ * drain time, or applied and not yet reported by the agent), each node's MIG policy, and which nodes share their whole
+ * GPUs by one device-plugin config. A node is in the pool of the first policy (by pool name) that lists its GPU model as
+ * partitionable: nodes carry no pool label yet. After it: hands the re-partitionings the plan wants to the
+ * ReconfigurationPlanner, which starts only those on GPUs with no running work and within the pool's limit on GPUs
+ * reconfiguring at once, and asks for ApplyMigLayout for them and SetSharing for each GPU a time-slicing share started
+ * on, or, on a device-plugin node (one sharing config for all its whole GPUs), one for the node. The plan writes those
+ * commands in its own commit, so a plan that does not commit leaves none behind. A layout command that failed (or expired
+ * unanswered) no longer holds its GPU: the GPU is planned again with the layout its agent reports.
  */
 @ApplicationScoped
 public class SlicePlanning {
     private static final Logger LOG = Logger.getLogger(SlicePlanning.class);
+    /**
+     * How long an applied layout the agent has not reported yet keeps its GPU out of planning: the agent re-registers on
+     * its next tick after a change, but a plan in between (the GPU Operator's success comes from a label, not from the
+     * agent) would see the old devices and ask for the layout again.
+     */
+    static final long AWAIT_REPORT_MILLIS = 120_000;
+    /** Commands this old may still be waiting for the report: the GPU Operator may take its whole MIG timeout (15 min). */
+    private static final long LAYOUT_LOOKBACK_MILLIS = 20 * 60_000;
 
     @Inject
     MigPolicyStore policies;
@@ -85,7 +93,7 @@ public class SlicePlanning {
         Map<Integer, MigPolicy> byNode = new HashMap<>();
         // a layout change matters while unanswered or inside its pool's drain time, which is at most the longest one
         long longestDrain = stored.stream().mapToLong(MigPolicyBody.Stored::drainTimeSeconds).max().orElse(0) * 1000;
-        List<NodeCommand> recent = commands.recentOrUnanswered(nowMillis - longestDrain);
+        List<NodeCommand> recent = commands.recentOrUnanswered(nowMillis - Math.max(longestDrain, LAYOUT_LOOKBACK_MILLIS));
         Map<String, Map<String, NodeCommand>> layoutCommands = latestLayoutCommands(recent);
         Set<Integer> sharedPerNode = new HashSet<>();
         Map<Integer, Integer> sharingReplicas = new HashMap<>();
@@ -111,8 +119,9 @@ public class SlicePlanning {
                 NodeCommand c = latest.get(g.uuid());
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 // a failed layout leaves the GPU as it was, to be planned again at once; an applied one drains first
-                boolean draining = c != null && NodeCommand.SUCCEEDED.equals(c.state()) && nowMillis < c.createdAt() + drainMillis;
-                if (c != null && unanswered(c) || draining) {
+                boolean applied = c != null && NodeCommand.SUCCEEDED.equals(c.state());
+                boolean draining = applied && nowMillis < c.createdAt() + drainMillis;
+                if (c != null && unanswered(c) || draining || applied && awaitingReport(c, g, nowMillis)) {
                     MigLayout target = layoutOf(g.model(), c.action().applyMigLayout().slots());
                     gpus.add(new NodeState.Gpu(null, target == null ? MigLayout.unpartitioned(g.model()) : target, lost));
                 } else if (g.migDevices() == null || g.migDevices().isEmpty()) {
@@ -203,6 +212,14 @@ public class SlicePlanning {
     private static Stream<GpuShare> timeSlices(Occupancy occupancy, int node) {
         return IntStream.range(0, occupancy.cluster().nodes().get(node).gpus()).boxed()
                 .flatMap(g -> occupancy.sharesOn(node, g).stream()).filter(s -> !s.isMig());
+    }
+
+    /** An applied layout whose instances (profiles and counts) the agent does not report yet, within the wait. */
+    private static boolean awaitingReport(NodeCommand c, Gpu g, long nowMillis) {
+        if (c.finishedAt() == null || nowMillis >= c.finishedAt() + AWAIT_REPORT_MILLIS) return false;
+        Map<String, Long> asked = c.action().applyMigLayout().slots().stream().collect(Collectors.groupingBy(CommandRequest.Slot::profile, Collectors.counting()));
+        List<Gpu.MigDevice> devices = g.migDevices() == null ? List.of() : g.migDevices();
+        return !asked.equals(devices.stream().collect(Collectors.groupingBy(Gpu.MigDevice::profile, Collectors.counting())));
     }
 
     private static boolean unanswered(NodeCommand c) {
