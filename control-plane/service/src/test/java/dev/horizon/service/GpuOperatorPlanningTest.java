@@ -84,8 +84,7 @@ class GpuOperatorPlanningTest {
         ManagedChannel channel = ManagedChannelBuilder.forAddress(base.getHost(), base.getPort()).usePlaintext().build();
         List<Command> toAgent = new CopyOnWriteArrayList<>();
         try {
-            MutinyAgentServiceStub agent = AgentStub.agent(channel, "Bearer " + Api.token("agent", null));
-            agent.register(AgentStub.host(NODE, 2)).await().atMost(WAIT);
+            MutinyAgentServiceStub agent = AgentStub.enrolled(channel, AgentStub.host(NODE, 2));
             agent.commands(AgentHello.newBuilder().setNodeId(NODE).build()).subscribe().with(toAgent::add);
             policy(600, 201); // a long drain: a failed layout must not hold the GPU for it
 
