@@ -7,9 +7,11 @@ import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.WaitReasons;
+import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
@@ -53,6 +55,26 @@ public class PlanResource {
     FullMode fullMode;
     @Inject
     JobStore jobs;
+    @Inject
+    Planner planner;
+    @Inject
+    Caller caller;
+
+    /** What a plan asked for with POST did: when it planned, how many jobs it started and preempted, the job rows it wrote. */
+    public record Planned(long plannedAt, int started, int preempted, int jobRowsWritten) {
+    }
+
+    /**
+     * Plans now, on this replica if it leads, and answers what the plan did. On a virtual clock nothing else makes plans:
+     * a driver such as ./horizon demo moves the clock (POST /api/v1/clock) and then asks for one.
+     */
+    @POST
+    public Planned planNow() {
+        caller.requireAdmin("asking for a plan");
+        Planner.PlanSnapshot p = planner.planNow();
+        if (p == null) throw new ApiException(503, "this replica does not lead and no plan was made yet; ask the leader (GET /api/leader)");
+        return new Planned(p.now(), p.started(), p.preempted(), p.jobRowsWritten());
+    }
 
     @GET
     public PlanView current() {
