@@ -150,6 +150,7 @@ public final class DemoMain {
                 cp.post("/api/v1/plan", null, admin, 200);
                 plans++;
             }
+            if (t % DemoDay.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
             runs.observe(cp.jobs("RUNNING", admin), t);
             status(t);
             pace(wallStart, t, speed);
@@ -205,6 +206,8 @@ public final class DemoMain {
         s.put("submitted", submitted);
         s.put("completed", runs.completed());
         s.put("preemptionsSeen", runs.preemptions());
+        s.put("startedAtPlannedStart", runs.startedAsPlanned());
+        s.put("waitedThenStartedAsPlanned", runs.waitedThenStartedAsPlanned());
         s.put("evictions", evictions);
         s.put("plans", plans);
         s.put("rtSloAttainment", serving.sloAttainment());

@@ -30,6 +30,8 @@ final class Runs {
         double done;
         Run run;
         Long firstStart;
+        /** The planned start (seconds of the day) the first plan that gave it one said, while it waited. */
+        Long firstPlannedStart;
 
         Job(SimJob truth, String id) {
             this.truth = truth;
@@ -91,6 +93,29 @@ final class Runs {
             }
         }
         return new Changes(started, stopped);
+    }
+
+    /** The waiting jobs as the control plane lists them (GET /api/v1/jobs?state=PENDING): the first planned start each was given. */
+    void planned(List<JsonNode> pendingJobs) {
+        for (JsonNode p : pendingJobs) {
+            Job j = byId.get(p.get("id").asText());
+            if (j != null && j.firstStart == null && j.firstPlannedStart == null && p.hasNonNull("plannedStart")) {
+                j.firstPlannedStart = p.get("plannedStart").asLong() - dayStartSeconds;
+            }
+        }
+    }
+
+    /** Jobs whose first start came within a planning step of the start the plan first gave them. */
+    long startedAsPlanned() {
+        return byId.values().stream().filter(j -> j.firstStart != null && j.firstPlannedStart != null
+                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDay.STEP_SECONDS).count();
+    }
+
+    /** Of those, the ones planned at least a step after they arrived: they waited, and started when the plan said. */
+    long waitedThenStartedAsPlanned() {
+        return byId.values().stream().filter(j -> j.firstStart != null && j.firstPlannedStart != null
+                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDay.STEP_SECONDS
+                && j.firstPlannedStart - j.truth.arrivalSeconds() >= DemoDay.STEP_SECONDS).count();
     }
 
     /** The running jobs whose work is done by t. */
