@@ -36,8 +36,8 @@ class DemoIT {
     private static final long DAY = 86_400;
     /** Drawn elements the screenshots must show, by the class the web view gives them. */
     private static final Map<String, Pattern> DRAWN = Map.of(
-            "MIG work", Pattern.compile("<g class=\"bar running[^\"]*\\bmig\\b"),
-            "fractional (time-sliced) work", Pattern.compile("<g class=\"bar running[^\"]*\\bshare\\b"),
+            "MIG work", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bmig\\b"),
+            "fractional (time-sliced) work", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bshare\\b"),
             "work on a lent GPU", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bfill\\b"),
             "a waiting job at its planned start", Pattern.compile("<g class=\"bar planned"));
 
