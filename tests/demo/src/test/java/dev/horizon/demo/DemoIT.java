@@ -57,7 +57,7 @@ class DemoIT {
             int shot = 0;
             for (double moment : new double[] {0.35, 0.7}) {
                 while (cp.get("/api/v1/clock", admin).get("now").asLong() / 1000 < dayStart + moment * DAY && !Files.exists(Path.of(summary + ".env"))) {
-                    assertTrue(demo.isAlive(), "the demo stopped during the day; see " + OUT.resolve("demo.log"));
+                    assertTrue(demo.isAlive(), () -> "the demo stopped during the day; see " + OUT.resolve("demo.log"));
                     Thread.sleep(500);
                 }
                 drawn.addAll(screenshot(running.getProperty("url"), admin, ++shot));
@@ -157,8 +157,8 @@ class DemoIT {
     private static Properties waitFor(Path file, Process demo, Duration limit) throws IOException, InterruptedException {
         Instant until = Instant.now().plus(limit);
         while (!Files.exists(file)) {
-            assertTrue(demo.isAlive(), "the demo exited (" + demo.exitValue() + "); see " + OUT.resolve("demo.log"));
-            assertTrue(Instant.now().isBefore(until), file + " did not appear within " + limit + "; see " + OUT.resolve("demo.log"));
+            if (!demo.isAlive()) throw new AssertionError("the demo exited (" + demo.exitValue() + "); see " + OUT.resolve("demo.log"));
+            assertTrue(Instant.now().isBefore(until), () -> file + " did not appear within " + limit + "; see " + OUT.resolve("demo.log"));
             Thread.sleep(500);
         }
         Thread.sleep(200);
