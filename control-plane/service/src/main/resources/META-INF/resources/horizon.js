@@ -3,7 +3,8 @@
 'use strict';
 
 const TOKEN_KEY = 'horizon.token';
-const REFRESH_MS = 10000;
+// a new plan every few seconds while ./horizon demo replays a day at speed
+const REFRESH_MS = 3000;
 const SVG = 'http://www.w3.org/2000/svg';
 const ROW = 16;
 const LABEL_WIDTH = 110;
@@ -58,10 +59,25 @@ function fromNow(seconds, now) {
   return minutes < 120 ? 'in ' + minutes + ' min' : 'in ' + (minutes / 60).toFixed(1) + ' h';
 }
 
-// "node-0[0-3]+node-1[0-7]" -> [{node: 'node-0', first: 0, last: 3}, ...]
+// "node-0[0-3]+node-1[5-5:3g.40gb@4]" -> [{node: 'node-0', first: 0, last: 3}, {node: 'node-1', first: 5, last: 5, share: '3g.40gb@4'}]
 function slices(placement) {
-  return (placement || '').split('+').map(part => /^(.+)\[(\d+)-(\d+)\]$/.exec(part)).filter(Boolean)
-    .map(m => ({ node: m[1], first: +m[2], last: +m[3] }));
+  return (placement || '').split('+').map(part => /^(.+)\[(\d+)-(\d+)(?::([^\]]+))?\]$/.exec(part)).filter(Boolean)
+    .map(m => ({ node: m[1], first: +m[2], last: +m[3], share: m[4] }));
+}
+
+// Where in its GPU's row a slice sits, as [top, height] in eighths of the row: a MIG instance by its memory slices
+// ("3g.40gb@4": from slice 4, 3 or 4 of 8), a time-slicing share ("500m/40779MiB") by its fraction, stacked in the
+// order drawn (sharesSeen counts the shares already on that GPU); whole GPUs fill the row.
+function within(slice, sharesSeen) {
+  if (!slice.share) return { kind: '', top: 0, height: 8 };
+  const mig = /^(\d)g\.\d+gb@(\d)$/.exec(slice.share);
+  if (mig) return { kind: ' mig', top: +mig[2], height: Math.max(1, Math.min(+mig[1] === 3 ? 4 : +mig[1], 8 - +mig[2])) };
+  const milli = /^(\d+)m\//.exec(slice.share);
+  const height = milli ? Math.max(1, Math.round(+milli[1] / 125)) : 4;
+  const key = slice.node + '[' + slice.first + ']';
+  const top = (sharesSeen.get(key) || 0) % 8;
+  sharesSeen.set(key, top + height);
+  return { kind: ' share', top, height };
 }
 
 // the width of the box an SVG sits in, inside its padding, so that charts fill the page without scrolling
@@ -78,14 +94,30 @@ function jobLabel(job) {
 
 function bar(svg, job, x, y, width, height, kind) {
   const g = el('g', { class: 'bar ' + kind + (job.fill ? ' fill' : ''), 'data-job': job.jobId });
-  g.append(el('title', {}, jobLabel(job) + ' (' + job.team + ', ' + job['class'] + ')'));
+  const how = (job.placement ? ' on ' + job.placement : '') + (job.fill ? ', on GPUs lent from inference' : '')
+    + (job.endReason ? ', ended ' + job.endReason.toLowerCase() : '');
+  g.append(el('title', {}, jobLabel(job) + ' (' + job.team + ', ' + job['class'] + ')' + how));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height, fill: teamColour(job.team), class: 'bar ' + kind }));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height: 3, fill: CLASS_COLOURS[job['class']] || '#000' }));
-  if (width > 40) g.append(el('text', { x: x + 4, y: y + height - 4 }, jobLabel(job)));
+  if (width > 40 && height >= ROW - 2) g.append(el('text', { x: x + 4, y: y + height - 4 }, jobLabel(job)));
+  if (job.endReason === 'PREEMPTED' || job.endReason === 'EVICTED') {
+    g.append(el('line', { x1: x + width, x2: x + width, y1: y - 1, y2: y + height + 1, class: 'cut ' + job.endReason.toLowerCase() }));
+  }
   svg.append(g);
 }
 
-function drawGantt(plan, nodes) {
+// One bar per GPU slice of a placement, each in its GPU's row (a MIG instance or share in its part of the row).
+function barsOf(svg, job, from, to, kind, rowOf, x, sharesSeen) {
+  for (const s of slices(job.placement)) {
+    if (!rowOf.has(s.node)) continue;
+    const part = within(s, sharesSeen);
+    const y = 20 + (rowOf.get(s.node) + s.first) * ROW + 1 + part.top * (ROW - 2) / 8;
+    const h = part.height === 8 ? (s.last - s.first + 1) * ROW - 2 : part.height * (ROW - 2) / 8;
+    bar(svg, job, x(from), y, x(to) - x(from), h, kind + part.kind);
+  }
+}
+
+function drawGantt(plan, nodes, runs) {
   const svg = document.getElementById('gantt');
   svg.replaceChildren();
   const now = plan.plannedAt;
@@ -111,14 +143,16 @@ function drawGantt(plan, nodes) {
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 14, y2: height, class: 'axis' }));
     svg.append(el('text', { x: x(t) - 14, y: 11 }, clock(t)));
   }
-  for (const job of plan.running) {
-    const jobEnd = job.estimatedEnd || now + plan.stepSeconds;
-    for (const s of slices(job.placement)) {
-      if (!rowOf.has(s.node)) continue;
-      const y = 20 + (rowOf.get(s.node) + s.first) * ROW;
-      bar(svg, job, x(job.start), y + 1, x(jobEnd) - x(job.start), (s.last - s.first + 1) * ROW - 2, 'running');
-    }
+  // past runs: one row per node of a run, drawn once per job and run; those still running are the plan's
+  const pastSeen = new Set();
+  for (const run of runs.filter(r => r.endedAt)) {
+    const key = run.jobId + '@' + run.startedAt;
+    if (pastSeen.has(key)) continue;
+    pastSeen.add(key);
+    barsOf(svg, run, run.startedAt, run.endedAt, 'past', rowOf, x, new Map());
   }
+  const sharesSeen = new Map();
+  for (const job of plan.running) barsOf(svg, job, job.start, job.estimatedEnd || now + plan.stepSeconds, 'running', rowOf, x, sharesSeen);
   if (planned.length) {
     svg.append(el('text', { x: 4, y: 20 + rows * ROW + ROW - 4 }, 'waiting, at the planned start:'));
   }
@@ -137,6 +171,11 @@ function drawGantt(plan, nodes) {
   }), ...Object.entries(CLASS_COLOURS).map(([cls, colour]) => {
     const item = el('span', { class: 'class' });
     item.append(el('i', { style: 'background:' + colour + ';height:4px' }), cls.toLowerCase().replace('_', ' '));
+    return item;
+  }), ...[['fill', 'hatched: on GPUs lent from inference'], ['mig', 'part of a row: a MIG instance'], ['share', 'a time-slicing share'],
+    ['cut', 'red end: preempted or taken back by inference']].map(([cls, text]) => {
+    const item = el('span', { class: 'mark ' + cls });
+    item.append(el('i', { class: cls }), text);
     return item;
   }));
 }
@@ -167,6 +206,8 @@ function drawHistory(points) {
     ['busyGpus', '#264653', 'GPUs busy (utilization)'],
     ['inferenceDemandGpus', '#e76f51', 'inference demand (GPUs)'],
     ['inferenceServedGpus', '#f4a261', 'inference served (GPUs)'],
+    ['inferenceHeldGpus', '#9d0208', 'held by inference services'],
+    ['inferenceReservedGpus', '#ffb703', 'reserved for inference by the plan'],
   ];
   series.forEach(([key, colour, label], i) => {
     const line = points.map(p => x(p.at) + ',' + y(p[key])).join(' ');
@@ -176,6 +217,37 @@ function drawHistory(points) {
     svg.append(el('rect', { x: width - 180, y: 14 + i * 18, width: 10, height: 10, fill: colour }));
     svg.append(el('text', { x: width - 166, y: 23 + i * 18 }, label));
   });
+}
+
+function fillTable(id, rows, columns) {
+  const trs = rows.map(r => {
+    const tr = el('tr', { class: id + '-row' });
+    for (const c of columns) tr.append(el('td', {}, String(c(r) ?? '')));
+    return tr;
+  });
+  if (trs.length === 0) {
+    const tr = el('tr');
+    tr.append(el('td', { colspan: columns.length }, 'none yet'));
+    trs.push(tr);
+  }
+  document.querySelector('#' + id + ' tbody').replaceChildren(...trs);
+}
+
+const hours = v => v === undefined || v === null ? '' : v.toFixed(1);
+const share = v => v === undefined || v === null ? '' : Math.round(v * 100) + '%';
+
+function fillTeams(teams) {
+  fillTable('teams', teams, [t => t.name, t => t.parent || '', t => share(t.share), t => hours(t.owedGpuHours), t => hours(t.deliveredGpuHours),
+    t => t.owedGpuHoursDelivered === undefined ? 'owed nothing' : share(t.owedGpuHoursDelivered)]);
+}
+
+function fillComparisons(comparisons) {
+  const c = comparisons[0];
+  document.getElementById('comparison-about').textContent = c ? c.scenario + ' (' + c.command + ')' : 'no comparison stored';
+  const rows = c ? c.policies.map(p => Object.assign({ best: p.policy === c.bestBaseline }, p)) : [];
+  fillTable('comparison', rows, [p => p.policy + (p.best ? ' (best baseline)' : ''), p => p.engine, p => share(p.utilization),
+    p => p.jobsCompleted + ' of ' + p.jobsArrived, p => p.preemptions, p => p.waitP95Seconds === undefined ? '' : Math.round(p.waitP95Seconds) + ' s',
+    p => share(p.worstTeamOwedDelivered), p => share(p.rtSloAttainment), p => hours(p.priorityWeightedOutput)]);
 }
 
 function fillPending(plan) {
@@ -196,15 +268,22 @@ function fillPending(plan) {
 
 async function refresh() {
   try {
-    const [plan, history, nodes] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes')]);
+    const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
+      api('/api/v1/clock')]);
+    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + (plan.plannedAt - PAST_SECONDS)), api('/api/v1/teams'),
+      api('/api/v1/comparisons')]);
+    document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
+      + new Date(now.now).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
       + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
       + ' waiting; planned at ' + clock(plan.plannedAt);
     // shown before drawing: the charts take their width from the laid-out page
     show('view');
-    drawGantt(plan, nodes);
+    drawGantt(plan, nodes, runs);
     drawHistory(history);
     fillPending(plan);
+    fillTeams(teams);
+    fillComparisons(comparisons);
     document.getElementById('error').textContent = '';
   } catch (e) {
     if (e.unauthorized) {

@@ -61,20 +61,7 @@ public final class ScenarioFile {
             } catch (InvalidJobException e) {
                 throw new IllegalArgumentException(at + ": " + e.getMessage());
             }
-            if (duration < 1) throw new IllegalArgumentException(at + ".durationSeconds must be at least 1");
-            SliceRequest slice = SliceRequest.of(spec.perReplica());
-            if (slice != null) {
-                List<String> problems = slice.problems(cluster);
-                if (!problems.isEmpty()) throw new IllegalArgumentException(at + ": " + String.join("; ", problems));
-                jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), spec.replicaCount(), spec.replicaCount(),
-                        arrival, duration, spec.durationEstimateSeconds(), spec.contractOrDefault(), slice, PlacementRules.of(spec)));
-                continue;
-            }
-            int total = spec.replicaCount() * spec.perReplica().gpus();
-            if (total > gpus) throw new IllegalArgumentException(at + ": asks for " + total + " GPUs but the cluster has " + gpus + "; lower replicas or perReplica.gpus");
-            int minTotal = spec.minReplicaCount() * spec.perReplica().gpus();
-            jobs.add(new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), total, minTotal, arrival, duration,
-                    spec.durationEstimateSeconds(), spec.contractOrDefault(), null, PlacementRules.of(spec)));
+            jobs.add(job(spec, arrival, duration, cluster, at));
         }
         List<ServiceDemand> services = new ArrayList<>();
         JsonNode servicesNode = root.path("services");
@@ -97,6 +84,27 @@ public final class ScenarioFile {
         info.put("jobs", jobs.size());
         return new Scenario(root.path("name").asText(where), cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services,
                 List.of(), info, null, migPolicy);
+    }
+
+    /**
+     * The simulator's job for a job JSON that arrives at arrival and truly runs duration seconds at its full width: its
+     * name is its id, its priority its weight; a shape the cluster can never hold is refused, naming where (at).
+     */
+    public static SimJob job(JobSpec spec, long arrival, long duration, Cluster cluster, String at) {
+        if (duration < 1) throw new IllegalArgumentException(at + ".durationSeconds must be at least 1");
+        SliceRequest slice = SliceRequest.of(spec.perReplica());
+        if (slice != null) {
+            List<String> problems = slice.problems(cluster);
+            if (!problems.isEmpty()) throw new IllegalArgumentException(at + ": " + String.join("; ", problems));
+            return new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), spec.replicaCount(), spec.replicaCount(),
+                    arrival, duration, spec.durationEstimateSeconds(), spec.contractOrDefault(), slice, PlacementRules.of(spec));
+        }
+        int total = spec.replicaCount() * spec.perReplica().gpus();
+        int gpus = cluster.totalGpus();
+        if (total > gpus) throw new IllegalArgumentException(at + ": asks for " + total + " GPUs but the cluster has " + gpus + "; lower replicas or perReplica.gpus");
+        int minTotal = spec.minReplicaCount() * spec.perReplica().gpus();
+        return new SimJob(spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(), total, minTotal, arrival, duration,
+                spec.durationEstimateSeconds(), spec.contractOrDefault(), null, PlacementRules.of(spec));
     }
 
     /** GPU memory: what NVML reports for an H100-80GB, else the size in the model's name ("H200-141GB": 141 GiB). */

@@ -10,7 +10,6 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Owed GPU-hours delivered per team over the last 7 days: GPU-hours held over GPU-hours owed by fair share, capped at 1,
@@ -35,9 +34,18 @@ public class OwedDelivered {
     private volatile Map<String, UsageStore.Totals> window = Map.of();
     private final Map<String, Boolean> gauged = new HashMap<>();
 
-    /** The team's delivered share over the window ending now, empty when it was owed nothing. */
-    public Optional<Double> of(String team) {
-        return Optional.ofNullable(FairShareWindow.delivered(totals()).get(team));
+    /** A team's GPU-hours owed and held over the window, and delivered (held over owed, capped at 1; null when owed nothing). */
+    public record TeamHours(double owed, double held, Double delivered) {
+        public static final TeamHours NONE = new TeamHours(0, 0, null);
+    }
+
+    /** Every team that ran or was owed anything over the window ending now, read in one query. */
+    public Map<String, TeamHours> hoursByTeam() {
+        Map<String, UsageStore.Totals> t = totals();
+        Map<String, Double> delivered = FairShareWindow.delivered(t);
+        Map<String, TeamHours> out = new HashMap<>();
+        t.forEach((team, totals) -> out.put(team, new TeamHours(hours(totals, true), hours(totals, false), delivered.get(team))));
+        return out;
     }
 
     @Scheduled(every = "15s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)

@@ -57,9 +57,14 @@ public class InferenceResource {
         }
     }
 
-    /** lastDemand: the newest observed step (null before any); forecast[k]: GPUs needed k + 1 steps after it. */
+    /**
+     * lastDemand: the newest observed step (null before any); forecast[k]: GPUs needed k + 1 steps after it. heldOn: the
+     * uuids of the GPUs its replicas hold (empty when only a count was reported). recentDemand: the last day's observed
+     * steps, oldest first, the last of which was reported at recentDemandReportedAt (epoch ms), each step stepSeconds long.
+     */
     public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, List<String> servedBy, int heldGpus,
-                              int observedSteps, Double lastDemand, double[] forecast) {
+                              int observedSteps, Double lastDemand, double[] forecast, List<String> heldOn, List<Double> recentDemand,
+                              Long recentDemandReportedAt, long stepSeconds) {
     }
 
     @Inject
@@ -74,6 +79,8 @@ public class InferenceResource {
     Planner planner;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
     int horizonSteps;
+    @ConfigProperty(name = "horizon.planner.step-seconds")
+    long stepSeconds;
 
     @GET
     public List<ServiceView> list() {
@@ -198,7 +205,8 @@ public class InferenceResource {
     private ServiceView view(InferenceStore.Row row) {
         InferenceService s = row.service();
         InferenceStore.Demand d = services.demand(s.name());
+        InferenceStore.Recent recent = services.recent(s.name(), services.stepsPerDay());
         return new ServiceView(s.name(), s.team(), s.weightPerGpuHour(), s.swapCapGpus(), row.servedBy(), row.heldGpus(), d.observedSteps(), d.last(),
-                d.forecaster().forecast(horizonSteps));
+                d.forecaster().forecast(horizonSteps), row.heldOn(), recent.gpus(), recent.lastReportedAt(), stepSeconds);
     }
 }

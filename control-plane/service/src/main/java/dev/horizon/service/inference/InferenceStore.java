@@ -125,6 +125,22 @@ public class InferenceStore {
                 }, rs -> rs.getDouble(1));
     }
 
+    /** The last steps observed, oldest first, and when the newest was reported (epoch ms; null before any). */
+    public record Recent(List<Double> gpus, Long lastReportedAt) {
+    }
+
+    public Recent recent(String name, int steps) {
+        record Step(double gpus, long reportedAt) {
+        }
+        List<Step> newestFirst = db.query("SELECT gpus, reported_at FROM inference_demand WHERE service = ? ORDER BY step DESC LIMIT ?", ps -> {
+            ps.setString(1, name);
+            ps.setInt(2, steps);
+        }, rs -> new Step(rs.getDouble(1), rs.getLong(2)));
+        List<Double> gpus = new java.util.ArrayList<>();
+        for (int i = newestFirst.size() - 1; i >= 0; i--) gpus.add(newestFirst.get(i).gpus());
+        return new Recent(gpus, newestFirst.isEmpty() ? null : newestFirst.get(0).reportedAt());
+    }
+
     public Demand demand(String name) {
         List<Double> steps = recentSteps(name);
         DemandForecaster forecaster = new DemandForecaster(stepsPerDay(), 7);

@@ -221,7 +221,7 @@ public class JobStore {
             if (found.isEmpty()) return false;
             JobRow j = found.get(0);
             PlanWrite w = new PlanWrite(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why, j.doneIfTakenOff(contract, now),
-                    RunSegments.PREEMPTED, List.of());
+                    RunSegments.EVICTED, List.of());
             return applyPlan(c, List.of(w), j.leaderEpoch(), now) == 1;
         });
     }

@@ -15,9 +15,14 @@ public final class RunSegments {
     /** Why a run ended, as end_reason stores it. */
     public static final String PREEMPTED = "PREEMPTED";
     public static final String NODE_LOST = "NODE_LOST";
+    /** Its GPUs were taken back by something other than the plan (an inference service growing onto them, as agents report). */
+    public static final String EVICTED = "EVICTED";
 
-    /** One job's GPUs on one node from startedAt on; gpus counts a MIG instance or share by its fraction. */
-    public record Opening(String jobId, String team, String node, double gpus, long startedAt) {
+    /**
+     * One job's GPUs on one node from startedAt on; gpus counts a MIG instance or share by its fraction. placement: the
+     * job's whole placement as stored ("node-1[0-3]"); fill: it started on lent GPUs.
+     */
+    public record Opening(String jobId, String team, String node, double gpus, long startedAt, String placement, boolean fill) {
     }
 
     private RunSegments() {
@@ -25,8 +30,8 @@ public final class RunSegments {
 
     static void open(Connection c, Collection<Opening> openings, long epoch) throws SQLException {
         if (openings.isEmpty()) return;
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_segments (job_id, team, node, gpus, started_at, leader_epoch)"
-                + " VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_segments (job_id, team, node, gpus, started_at, leader_epoch,"
+                + " placement, fill) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             for (Opening o : openings) {
                 ps.setString(1, o.jobId());
                 ps.setString(2, o.team());
@@ -34,6 +39,8 @@ public final class RunSegments {
                 ps.setDouble(4, o.gpus());
                 ps.setLong(5, o.startedAt());
                 ps.setLong(6, epoch);
+                ps.setString(7, o.placement());
+                ps.setBoolean(8, o.fill());
                 ps.addBatch();
             }
             ps.executeBatch();

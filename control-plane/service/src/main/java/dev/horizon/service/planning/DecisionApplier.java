@@ -55,7 +55,8 @@ public class DecisionApplier {
             holding.put(s.jobId(), s.placement());
             started.add(s.jobId());
             JobRow j = in.rows().get(s.jobId());
-            writes.add(Changes.start(j, s.placement().describe(in.cluster()), s.fill(), now, openings(j, s.placement(), in, now)));
+            String placement = s.placement().describe(in.cluster());
+            writes.add(Changes.start(j, placement, s.fill(), now, openings(j, s.placement(), placement, s.fill(), in, now)));
         }
         List<SlicePlanning.Wanted> commands = slices.apply(in.pools(), decision, occupancy, in.usable(), Instant.ofEpochSecond(now));
         writes.addAll(waits(in, decision, outcome.startSteps(), started));
@@ -63,11 +64,12 @@ public class DecisionApplier {
     }
 
     /** Per node of the placement, the GPUs the job holds there (a slice by its fraction). */
-    private static List<RunSegments.Opening> openings(JobRow j, Placement p, PlanInput in, long now) {
+    private static List<RunSegments.Opening> openings(JobRow j, Placement p, String placement, boolean fill, PlanInput in, long now) {
         Map<Integer, Double> byNode = new LinkedHashMap<>();
         for (Placement.Slice s : p.slices()) byNode.merge(s.node(), s.share() == null ? s.count() : s.share().gpuFraction(), Double::sum);
         List<RunSegments.Opening> out = new ArrayList<>();
-        byNode.forEach((node, gpus) -> out.add(new RunSegments.Opening(j.id(), j.team(), in.cluster().nodes().get(node).name(), gpus, now)));
+        byNode.forEach((node, gpus) -> out.add(new RunSegments.Opening(j.id(), j.team(), in.cluster().nodes().get(node).name(), gpus, now,
+                placement, fill)));
         return out;
     }
 

@@ -13,11 +13,17 @@ public final class PlanHistory {
     private PlanHistory() {
     }
 
-    /** inferenceDemandGpus: GPUs that real-time inference jobs ask for; inferenceServedGpus: those they hold. */
+    /**
+     * inferenceDemandGpus: GPUs that real-time inference jobs ask for; inferenceServedGpus: those they hold.
+     * inferenceHeldGpus: GPUs inference services' replicas held (as their agents report); inferenceReservedGpus: what the
+     * plan kept for the services for its step (at least what they held).
+     */
     public record Point(long at, int totalGpus, int busyGpus, double utilization, int pendingJobs, int inferenceDemandGpus,
-                        int inferenceServedGpus) {
-        Point(long at, int totalGpus, int busyGpus, int pendingJobs, int inferenceDemandGpus, int inferenceServedGpus) {
-            this(at, totalGpus, busyGpus, totalGpus == 0 ? 0 : (double) busyGpus / totalGpus, pendingJobs, inferenceDemandGpus, inferenceServedGpus);
+                        int inferenceServedGpus, int inferenceHeldGpus, int inferenceReservedGpus) {
+        Point(long at, int totalGpus, int busyGpus, int pendingJobs, int inferenceDemandGpus, int inferenceServedGpus, int inferenceHeldGpus,
+              int inferenceReservedGpus) {
+            this(at, totalGpus, busyGpus, totalGpus == 0 ? 0 : (double) busyGpus / totalGpus, pendingJobs, inferenceDemandGpus, inferenceServedGpus,
+                    inferenceHeldGpus, inferenceReservedGpus);
         }
     }
 
@@ -29,8 +35,8 @@ public final class PlanHistory {
         return after;
     }
 
-    /** The point of a plan: active is what it planned, writes what it changed of them. */
-    static Point of(Planner.PlanSnapshot plan, List<JobRow> active, List<JobStore.PlanWrite> writes) {
+    /** The point of a plan: active is what it planned, writes what it changed of them, heldByServices the GPUs services held. */
+    static Point of(Planner.PlanSnapshot plan, List<JobRow> active, List<JobStore.PlanWrite> writes, int heldByServices) {
         Map<String, JobState> after = statesAfter(active, writes);
         int pending = 0, demand = 0, served = 0;
         for (JobRow j : active) {
@@ -40,6 +46,7 @@ public final class PlanHistory {
             demand += j.gpus();
             if (state == JobState.RUNNING) served += j.gpus();
         }
-        return new Point(plan.now(), plan.totalGpus(), plan.busyGpus(), pending, demand, served);
+        int reserved = plan.inferenceReservedGpus().values().stream().mapToInt(Integer::intValue).sum();
+        return new Point(plan.now(), plan.totalGpus(), plan.busyGpus(), pending, demand, served, heldByServices, reserved);
     }
 }

@@ -11,6 +11,7 @@ import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
@@ -55,7 +56,25 @@ public class PlanResource {
     @Inject
     JobStore jobs;
     @Inject
+    Planner planner;
+    @Inject
     Caller caller;
+
+    /** What a plan asked for with POST did: when it planned, how many jobs it started and preempted, the job rows it wrote. */
+    public record Planned(long plannedAt, int started, int preempted, int jobRowsWritten) {
+    }
+
+    /**
+     * Plans now, on this replica if it leads, and answers what the plan did. On a virtual clock nothing else makes plans:
+     * a driver such as ./horizon demo moves the clock (POST /api/v1/clock) and then asks for one.
+     */
+    @POST
+    public Planned planNow() {
+        caller.requireAdmin("asking for a plan");
+        Planner.PlanSnapshot p = planner.planNow();
+        if (p == null) throw new ApiException(503, "this replica does not lead and no plan was made yet; ask the leader (GET /api/leader)");
+        return new Planned(p.now(), p.started(), p.preempted(), p.jobRowsWritten());
+    }
 
     @GET
     public PlanView current() {

@@ -38,14 +38,16 @@ public class PlanStore {
             });
             long minute = Math.floorDiv(point.at(), MINUTE) * MINUTE;
             int merged = Db.update(c, "DELETE FROM plan_history WHERE planned_at >= ?", ps -> ps.setLong(1, minute));
-            Db.update(c, "INSERT INTO plan_history (planned_at, total_gpus, busy_gpus, pending_jobs, inference_demand_gpus, inference_served_gpus)"
-                    + " VALUES (?, ?, ?, ?, ?, ?)", ps -> {
+            Db.update(c, "INSERT INTO plan_history (planned_at, total_gpus, busy_gpus, pending_jobs, inference_demand_gpus, inference_served_gpus,"
+                    + " inference_held_gpus, inference_reserved_gpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                         ps.setLong(1, point.at());
                         ps.setInt(2, point.totalGpus());
                         ps.setInt(3, point.busyGpus());
                         ps.setInt(4, point.pendingJobs());
                         ps.setInt(5, point.inferenceDemandGpus());
                         ps.setInt(6, point.inferenceServedGpus());
+                        ps.setInt(7, point.inferenceHeldGpus());
+                        ps.setInt(8, point.inferenceReservedGpus());
                     });
             // a new point (not one that replaced the last) may push the oldest out
             if (merged == 0) {
@@ -64,8 +66,8 @@ public class PlanStore {
 
     /** The history, oldest first. */
     public List<PlanHistory.Point> history() {
-        return db.query("SELECT planned_at, total_gpus, busy_gpus, pending_jobs, inference_demand_gpus, inference_served_gpus FROM plan_history"
-                + " ORDER BY planned_at", ps -> { }, rs -> new PlanHistory.Point(rs.getLong(1), rs.getInt(2), rs.getInt(3), rs.getInt(4),
-                        rs.getInt(5), rs.getInt(6)));
+        return db.query("SELECT planned_at, total_gpus, busy_gpus, pending_jobs, inference_demand_gpus, inference_served_gpus, inference_held_gpus,"
+                + " inference_reserved_gpus FROM plan_history ORDER BY planned_at", ps -> { }, rs -> new PlanHistory.Point(rs.getLong(1), rs.getInt(2),
+                        rs.getInt(3), rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getInt(7), rs.getInt(8)));
     }
 }

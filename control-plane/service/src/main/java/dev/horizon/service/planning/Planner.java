@@ -234,7 +234,8 @@ public class Planner {
         phases.committed();
         snapshot = withWritten(snapshot, written);
         metrics.record(snapshot, commit.writes(), m.active());
-        plans.record(snapshot, PlanHistory.of(snapshot, m.active(), commit.writes()), epoch);
+        int heldByServices = m.input() == null ? 0 : m.input().context().services().values().stream().mapToInt(v -> v.heldGpus()).sum();
+        plans.record(snapshot, PlanHistory.of(snapshot, m.active(), commit.writes(), heldByServices), epoch);
         last.set(snapshot);
         // a start, preemption or displacement changes what the next plan sees (freed GPUs, fair share, jobs waiting again
         // that this plan took off a lost node but did not place), so plan again

@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Teams and their budgets (shares of the cluster's GPU time); only admins change them. */
 @Path("/api/v1/teams")
@@ -32,9 +33,12 @@ public class TeamResource {
     public record Budget(Double share) {
     }
 
-    /** owedGpuHoursDelivered: GPU-hours run over GPU-hours owed over the last 7 days, capped at 1; absent when owed nothing. */
+    /**
+     * owedGpuHoursDelivered: GPU-hours run over GPU-hours owed over the last 7 days, capped at 1; absent when owed nothing.
+     * owedGpuHours, deliveredGpuHours: the two sides of it over the same window.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TeamView(@JsonUnwrapped Team team, Double owedGpuHoursDelivered) {
+    public record TeamView(@JsonUnwrapped Team team, Double owedGpuHoursDelivered, double owedGpuHours, double deliveredGpuHours) {
     }
 
     @Inject
@@ -45,15 +49,20 @@ public class TeamResource {
     OwedDelivered owed;
 
     @GET
-    public List<Team> list() {
-        return teams.all();
+    public List<TeamView> list() {
+        Map<String, OwedDelivered.TeamHours> hours = owed.hoursByTeam();
+        return teams.all().stream().map(t -> view(t, hours)).toList();
     }
 
     @GET
     @Path("/{name}")
     public TeamView get(@PathParam("name") String name) {
-        Team team = teams.find(name).orElseThrow(() -> ApiException.notFound("team", name));
-        return new TeamView(team, owed.of(name).orElse(null));
+        return view(teams.find(name).orElseThrow(() -> ApiException.notFound("team", name)), owed.hoursByTeam());
+    }
+
+    private static TeamView view(Team team, Map<String, OwedDelivered.TeamHours> hours) {
+        OwedDelivered.TeamHours h = hours.getOrDefault(team.name(), OwedDelivered.TeamHours.NONE);
+        return new TeamView(team, h.delivered(), h.owed(), h.held());
     }
 
     @POST

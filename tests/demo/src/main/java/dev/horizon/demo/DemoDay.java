@@ -1,0 +1,143 @@
+package dev.horizon.demo;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.api.Contract;
+import dev.horizon.api.GpuShape;
+import dev.horizon.api.JobClass;
+import dev.horizon.api.JobSpec;
+import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.fractional.mig.MigPolicy;
+import dev.horizon.simulation.Scenario;
+import dev.horizon.simulation.ServiceDemand;
+import dev.horizon.simulation.SimJob;
+import dev.horizon.trace.ScenarioFile;
+import dev.horizon.trace.ScenarioOptions;
+import dev.horizon.trace.Scenarios;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * The contended day the demo replays, built once so that the live control plane and the simulator's baselines get the
+ * very same jobs: two 8-GPU hosts (an H100 node, and an A100 node under a MIG policy), three teams with budgets in a
+ * tree, a stream of training, batch-inference, quantization and debug jobs (the Philly log's arrivals, sizes and
+ * durations when the traces are there, the built-in generator's otherwise), and an inference service on the GenAI
+ * request trace's daily curve (or the generator's). Each job is written the way its team would submit it (a PyTorchJob,
+ * a RayCluster of half-GPU actors, or job JSON for MIG slices and single GPUs) and goes through that adapter's
+ * translation; the simulator's job is made from the translated job JSON.
+ */
+record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand service, String source) {
+    static final String H100_NODE = "node-h100";
+    static final String A100_NODE = "node-a100";
+    static final List<GpuNode> NODES = List.of(new GpuNode(H100_NODE, "H100-80GB", 8, 81_559, null), new GpuNode(A100_NODE, "A100-80GB", 8, 81_920, null));
+    static final String SERVICE = "chat-serving";
+    static final String SERVICE_TEAM = "applied";
+    /** The team tree: research (nlp and vision) owns most of the cluster, applied the rest. */
+    static final List<BudgetTree.Budget> BUDGETS = List.of(new BudgetTree.Budget("research", null, 0.65), new BudgetTree.Budget("nlp", "research", 0.55),
+            new BudgetTree.Budget("vision", "research", 0.45), new BudgetTree.Budget(SERVICE_TEAM, null, 0.35));
+    static final MigPolicy MIG = new MigPolicy("a100", Set.of("A100-80GB"), Set.of("1g.10gb", "3g.40gb"), MigPolicy.Layout.DYNAMIC,
+            Duration.ofMinutes(5), 2);
+    static final long STEP_SECONDS = ScenarioOptions.STEP_SECONDS;
+    /** Three teams asking for different amounts: nlp the most, so fair share has something to do. */
+    private static final String[] TEAMS = {"nlp", "nlp", "nlp", "vision", "vision", "applied"};
+    /** Priority classes, lowest first, and the priority each maps to (the Kubeflow adapter's --priority-class). */
+    static final Map<String, Integer> PRIORITY_CLASSES = Map.of("low", 1, "normal", 2, "high", 4, "urgent", 8);
+    /** The demo's jobs run at most this long, so a day shows many of them start and end. */
+    private static final long LONGEST_RUN_SECONDS = 8 * 3600;
+    private static final double LOAD = 1.5;
+    private static final double INFERENCE_PEAK_SHARE = 0.35;
+
+    /** One job of the day: when it arrives, how long it truly runs, the job JSON submitted for it and what made that JSON. */
+    record Submission(SimJob job, JobSpec spec, String via) {
+    }
+
+    static DemoDay build(long seed, Path traceDir) throws IOException {
+        boolean philly = Files.isRegularFile(traceDir.resolve("philly-via-pollux/philly.csv"))
+                && Files.isRegularFile(traceDir.resolve("alibaba-genai-v2026/lora_request_trace.csv"));
+        ScenarioOptions o = new ScenarioOptions(seed, 16, 1, LOAD, INFERENCE_PEAK_SHARE, 0, traceDir);
+        Scenario base = Scenarios.build(philly ? "philly" : "mixed", o);
+        Cluster cluster = new Cluster(NODES);
+        Random rng = new Random(seed);
+        Workloads workloads = new Workloads();
+        List<Submission> submissions = new ArrayList<>();
+        for (SimJob j : base.jobs()) {
+            if (j.gpus() > 8) continue;
+            submissions.add(submission(j, "job-" + submissions.size(), rng, workloads, cluster));
+        }
+        addDebugJobs(base.windowSeconds(), rng, workloads, cluster, submissions);
+        submissions.sort(Comparator.comparingLong((Submission s) -> s.job().arrivalSeconds()).thenComparing(s -> s.job().id()));
+        ServiceDemand demand = base.services().get(0);
+        ServiceDemand service = new ServiceDemand(new dev.horizon.allocator.InferenceService(SERVICE, SERVICE_TEAM, 8, 2), demand.history(),
+                demand.window(), demand.historyMinutes(), demand.windowMinutes());
+        String source = philly ? "the Philly job log (arrivals, sizes, durations) and the Alibaba GenAI request trace's daily curve, from " + traceDir
+                : "the built-in generator (../shared/traces is absent): jobs like the mixed scenario's, a generated daily inference curve";
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", "demo-day");
+        info.put("source", source);
+        info.put("seed", seed);
+        info.put("jobs", submissions.size());
+        Scenario day = new Scenario("demo-day", cluster, STEP_SECONDS, base.windowSteps(), ScenarioOptions.HORIZON_STEPS,
+                submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, new BudgetTree(BUDGETS), MIG);
+        return new DemoDay(day, submissions, service, source);
+    }
+
+    /**
+     * The job as its team would write it. Training of two or more GPUs is a PyTorchJob (a master and workers, one pod
+     * per half of its GPUs); a third of batch inference is a RayCluster of half-GPU actors (two per GPU it asked for); half
+     * of quantization runs on a 3g.40gb MIG half of an A100; the rest is job JSON of whole GPUs. Teams and priorities are
+     * drawn; the user's estimate is the true duration off by up to a factor of 1.5 either way.
+     */
+    private static Submission submission(SimJob base, String name, Random rng, Workloads workloads, Cluster cluster) {
+        String team = TEAMS[rng.nextInt(TEAMS.length)];
+        String priorityClass = priorityClass(rng);
+        long duration = Math.min(LONGEST_RUN_SECONDS, base.trueDurationSeconds());
+        long estimate = Math.max(60, Math.round(duration * Math.exp((rng.nextDouble() * 2 - 1) * Math.log(1.5))));
+        JobSpec spec;
+        String via;
+        if (base.jobClass() == JobClass.TRAINING && base.gpus() >= 2) {
+            int pods = base.gpus() >= 4 ? 2 : base.gpus();
+            spec = workloads.pytorchJob(name, team, priorityClass, base.gpus() / pods, pods - 1, estimate);
+            via = "PyTorchJob through the Kubeflow adapter";
+        } else if (base.jobClass() == JobClass.BATCH_INFERENCE && rng.nextInt(3) == 0) {
+            spec = workloads.rayCluster(name, team, 2 * base.gpus());
+            via = "RayCluster through the KubeRay adapter";
+        } else if (base.jobClass() == JobClass.QUANTIZATION && rng.nextBoolean()) {
+            spec = restJob(name, team, base.jobClass(), PRIORITY_CLASSES.get(priorityClass), 1, new GpuShape(null, "3g.40gb", null, null, null), estimate);
+            via = "job JSON (a 3g.40gb MIG instance)";
+        } else {
+            spec = restJob(name, team, base.jobClass(), PRIORITY_CLASSES.get(priorityClass), 1, GpuShape.wholeGpus(base.gpus()), estimate);
+            via = "job JSON";
+        }
+        return new Submission(ScenarioFile.job(spec, base.arrivalSeconds(), duration, cluster, name), spec, via);
+    }
+
+    /** Debug sessions all day, every 40 minutes or so: a 1g.10gb MIG slice or one GPU for 5 to 20 minutes, wanted now. */
+    private static void addDebugJobs(long window, Random rng, Workloads workloads, Cluster cluster, List<Submission> out) {
+        for (long t = (long) (rng.nextDouble() * 2400); t < window; t += 600 + (long) (rng.nextDouble() * 3600)) {
+            String name = "debug-" + out.size();
+            String team = TEAMS[rng.nextInt(TEAMS.length)];
+            long duration = 300 + (long) (rng.nextDouble() * 900);
+            GpuShape shape = rng.nextBoolean() ? new GpuShape(null, "1g.10gb", null, null, null) : GpuShape.wholeGpus(1);
+            JobSpec spec = restJob(name, team, JobClass.DEBUG, 4, 1, shape, duration);
+            out.add(new Submission(ScenarioFile.job(spec, t, duration, cluster, name), spec, "job JSON"));
+        }
+    }
+
+    private static JobSpec restJob(String name, String team, JobClass jobClass, int priority, int replicas, GpuShape shape, long estimate) {
+        return new JobSpec(name, team, jobClass, priority, replicas, null, shape, null, null, estimate, Contract.defaultFor(jobClass), null);
+    }
+
+    private static String priorityClass(Random rng) {
+        double u = rng.nextDouble();
+        return u < 0.4 ? "low" : u < 0.7 ? "normal" : u < 0.9 ? "high" : "urgent";
+    }
+}

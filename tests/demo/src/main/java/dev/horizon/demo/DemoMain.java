@@ -1,0 +1,217 @@
+package dev.horizon.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.fairshare.BudgetTree;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * ./horizon demo's world: it replays the demo's day against a control plane on its virtual clock, through the REST API
+ * only. Each simulated minute it moves the clock, submits the jobs that arrived (as their teams' submitters), reports
+ * the jobs whose work is done (as their agents would), sizes the inference service and says which GPUs serve (taking
+ * GPUs back from batch work when free ones run out: EVICTED), asks for a plan when something changed, and reads what
+ * runs. It paces itself to --speed simulated seconds per wall second and prints one status line.
+ */
+public final class DemoMain {
+    private final ControlPlane cp;
+    private final String admin;
+    private final DemoDay day;
+    private final Runs runs;
+    private final Serving serving;
+    private final long dayStart;
+    private final Map<String, String> submitterOf = new HashMap<>();
+    private final PrintStream out;
+    private int submitted;
+    private int evictions;
+    private int plans;
+
+    private DemoMain(ControlPlane cp, String admin, DemoDay day, long dayStart, PrintStream out) {
+        this.cp = cp;
+        this.admin = admin;
+        this.day = day;
+        this.dayStart = dayStart;
+        this.runs = new Runs(dayStart);
+        this.serving = new Serving(day.service());
+        this.out = out;
+    }
+
+    /** The options, each with its default; a wrong one is one line naming it. */
+    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary) {
+        static Options parse(String[] args) {
+            Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces"));
+            for (int i = 0; i < args.length; i += 2) {
+                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary").contains(args[i]) || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("unknown option or missing value: " + args[i]
+                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE]");
+                }
+                o.put(args[i], args[i + 1]);
+            }
+            if (!o.containsKey("--url") || !o.containsKey("--token")) throw new IllegalArgumentException("--url and --token (an admin token) are required");
+            double speed = number(o, "--speed");
+            long duration = (long) number(o, "--duration");
+            if (speed <= 0) throw new IllegalArgumentException("--speed must be above 0 (simulated seconds per wall second; 288 = a day in 5 minutes)");
+            if (duration < 60 || duration > 86_400) throw new IllegalArgumentException("--duration must be 60 to 86400 simulated seconds (got " + duration + ")");
+            return new Options(o.get("--url"), o.get("--token"), (long) number(o, "--seed"), speed, duration, Path.of(o.get("--traces")),
+                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null);
+        }
+
+        private static double number(Map<String, String> o, String name) {
+            try {
+                return Double.parseDouble(o.get(name));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " must be a number (got '" + o.get(name) + "')");
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("horizon demo: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        try {
+            run(o, System.out);
+        } catch (ControlPlane.Refused e) {
+            System.err.println("\nhorizon demo: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    static void run(Options o, PrintStream out) throws IOException, InterruptedException {
+        DemoDay day = DemoDay.build(o.seed(), o.traces());
+        out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source());
+        ControlPlane cp = new ControlPlane(o.url());
+        long now = cp.get("/api/v1/clock", o.token()).get("now").asLong() / 1000;
+        // the day begins on the next step boundary, so the plan's 15-minute grid and the day's steps line up
+        long dayStart = (now / DemoDay.STEP_SECONDS + 1) * DemoDay.STEP_SECONDS;
+        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
+        demo.setUp();
+        demo.replay(o.durationSeconds(), o.speed());
+        new Comparison(day).store(cp, o.token(), out);
+        if (o.summary() != null) Files.writeString(o.summary(), ControlPlane.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(demo.summary(o.durationSeconds())));
+    }
+
+    /** Teams (parents first) with their budgets, a submitter token per team, the inference service and its demand history. */
+    private void setUp() {
+        BudgetTree tree = day.scenario().budgets();
+        for (var b : DemoDay.BUDGETS) {
+            ObjectNode t = ControlPlane.object().put("name", b.name()).put("share", tree.shareOf(b.name()));
+            if (b.parent() != null) t.put("parent", b.parent());
+            cp.post("/api/v1/teams", t, admin, 201);
+        }
+        for (var b : DemoDay.BUDGETS) {
+            ObjectNode token = ControlPlane.object().put("role", "submitter").put("team", b.name()).put("label", "demo: " + b.name());
+            submitterOf.put(b.name(), cp.post("/api/v1/tokens", token, admin, 201).get("token").asText());
+        }
+        var s = day.service().service();
+        cp.post("/api/v1/inference-services", ControlPlane.object().put("name", s.name()).put("team", s.team()).put("weightPerGpuHour", s.weightPerGpuHour())
+                .put("swapCapGpus", s.swapCapGpus()), submitterOf.get(s.team()), 201);
+        ObjectNode history = ControlPlane.object().put("heldGpus", 0);
+        var steps = history.putArray("gpus");
+        for (double d : day.service().history()) steps.add(d);
+        cp.post("/api/v1/inference-services/" + s.name() + "/demand", history, admin, 200);
+        moveClock(0);
+        out.println("horizon demo: teams " + String.join(", ", submitterOf.keySet()) + " and the inference service " + s.name()
+                + " (" + day.service().history().length + " steps of demand history) are set up");
+    }
+
+    private void replay(long duration, double speed) throws InterruptedException {
+        long wallStart = System.nanoTime();
+        List<Serving.Gpu> gpus = Serving.gpus(cp.get("/api/v1/nodes", admin));
+        int next = 0;
+        List<DemoDay.Submission> subs = day.submissions();
+        for (long t = 0; t <= duration; t += 60) {
+            moveClock(t);
+            boolean changed = false;
+            for (Runs.Job j : runs.doneBy(t)) {
+                cp.post("/api/v1/jobs/" + j.id + "/outcome", ControlPlane.object().put("state", "SUCCEEDED"), admin, 200);
+                runs.finished(j, t);
+                changed = true;
+            }
+            for (; next < subs.size() && subs.get(next).job().arrivalSeconds() <= t; next++) {
+                DemoDay.Submission s = subs.get(next);
+                String id = cp.post("/api/v1/jobs", s.spec(), submitterOf.get(s.job().team()), 201).get("id").asText();
+                runs.submitted(s.job(), id);
+                submitted++;
+                changed = true;
+            }
+            changed |= serve(t, gpus);
+            if (changed || t % DemoDay.STEP_SECONDS == 0) {
+                cp.post("/api/v1/plan", null, admin, 200);
+                plans++;
+            }
+            if (t % DemoDay.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
+            runs.observe(cp.jobs("RUNNING", admin), t);
+            status(t);
+            pace(wallStart, t, speed);
+        }
+        out.println();
+    }
+
+    /** The service's minute: the step's demand reported at a step boundary, GPUs taken back from batch work, which GPUs serve. */
+    private boolean serve(long t, List<Serving.Gpu> gpus) {
+        int m = (int) (t / 60);
+        String name = day.service().service().name();
+        if (t > 0 && t % DemoDay.STEP_SECONDS == 0) {
+            ObjectNode step = ControlPlane.object().put("heldGpus", serving.held().size());
+            step.putArray("gpus").add(serving.stepDemand((int) (t / DemoDay.STEP_SECONDS) - 1));
+            cp.post("/api/v1/inference-services/" + name + "/demand", step, admin, 200);
+        }
+        if (m >= day.service().windowMinutes().length) return false;
+        Serving.Resize r = serving.minute(m, t, gpus, runs.running());
+        for (Runs.Job v : r.victims()) {
+            cp.post("/api/v1/jobs/" + v.id + "/outcome", ControlPlane.object().put("state", "EVICTED"), admin, 200);
+            evictions++;
+        }
+        if (!r.changed()) return !r.victims().isEmpty();
+        ObjectNode held = ControlPlane.object();
+        var uuids = held.putArray("gpuUuids");
+        serving.held().forEach(uuids::add);
+        cp.put("/api/v1/inference-services/" + name + "/held", held, admin);
+        return true;
+    }
+
+    private void moveClock(long t) {
+        cp.post("/api/v1/clock", ControlPlane.object().put("to", (dayStart + t) * 1000), admin, 200);
+    }
+
+    private void status(long t) {
+        out.printf("\rhorizon demo: simulated %02d:%02d of the day | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
+                        + " | inference holds %d GPUs | plans %d   ", t / 3600, t / 60 % 60, submitted, runs.running().size(), runs.waiting(),
+                runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans);
+        out.flush();
+    }
+
+    private static void pace(long wallStart, long t, double speed) throws InterruptedException {
+        long dueNanos = wallStart + (long) (t / speed * 1e9);
+        long wait = dueNanos - System.nanoTime();
+        if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+    }
+
+    /** What the world saw, for the demo's test and the user: the figures the control plane's own API does not give. */
+    Map<String, Object> summary(long duration) {
+        Map<String, Object> s = new java.util.LinkedHashMap<>();
+        s.put("dayStartSeconds", dayStart);
+        s.put("simulatedSeconds", duration);
+        s.put("submitted", submitted);
+        s.put("completed", runs.completed());
+        s.put("preemptionsSeen", runs.preemptions());
+        s.put("startedAtPlannedStart", runs.startedAsPlanned());
+        s.put("waitedThenStartedAsPlanned", runs.waitedThenStartedAsPlanned());
+        s.put("evictions", evictions);
+        s.put("plans", plans);
+        s.put("rtSloAttainment", serving.sloAttainment());
+        s.put("keptBatchGpuHours", runs.keptGpuSeconds(duration) / 3600);
+        return s;
+    }
+}
