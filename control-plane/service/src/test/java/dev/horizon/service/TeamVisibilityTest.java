@@ -43,6 +43,10 @@ class TeamVisibilityTest {
                 .body("running.find { it.jobId == '" + job + "' }.team", equalTo("owners"))
                 .body("running.find { it.jobId == '" + job + "' }.placement", not(nullValue())).extract().asString();
         assertFalse(plan.contains("private-model"), plan);
+        String runs = as(others).get("/api/v1/runs").then().statusCode(200).body("jobId", hasItem(job))
+                .body("find { it.jobId == '" + job + "' }.team", equalTo("owners")).extract().asString();
+        assertFalse(runs.contains("private-model"), runs);
+        as(owners).get("/api/v1/runs").then().body("find { it.jobId == '" + job + "' }.name", equalTo("private-model"));
 
         as(owners).get("/api/v1/jobs/" + job).then().statusCode(200).body("name", equalTo("private-model")).body("spec.source.kind", equalTo("PyTorchJob"));
         as(ADMIN).get("/api/v1/jobs/" + job).then().statusCode(200).body("name", equalTo("private-model"));

@@ -3,7 +3,9 @@ package dev.horizon.service.jobs;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.service.security.Caller;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
@@ -17,7 +19,7 @@ import java.util.List;
 /**
  * The runs of jobs (one row per job, node and run, as run_segments holds them) that were going on at any time since a
  * moment: what the web view draws left of "now" on its Gantt chart, with the runs a preemption or an inference service
- * cut short marked by how they ended.
+ * cut short marked by how they ended. Other teams' runs come without the job's name, as the plan shows them.
  */
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -41,6 +43,8 @@ public class RunResource {
     Db db;
     @Inject
     ServiceClock clock;
+    @Inject
+    Caller caller;
 
     /** since: epoch seconds; runs that ended before it are left out. Default: the last two hours. */
     @GET
@@ -50,7 +54,7 @@ public class RunResource {
         List<Run> newestFirst = db.query("SELECT s.job_id, j.name, s.team, j.job_class, s.node, s.placement, s.gpus, s.fill, s.started_at, s.ended_at,"
                 + " s.end_reason FROM run_segments s JOIN jobs j ON j.id = s.job_id WHERE s.ended_at IS NULL OR s.ended_at >= ?"
                 + " ORDER BY s.started_at DESC, s.id DESC LIMIT " + MAX_RUNS, ps -> ps.setLong(1, from), rs -> new Run(rs.getString(1),
-                        rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getString(5), rs.getString(6), rs.getDouble(7),
+                        caller.seesTeam(rs.getString(3)) ? rs.getString(2) : null, rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getString(5), rs.getString(6), rs.getDouble(7),
                         rs.getBoolean(8), rs.getLong(9), (Long) rs.getObject(10, Long.class), rs.getString(11)));
         List<Run> oldestFirst = new java.util.ArrayList<>(newestFirst);
         java.util.Collections.reverse(oldestFirst);
@@ -62,7 +66,7 @@ public class RunResource {
         try {
             s = Long.parseLong(since.trim());
         } catch (NumberFormatException e) {
-            throw new ApiException(400, "invalid query", List.of("since must be a time in epoch seconds, such as " + (now - 3600) + " (got '" + since + "')"));
+            throw new ApiException(400, "invalid query", List.of("since must be a time in epoch seconds, such as " + (now - 3600) + " (got " + Limits.quote(since) + ")"));
         }
         if (s < now - MAX_LOOK_BACK_SECONDS) {
             throw new ApiException(400, "invalid query", List.of("since reaches back more than 7 days (" + (now - s) + " s); ask for at most "
