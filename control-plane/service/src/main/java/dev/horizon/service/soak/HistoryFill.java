@@ -145,7 +145,8 @@ class HistoryFill {
             List<RunSegments.Closed> runs = new ArrayList<>();
             for (Past p : done) {
                 if (p.start() == null) continue;
-                runs.add(new RunSegments.Closed(new RunSegments.Opening(p.row().id(), p.row().team(), p.node(), p.row().gpus(), p.start()), p.end(),
+                runs.add(new RunSegments.Closed(new RunSegments.Opening(p.row().id(), p.row().team(), p.node(), p.row().gpus(), p.start(),
+                        p.row().placement(), false), p.end(),
                         p.row().state().name()));
             }
             RunSegments.importClosed(c, runs, epoch);
