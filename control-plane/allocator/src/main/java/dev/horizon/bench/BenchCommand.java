@@ -29,20 +29,22 @@ public final class BenchCommand {
     static final String USAGE = """
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
-                                   [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE]
+                                   [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE] [--eta on|off]
                                    [--engine simulator|service] [--db-url jdbc:postgresql://...]
               S: training-heavy | mixed | philly | fairshare | wide-gangs | path of a scenario file
               wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
+              --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
+                     report how well they came true (results.json "eta" per policy that plans ahead, eta.csv; several times slower)
               every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
               also: horizon-cpsat (the control plane's full mode: CP-SAT warm-started from the heuristic plan, 0.5 s, once
               every 300 s), horizon-cpsat-every (CP-SAT on every decision), horizon-pooled (node pools planned apart)
               --engine service replays the scenario through the control plane's planning code and store (H2 in a temp dir,
               or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
-            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "engine", "db-url");
+            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url");
 
     private BenchCommand() {
     }
@@ -87,13 +89,19 @@ public final class BenchCommand {
                 throw new CliArgs.UsageException("--policies: the " + engine.name() + " engine runs horizon only; run '" + p + "' with --engine simulator");
             }
         }
-        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, err);
+        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, eta(a), err);
         Path dir = Path.of(a.get("out", null));
         Files.createDirectories(dir);
         ResultsWriter.write(outcome, dir);
         printTable(outcome, out);
         out.println("wrote " + dir.resolve("results.json") + ", schedule.csv, rt.csv, report.html");
         return auditVerdict(outcome, err);
+    }
+
+    static boolean eta(CliArgs a) {
+        String v = a.get("eta", "off");
+        if (!v.equals("on") && !v.equals("off")) throw new CliArgs.UsageException("--eta must be on or off (got '" + v + "')");
+        return v.equals("on");
     }
 
     static long reclaimSeconds(CliArgs a) {
@@ -124,29 +132,34 @@ public final class BenchCommand {
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
-        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, err);
+        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, false, err);
     }
 
-    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine,
+    /**
+     * Horizon's decisions made by engine; eta: also compute and hold to account the start-time bands (beside the run: the
+     * schedule is the same either way).
+     */
+    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine, boolean eta,
                                 PrintStream err) throws IOException {
         Progress progress = new Progress(err);
         Scenario scenario = Scenarios.build(scenarioName, options);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
         Map<String, SimResult> results = new LinkedHashMap<>();
-        Map<String, EtaCalibration.Report> eta = new LinkedHashMap<>();
+        Map<String, EtaCalibration.Report> bands = new LinkedHashMap<>();
         for (String name : policies) {
             SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
-            SchedulingPolicy bandPlanner = BenchPolicies.create(name);
-            EtaCalibration calibration = new EtaCalibration(bandPlanner, StartBands.SAMPLES);
+            SchedulingPolicy bandPlanner = eta ? BenchPolicies.create(name) : null;
+            EtaCalibration calibration = eta ? new EtaCalibration(bandPlanner, StartBands.SAMPLES) : null;
             progress.reset();
-            SimResult result = new Simulator(scenario, policy, reclaimSeconds).observedBy(calibration).run(f -> progress.show(name, f));
-            results.put(name, result);
-            EtaCalibration.Report report = calibration.report(scenario.windowSeconds());
-            if (report != null) eta.put(name, report);
-            for (SchedulingPolicy p : List.of(policy, bandPlanner)) if (p instanceof PooledHorizonPolicy pooled) pooled.close();
+            Simulator simulator = new Simulator(scenario, policy, reclaimSeconds);
+            if (calibration != null) simulator.observedBy(calibration);
+            results.put(name, simulator.run(f -> progress.show(name, f)));
+            EtaCalibration.Report report = calibration == null ? null : calibration.report(scenario.windowSeconds());
+            if (report != null) bands.put(name, report);
+            for (SchedulingPolicy p : java.util.Arrays.asList(policy, bandPlanner)) if (p instanceof PooledHorizonPolicy pooled) pooled.close();
         }
-        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name(), eta);
+        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name(), bands);
     }
 
     /** The policies by priority-weighted output, highest first. */

@@ -38,6 +38,7 @@ final class HtmlReport {
         b.append(chart(names, series, 1.0, "share of GPUs busy"));
         inferenceChart(o, b);
         waitsTable(o, b);
+        if (!o.eta().isEmpty()) etaCalibration(o, b);
         b.append("</body></html>\n");
         return b.toString();
     }
@@ -122,6 +123,27 @@ final class HtmlReport {
             }
             b.append("</tr>");
         }
+        b.append("</table>");
+    }
+
+    /**
+     * The calibration chart: per quantile level, the share of banded jobs that started no later than that quantile of
+     * their first band, recalibrated and raw; a calibrated band lies on the nominal level.
+     */
+    private static void etaCalibration(BenchCommand.Outcome o, StringBuilder b) {
+        b.append("<h2>Start-time bands: calibration (share of jobs started by each quantile of their first band)</h2>")
+                .append("<table><tr><th class=l>policy</th><th>jobs</th>");
+        for (double l : dev.horizon.simulation.EtaCalibration.LEVELS) b.append(String.format("<th>P%.0f</th>", l * 100));
+        b.append("<th>median |start - P50| (s)</th><th>median wait (s)</th></tr>");
+        o.eta().forEach((name, e) -> {
+            for (boolean raw : new boolean[] {false, true}) {
+                b.append("<tr><td class=l>").append(esc(name)).append(raw ? " (raw, before recalibration)" : "").append("</td><td>")
+                        .append(e.jobs()).append("</td>");
+                for (double c : raw ? e.rawCoverageByLevel() : e.coverageByLevel()) b.append(String.format("<td>%.3f</td>", c));
+                b.append(raw ? "<td></td><td></td>" : String.format("<td>%.0f</td><td>%.0f</td>", e.medianAbsErrorSeconds(), e.medianWaitSeconds()))
+                        .append("</tr>");
+            }
+        });
         b.append("</table>");
     }
 

@@ -58,6 +58,12 @@ final class ResultsWriter {
                 }
             }
         }
+        if (!o.eta().isEmpty()) writeEta(o, dir);
+        Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
+    }
+
+    /** eta.csv: each banded job's band as said at its first step, and when it really started. */
+    private static void writeEta(BenchCommand.Outcome o, Path dir) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("eta.csv"))) {
             w.write("policy,job,band_at_s,arrival_s,planned_start_s,start_p50_s,start_p90_s,raw_p50_s,raw_p90_s,started_s\n");
             for (var e : o.eta().entrySet()) {
@@ -67,7 +73,6 @@ final class ResultsWriter {
                 }
             }
         }
-        Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
     }
 
     static ObjectNode auditJson(Audit.Report a) {

@@ -1,0 +1,61 @@
+package dev.horizon.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.JobJson;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `./horizon bench --eta on`: start-time bands per policy that plans ahead, held against when each job started. */
+class EtaBenchTest {
+    @TempDir
+    Path out;
+
+    private static int bench(Path out, String eta, ByteArrayOutputStream err) {
+        return HorizonCli.run(new String[] {"bench", "--scenario", "training-heavy", "--gpus", "16", "--days", "1", "--policies", "fifo,horizon",
+                "--eta", eta, "--out", out.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+    }
+
+    @Test
+    void horizonsBandsAreReportedPerLevelAndFifoHasNone() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, bench(out, "on", err), err.toString());
+        JsonNode p = JobJson.mapper().readTree(out.resolve("results.json").toFile()).path("policies");
+        assertTrue(p.path("fifo").path("eta").isMissingNode(), "FIFO plans no start beyond now, so it has no bands");
+        JsonNode eta = p.path("horizon").path("eta");
+        int jobs = eta.path("jobs").asInt();
+        assertTrue(jobs > 0, "horizon: " + eta);
+        for (String f : new String[] {"coverageP50", "coverageP90"}) {
+            double c = eta.path(f).asDouble(-1);
+            assertTrue(c >= 0 && c <= 1, f + " " + eta);
+        }
+        assertTrue(eta.path("medianAbsErrorSeconds").asDouble(-1) >= 0 && eta.path("medianWaitSeconds").asDouble(-1) >= 0, eta.toString());
+        JsonNode levels = eta.path("byLevel");
+        assertEquals(9, levels.size());
+        assertEquals(eta.path("coverageP90").asDouble(), levels.get(8).path("coverage").asDouble(), 1e-12);
+        for (int i = 1; i < levels.size(); i++) {
+            assertTrue(levels.get(i).path("coverage").asDouble() >= levels.get(i - 1).path("coverage").asDouble(), "coverage rises with the level: " + levels);
+        }
+        assertEquals(jobs + 1, Files.readAllLines(out.resolve("eta.csv")).size(), "one eta.csv row per banded job");
+        assertTrue(Files.readString(out.resolve("report.html")).contains("Start-time bands: calibration"));
+    }
+
+    @Test
+    void withoutEtaThereAreNoBandsAndABadValueSaysSoInOneLine() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, bench(out, "off", err), err.toString());
+        assertTrue(JobJson.mapper().readTree(out.resolve("results.json").toFile()).path("policies").path("horizon").path("eta").isMissingNode());
+        assertFalse(Files.exists(out.resolve("eta.csv")));
+        ByteArrayOutputStream bad = new ByteArrayOutputStream();
+        assertTrue(bench(out, "maybe", bad) != 0);
+        assertEquals(1, bad.toString().strip().lines().count(), bad.toString());
+        assertTrue(bad.toString().contains("--eta must be on or off (got 'maybe')"), bad.toString());
+    }
+}
