@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.service.agents.CommandExpiry;
 import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.nodes.CommandRequest;
+import dev.horizon.service.nodes.CommandStore;
+import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.planning.PlanningPolicy;
 import dev.horizon.service.store.Db;
@@ -36,6 +41,12 @@ class PlanLoopTest {
     Db db;
     @Inject
     PlanningPolicy policy;
+    @Inject
+    CommandStore commands;
+    @Inject
+    CommandExpiry expiry;
+    @Inject
+    Leadership leadership;
 
     @Test
     void aPlanWithNothingNewWritesNoJobRowEvenAsItsPlannedStartsComeCloser() {
@@ -89,6 +100,25 @@ class PlanLoopTest {
         assertTrue(later.isAfter(first.plusSeconds(1)), "the lease was renewed while the plan decided: " + first + " then " + later);
         Planner.PlanSnapshot done = plan.get(30, TimeUnit.SECONDS);
         assertTrue(done.started() >= 1, "and the slow plan still committed, as the leader it still was");
+    }
+
+    @Test
+    void aCommandNoAgentAnswersWithinItsTimeToLiveIsFailedSayingWhy() {
+        NodeCommand queued = commands.insert("node-1", new CommandRequest(null, null, new CommandRequest.Drain("ttl test")), clock.millis(),
+                leadership.epoch());
+        // the default time-to-live is 300 s: one second short of it the command still waits for its agent
+        clock.advanceTo(clock.millis() + 299_000);
+        expiry.expire();
+        assertEquals(NodeCommand.QUEUED, state(queued).state(), "inside its time-to-live the command waits");
+        clock.advanceTo(clock.millis() + 2_000);
+        expiry.expire();
+        NodeCommand after = state(queued);
+        assertEquals(NodeCommand.FAILED, after.state(), "past its time-to-live no agent answered: failed");
+        assertTrue(after.error().contains("horizon.agents.command-ttl-seconds"), after.error());
+    }
+
+    private NodeCommand state(NodeCommand c) {
+        return commands.recent(c.node()).stream().filter(r -> r.id().equals(c.id())).findFirst().orElseThrow();
     }
 
     private OffsetDateTime leaseExpiry() {
