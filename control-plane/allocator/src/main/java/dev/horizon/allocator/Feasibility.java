@@ -54,7 +54,8 @@ public final class Feasibility {
         }
         int total = byNode.values().stream().mapToInt(Integer::intValue).sum();
         if (minGpus > total) {
-            problems.add("replicas: " + what + " is more than the " + total + " the cluster could ever give it (" + models(cluster, rules, slice) + ")");
+            problems.add("replicas: " + what + " is more than the " + total + " the cluster could ever give it (" + models(cluster, rules, slice)
+                    + "); ask for fewer replicas or GPUs per replica");
             return problems;
         }
         if (rules.topology() == PlacementRules.Topology.SAME_NODE && minGpus > Collections.max(byNode.values())) {

@@ -71,7 +71,7 @@ class JobApiTest {
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"priority\":100000,\"perReplica\":{\"gpus\":1}}", 400, "priority"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"durationEstimateSeconds\":99999999999,\"perReplica\":{\"gpus\":1}}", 400, "durationEstimateSeconds"),
                 new Case(Api.job("x", "nobody", "TRAINING", 1), 422, "team 'nobody' does not exist"),
-                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":4,\"perReplica\":{\"gpus\":8}}", 422, "the cluster has 16"),
+                new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":4,\"perReplica\":{\"gpus\":8}}", 422, "replicas: 32 GPUs is more than the 16 the cluster could ever give it"),
                 // the declared cluster is H100-80GB only: an A100 profile or an absent GPU type would wait forever
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"migProfile\":\"1g.5gb\"}}", 422,
                         "no GPU model in the cluster [H100-80GB] offers '1g.5gb'"),
@@ -81,11 +81,11 @@ class JobApiTest {
                         422, "perReplica.gpuTypes: GPU type 'A100-80GB' is not in the cluster; it has [H100-80GB]"),
                 // two 8-GPU nodes, each its own NVLink domain: 16 GPUs fit the cluster but no node or domain
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":2,\"perReplica\":{\"gpus\":8},\"topology\":\"same-node\"}",
-                        422, "topology 'same-node': no node holds 16 GPUs"),
+                        422, "topology: same-node needs 16 GPUs on one node; the most one node could hold is 8"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"replicas\":6,\"perReplica\":{\"gpus\":2},"
-                        + "\"topology\":\"same-nvlink-domain\"}", 422, "topology 'same-nvlink-domain': no NVLink domain holds 12 GPUs"),
+                        + "\"topology\":\"same-nvlink-domain\"}", 422, "topology: same-nvlink-domain needs 12 GPUs inside one NVLink domain; the most one domain could hold is 8"),
                 new Case("{\"name\":\"x\",\"team\":\"vision\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":16}}", 422,
-                        "replicas: 1 x perReplica.gpus 16 cannot be placed")
+                        "perReplica.gpus: 16 GPUs per replica is more than any node of an accepted model has (8)")
         )) {
             as(ADMIN).body(c.body()).post("/api/v1/jobs").then().statusCode(c.status()).body("problems[0]", containsString(c.text()));
         }

@@ -1,15 +1,11 @@
 package dev.horizon.service.jobs;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Feasibility;
 import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.Limits;
-import dev.horizon.allocator.GpuTypes;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
@@ -21,7 +17,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 /**
  * Where jobs enter and leave the store, whoever asks: the REST API (after it checked the caller) and a replay through
@@ -80,50 +75,10 @@ public class JobSubmissions {
                     + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (POST /api/v1/teams)"));
         }
         List<Node> cluster = nodes.planned();
-        int totalGpus = cluster.stream().mapToInt(n -> n.gpus().size()).sum();
-        double asked = spec.perReplica().gpus() != null ? spec.totalGpus() : spec.replicaCount();
-        if (!cluster.isEmpty() && asked > totalGpus) {
-            throw new ApiException(422, "the job is larger than the cluster", List.of("replicas x perReplica: the job asks for " + (long) asked
-                    + " GPUs but the cluster has " + totalGpus + " in " + cluster.size() + " nodes; lower replicas or perReplica.gpus"));
-        }
-        SliceRequest slice = SliceRequest.of(spec.perReplica());
-        if (slice == null && spec.perReplica().gpuTypes() != null && !cluster.isEmpty()) {
-            try {
-                GpuTypes.requirePresent(spec.perReplica().gpuTypes(), cluster.stream().map(Node::gpuModel).collect(Collectors.toSet()));
-            } catch (IllegalArgumentException e) {
-                throw new ApiException(422, "no GPU in the cluster can hold the job", List.of("perReplica.gpuTypes: " + e.getMessage()));
-            }
-        }
-        if (cluster.isEmpty()) return;
+        if (cluster.isEmpty()) return; // nothing registered yet: the job waits for nodes rather than being refused
         Cluster shape = new Cluster(cluster.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))
                 .toList());
-        if (slice != null) {
-            List<String> problems = slice.problems(shape);
-            if (!problems.isEmpty()) throw new ApiException(422, "no GPU in the cluster can hold the job", problems);
-        } else {
-            checkPlaceable(spec, shape);
-        }
+        List<String> problems = Feasibility.problems(spec, shape);
+        if (!problems.isEmpty()) throw new ApiException(422, "no node or NVLink domain of the cluster can ever hold the job", problems);
     }
-
-    /**
-     * Whether the job, at the narrowest width it may start with, fits on the cluster when every GPU is free, by the
-     * allocator's own placement rules: a job that fits nowhere even then would wait for good, so it is refused now,
-     * naming topology when only its topology stands in the way, else replicas.
-     */
-    private static void checkPlaceable(JobSpec spec, Cluster cluster) {
-        PlacementRules rules = PlacementRules.of(spec);
-        int gpus = spec.minReplicaCount() * spec.perReplica().gpus();
-        Occupancy empty = new Occupancy(cluster);
-        if (empty.findBlock(gpus, rules, NodeOrder.BEST_FIT) != null) return;
-        int largest = cluster.nodes().stream().filter(n -> rules.accepts(n.gpuModel())).mapToInt(GpuNode::gpus).max().orElse(0);
-        if (rules.topology() != PlacementRules.Topology.ANY && empty.findBlock(gpus, rules.withTopology(PlacementRules.Topology.ANY), NodeOrder.BEST_FIT) != null) {
-            throw new ApiException(422, "no node or NVLink domain of the cluster can ever hold the job", List.of("topology '" + rules.topology().json()
-                    + "': no " + (rules.topology() == PlacementRules.Topology.SAME_NODE ? "node" : "NVLink domain") + " holds " + gpus
-                    + " GPUs of the models the job accepts (the largest node has " + largest + "); use fewer replicas, or topology 'any'"));
-        }
-        throw new ApiException(422, "no node of the cluster can ever hold the job", List.of("replicas: " + spec.minReplicaCount() + " x perReplica.gpus "
-                + spec.perReplica().gpus() + " cannot be placed even on an empty cluster (each replica needs " + spec.perReplica().gpus()
-                + " GPUs on one node; the largest node of an accepted model has " + largest + "); lower perReplica.gpus or replicas"));
-    }
-
 }
