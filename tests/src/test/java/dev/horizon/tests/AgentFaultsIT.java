@@ -50,7 +50,7 @@ class AgentFaultsIT extends OverProcesses {
         assertEquals(1, replanned.get("preemptions").asInt());
         // the only node is drained, so the job waits (the next plan says what for) rather than landing on the broken node again
         JsonNode explanation = admin.json("GET", "/api/v1/jobs/" + job + "/explanation", null, 200);
-        assertTrue(explanation.get("lastPreemption").asText().contains("GPU " + heldUuid + " on lost-gpu fell off the bus"), explanation.toString());
+        assertTrue(explanation.get("lastPreemption").asText().contains("GPU " + held + " of lost-gpu fell off the bus"), explanation.toString());
     }
 
     @Test

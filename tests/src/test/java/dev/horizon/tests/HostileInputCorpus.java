@@ -141,7 +141,7 @@ final class HostileInputCorpus {
         add("cancelling an unknown job", "DELETE", JOB + "/nope", "admin", null, 404, "no job");
         add("outcome of an unknown job", "POST", JOB + "/nope/outcome", "admin", "{\"state\":\"SUCCEEDED\"}", 404, "no job");
         add("outcome state unknown", "POST", JOB + "/nope/outcome", "admin", "{\"state\":\"" + LONG_10K + "\"}", 400, "state");
-        add("outcome CANCELLED", "POST", JOB + "/nope/outcome", "admin", "{\"state\":\"CANCELLED\"}", 400, "SUCCEEDED or FAILED");
+        add("outcome CANCELLED", "POST", JOB + "/nope/outcome", "admin", "{\"state\":\"CANCELLED\"}", 400, "SUCCEEDED, FAILED or EVICTED");
         add("outcome state a number", "POST", JOB + "/nope/outcome", "admin", "{\"state\":1}", 400, "state");
         add("outcome by a submitter", "POST", JOB + "/nope/outcome", "submitter", "{\"state\":\"FAILED\"}", 403, "agent or admin");
         add("outcome with an unknown field", "POST", JOB + "/nope/outcome", "admin", "{\"state\":\"FAILED\",\"why\":1}", 400, "why");
