@@ -95,8 +95,8 @@ class FractionalPlanningTest {
             agent.register(inv.build()).await().atMost(WAIT);
             planner.planNow();
             String onGpu = "host-m[" + gpu.substring(gpu.length() - 1) + "-" + gpu.substring(gpu.length() - 1) + ":3g.40gb@";
-            assertEquals("RUNNING", job(a).getString("state"));
-            assertEquals("RUNNING", job(b).getString("state"));
+            assertEquals("RUNNING", job(a).getString("state"), () -> as(ADMIN).get("/api/v1/jobs/" + a + "/explanation").asString());
+            assertEquals("RUNNING", job(b).getString("state"), () -> as(ADMIN).get("/api/v1/jobs/" + b + "/explanation").asString());
             assertTrue(job(a).getString("placement").startsWith(onGpu), job(a).getString("placement"));
             assertTrue(job(b).getString("placement").startsWith(onGpu), job(b).getString("placement"));
             assertEquals(1, commands("applyMigLayout").size(), "no further re-partitioning");

@@ -137,7 +137,7 @@ class GpuOperatorPlanningTest {
             agent.register(inv.build()).await().atMost(WAIT);
             planner.planNow();
             JsonPath running = as(ADMIN).get("/api/v1/jobs/" + job).then().extract().jsonPath();
-            assertEquals("RUNNING", running.getString("state"));
+            assertEquals("RUNNING", running.getString("state"), () -> as(ADMIN).get("/api/v1/jobs/" + job + "/explanation").asString());
             Map<String, Object> device = running.getMap("devices[0]");
             assertEquals(NODE, device.get("node"));
             assertEquals(gpu, device.get("gpuUuid"));
