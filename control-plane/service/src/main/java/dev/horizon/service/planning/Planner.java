@@ -174,7 +174,10 @@ public class Planner {
         List<Node> usable = nodes.planned();
         List<JobRow> active = jobs.active();
         List<String> fingerprint = new ArrayList<>();
-        usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.gpus().size()));
+        // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be
+        // adopted once its agent reported the new instances
+        usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.gpus().stream()
+                .map(g -> g.uuid() + " " + g.health() + " " + g.migMode() + " " + g.migDevices()).toList()));
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
         PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);
         return new Moment(nowMillis, usable, active, input, fingerprint);
