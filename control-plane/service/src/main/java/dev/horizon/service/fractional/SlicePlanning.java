@@ -120,7 +120,8 @@ public class SlicePlanning {
                 long drainMillis = policy.map(p -> p.drainTime().toMillis()).orElse(0L);
                 // a failed layout leaves the GPU as it was, to be planned again at once; an applied one drains first
                 boolean applied = c != null && NodeCommand.SUCCEEDED.equals(c.state());
-                boolean draining = applied && nowMillis < c.createdAt() + drainMillis;
+                // the plan's now is whole seconds, a command's times are milliseconds: a pool without a drain time has none
+                boolean draining = applied && drainMillis > 0 && nowMillis < c.createdAt() + drainMillis;
                 if (c != null && unanswered(c) || draining || applied && awaitingReport(c, g, nowMillis)) {
                     MigLayout target = layoutOf(g.model(), c.action().applyMigLayout().slots());
                     gpus.add(new NodeState.Gpu(null, target == null ? MigLayout.unpartitioned(g.model()) : target, lost));
