@@ -2,8 +2,8 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
-import dev.horizon.allocator.eta.Recalibration;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.JobState;
@@ -21,21 +21,20 @@ import java.util.function.BiFunction;
 /**
  * How well a policy's start-time bands came true. Bands are computed as the service computes them: once a step (they
  * may lag the plan by one step), from the sampled futures of that step's moment, recalibrated on what became of the
- * bands before ({@link Recalibration}); each job's first band after it arrived is recorded, and at the end held against
+ * bands before ({@link Calibrator}); each job's first band after it arrived is recorded, and at the end held against
  * when the job really started. A policy whose decisions plan no start beyond now produces no bands.
  */
 public final class EtaCalibration implements DecisionObserver {
-    /** The quantile levels bands are computed and charted at; index 4 is the median, index 8 the 90th percentile. */
-    public static final double[] LEVELS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
-    static final int P50 = 4, P90 = 8;
-    /** How many of the latest bands recalibrate the next ones. */
-    static final int RECALIBRATION_WINDOW = 500;
+    /** The quantile levels bands are computed and charted at. */
+    public static final double[] LEVELS = Calibrator.LEVELS;
+    static final int P50 = Calibrator.P50, P90 = Calibrator.P90;
     private final SchedulingPolicy planner;
     private final int samples;
     private final Set<String> arrived = new HashSet<>();
     private final List<JobState> arrivals = new ArrayList<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
+    private final Calibrator calibrator = new Calibrator();
     /** When the run's first decision was: the arrival rate is read over what was seen since. */
     private Long firstAt;
     private boolean plansAhead;
@@ -81,7 +80,10 @@ public final class EtaCalibration implements DecisionObserver {
         if (firstAt == null) firstAt = moment.now();
         for (JobState j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
         arrivals.removeIf(j -> j.arrivalSeconds() < moment.now() - ExpectedArrivals.WINDOW_SECONDS);
-        decision.starts().forEach(s -> firstStarts.putIfAbsent(s.jobId(), moment.now()));
+        decision.starts().forEach(s -> {
+            firstStarts.putIfAbsent(s.jobId(), moment.now());
+            calibrator.started(s.jobId(), moment.now());
+        });
         if (!plansAhead || moment.now() % moment.stepSeconds() != 0) return;
         Set<String> fresh = new LinkedHashSet<>();
         Map<String, JobState> byId = new HashMap<>();
@@ -94,30 +96,11 @@ public final class EtaCalibration implements DecisionObserver {
         long span = Math.max(1, Math.min(ExpectedArrivals.WINDOW_SECONDS, moment.now() - firstAt));
         Map<String, StartBands.Band> bands = StartBands.of(moment, decision, planner, new ExpectedArrivals(arrivals, span), fresh, samples,
                 moment.now());
-        Recalibration recal = Recalibration.of(LEVELS, outcomes(moment.now()));
         for (String id : fresh) {
             StartBands.Band raw = bands.get(id);
-            Long[] calibrated = new Long[LEVELS.length];
-            for (int i = 0; i < LEVELS.length; i++) calibrated[i] = recal.at(i, moment.now(), raw.at(LEVELS[i]));
+            Long[] calibrated = calibrator.shown(id, moment.now(), raw);
             recorded.put(id, new Recorded(id, moment.now(), byId.get(id).arrivalSeconds(), decision.plannedStarts().get(id), raw, calibrated));
         }
-    }
-
-    /** What became of the latest bands by now: each raw wait per level, and the wait seen since. */
-    private List<Recalibration.Outcome> outcomes(long now) {
-        List<Recorded> latest = new ArrayList<>(recorded.values());
-        latest = latest.subList(Math.max(0, latest.size() - RECALIBRATION_WINDOW), latest.size());
-        List<Recalibration.Outcome> out = new ArrayList<>();
-        for (Recorded r : latest) {
-            double[] said = new double[LEVELS.length];
-            for (int i = 0; i < LEVELS.length; i++) {
-                Long q = r.raw().at(LEVELS[i]);
-                said[i] = q == null ? -1 : q - r.at();
-            }
-            Long start = firstStarts.get(r.jobId());
-            out.add(new Recalibration.Outcome(said, (start != null ? start : now) - r.at(), start != null));
-        }
-        return out;
     }
 
     public Map<String, Recorded> recorded() {
