@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -51,7 +50,7 @@ public final class RayMain {
         if (env.get("HORIZON_RAY_GCS") != null) startGcsDemand(env, scheduler, fractions, kube, teams);
         String jobsPort = env.get("HORIZON_RAY_JOBS_PORT");
         if (jobsPort != null) {
-            RayJobsServer jobs = new RayJobsServer(scheduler, env.getOrDefault("HORIZON_RAY_JOBS_TEAM", "default"), fractions, ZoneId.systemDefault(),
+            RayJobsServer jobs = new RayJobsServer(scheduler, env.getOrDefault("HORIZON_RAY_JOBS_TEAM", "default"), fractions, Clock.systemDefaultZone(),
                     new InetSocketAddress(Integer.parseInt(jobsPort)));
             LOG.log(System.Logger.Level.INFO, "Ray Jobs endpoint on port " + jobs.port());
         }

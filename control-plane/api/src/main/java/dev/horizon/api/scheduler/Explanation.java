@@ -1,32 +1,76 @@
 package dev.horizon.api.scheduler;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
+import java.time.LocalDate;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * The control plane's account of a waiting job: its reason, when it is planned to start (epoch
- * seconds) and how many jobs of each team rank ahead of it.
+ * The control plane's account of a waiting job: its reason, when the current plan starts it and the band it likely
+ * starts in (all epoch seconds), how many jobs of each team rank ahead of it, who is planned before it on the GPUs it
+ * needs, and what change to the job would start it sooner. A control plane older than the bands sends none of them.
+ *
+ * @param plannedStart  the current plan's start; null when the plan has none for it (see beyondHorizon)
+ * @param startP50At    the start it reaches with odds 1 in 2; null with no band yet (or beyond the horizon)
+ * @param startP90At    the start it reaches with odds 9 in 10; null with the P50
+ * @param bandsAt       when the band was computed: it may lag the plan by one step
+ * @param beyondHorizon the plan has no start for it within the plan's horizon
  */
-public record Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam) {
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm");
+public record Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam, Long startP50At, Long startP90At,
+                          Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead) {
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT);
+    private static final DateTimeFormatter DAY_AND_CLOCK = DateTimeFormatter.ofPattern("EEE d MMM HH:mm", Locale.ROOT);
+
+    /** A change to the job that starts it sooner: field names the job JSON field it changes. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Alternative(String change, String field, Long plannedStartAt) {
+    }
+
+    /** Work planned before the job on the GPUs it needs: a job (id only when another team's) or an inference service. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Ahead(String team, String job, String service, int gpus, String reason) {
+    }
 
     public Explanation {
         rankedAheadByTeam = rankedAheadByTeam == null ? Map.of() : Map.copyOf(rankedAheadByTeam);
+        alternatives = alternatives == null ? List.of() : List.copyOf(alternatives);
+        ahead = ahead == null ? List.of() : List.copyOf(ahead);
     }
 
-    /** One line for a Kubernetes event or condition: "pending: team nlp ranks ahead; planned start 14:30". */
-    public String sentence(ZoneId zone) {
+    /** An explanation without a band, as a control plane older than the bands gives it. */
+    public Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam) {
+        this(reason, plannedStart, rankedAheadByTeam, null, null, null, false, List.of(), List.of());
+    }
+
+    /**
+     * One line for a Kubernetes event or condition: "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90
+     * 15:20)", in clock's zone, with the day for a time not on clock's today.
+     */
+    public String sentence(Clock clock) {
         List<String> parts = new ArrayList<>();
         List<String> teams = rankedAheadByTeam.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
                 .map(Map.Entry::getKey).toList();
         if (!teams.isEmpty()) parts.add((teams.size() == 1 ? "team " : "teams ") + String.join(", ", teams) + (teams.size() == 1 ? " ranks" : " rank") + " ahead");
-        if (plannedStart != null) parts.add("planned start " + CLOCK.format(Instant.ofEpochSecond(plannedStart).atZone(zone)));
-        if (parts.isEmpty() && reason != null && !reason.isBlank()) parts.add(reason);
+        if (plannedStart != null) {
+            parts.add("planned start " + time(plannedStart, clock) + (startP50At == null || startP90At == null ? ""
+                    : " (P50 " + time(startP50At, clock) + ", P90 " + time(startP90At, clock) + ")"));
+        } else {
+            if (teams.isEmpty() && reason != null && !reason.isBlank()) parts.add(reason);
+            if (beyondHorizon) parts.add("not planned to start within the plan's horizon");
+        }
         return "pending" + (parts.isEmpty() ? "" : ": " + String.join("; ", parts));
+    }
+
+    /** "14:30" today, "Wed 2 Dec 14:30" on another day. */
+    private static String time(long epochSeconds, Clock clock) {
+        ZonedDateTime at = Instant.ofEpochSecond(epochSeconds).atZone(clock.getZone());
+        return (at.toLocalDate().equals(LocalDate.now(clock)) ? CLOCK : DAY_AND_CLOCK).format(at);
     }
 }

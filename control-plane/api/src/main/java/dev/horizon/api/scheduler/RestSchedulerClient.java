@@ -25,8 +25,13 @@ import java.util.Set;
  */
 public final class RestSchedulerClient implements SchedulerClient {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String NO_ROOM_IN_HORIZON = "no-room-in-horizon";
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final TypeReference<List<PlannedDevice>> DEVICES = new TypeReference<>() {
+    };
+    private static final TypeReference<List<Explanation.Alternative>> ALTERNATIVES = new TypeReference<>() {
+    };
+    private static final TypeReference<List<Explanation.Ahead>> AHEAD = new TypeReference<>() {
     };
 
     private final URI base;
@@ -65,11 +70,24 @@ public final class RestSchedulerClient implements SchedulerClient {
     }
 
     @Override
-    public Explanation explanation(String id) {
-        JsonNode e = call("GET", "/" + id + "/explanation", null, Set.of(200));
+    public Explanation explanation(String id, boolean alternatives) {
+        JsonNode e = call("GET", "/" + id + "/explanation" + (alternatives ? "" : "?alternatives=false"), null, Set.of(200));
         Map<String, Long> ahead = JSON.convertValue(e.path("rankedAheadByTeam").isObject() ? e.get("rankedAheadByTeam") : JSON.createObjectNode(),
                 JSON.getTypeFactory().constructMapType(Map.class, String.class, Long.class));
-        return new Explanation(e.path("reason").asText(null), e.path("plannedStart").isNumber() ? e.get("plannedStart").asLong() : null, ahead);
+        // the planner's rule for a job its plan has no start for within the horizon
+        boolean beyondHorizon = NO_ROOM_IN_HORIZON.equals(e.path("rule").asText());
+        // a control plane older than the bands sends only plannedStart (the same time)
+        return new Explanation(e.path("reason").asText(null), seconds(e, e.has("plannedStartAt") ? "plannedStartAt" : "plannedStart"), ahead,
+                seconds(e, "startP50At"), seconds(e, "startP90At"), seconds(e, "bandsAt"), beyondHorizon,
+                list(e, "alternatives", ALTERNATIVES), list(e, "ahead", AHEAD));
+    }
+
+    private static Long seconds(JsonNode e, String field) {
+        return e.path(field).isNumber() ? e.get(field).asLong() : null;
+    }
+
+    private static <T> List<T> list(JsonNode e, String field, TypeReference<List<T>> type) {
+        return e.path(field).isArray() ? JSON.convertValue(e.get(field), type) : List.of();
     }
 
     /** Cancelling a job that already ended (409) or is gone (404) is what was wanted. */

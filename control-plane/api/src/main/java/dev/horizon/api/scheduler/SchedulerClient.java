@@ -10,8 +10,11 @@ public interface SchedulerClient {
     /** The job's state and, while it runs, where the plan put it. */
     SchedulerJob job(String id);
 
-    /** Why a job waits, as the control plane explains it. */
-    Explanation explanation(String id);
+    /**
+     * Why a job waits, as the control plane explains it; with alternatives, also what change would start it sooner (the
+     * control plane re-plans for each, so a caller polling every pending job asks without).
+     */
+    Explanation explanation(String id, boolean alternatives);
 
     /** Withdraws a job: its workload was deleted. */
     void cancel(String id);

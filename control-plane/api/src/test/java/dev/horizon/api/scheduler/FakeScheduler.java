@@ -14,6 +14,8 @@ public final class FakeScheduler implements SchedulerClient {
     public final Map<String, JobSpec> submitted = new LinkedHashMap<>();
     public final List<String> cancelled = new ArrayList<>();
     public final Map<String, Boolean> finished = new HashMap<>();
+    /** Each explanation asked for, as "id" or "id with alternatives". */
+    public final List<String> explanationsAsked = new ArrayList<>();
     private final Map<String, SchedulerJob> jobs = new HashMap<>();
     private Explanation explanation = new Explanation("waiting for the next plan", null, Map.of());
 
@@ -31,7 +33,8 @@ public final class FakeScheduler implements SchedulerClient {
     }
 
     @Override
-    public Explanation explanation(String id) {
+    public Explanation explanation(String id, boolean alternatives) {
+        explanationsAsked.add(id + (alternatives ? " with alternatives" : ""));
         return explanation;
     }
 

@@ -33,7 +33,8 @@ class RestSchedulerClientTest {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/api/v1/jobs", exchange -> {
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-            calls.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " " + exchange.getRequestHeaders().getFirst("Authorization")
+            String query = exchange.getRequestURI().getQuery() == null ? "" : "?" + exchange.getRequestURI().getQuery();
+            calls.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + query + " " + exchange.getRequestHeaders().getFirst("Authorization")
                     + (body.isEmpty() ? "" : " " + body));
             String path = exchange.getRequestURI().getPath();
             Map.Entry<Integer, String> answer = switch (exchange.getRequestMethod() + " " + path) {
@@ -46,6 +47,15 @@ class RestSchedulerClientTest {
                 case "GET /api/v1/jobs/j2" -> Map.entry(200, "{\"id\":\"j2\",\"state\":\"PENDING\",\"spec\":{\"perReplica\":{\"gpus\":1}}}");
                 case "GET /api/v1/jobs/j1/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"reason\":\"r\",\"plannedStart\":1800,"
                         + "\"rankedAheadByTeam\":{\"nlp\":2}}");
+                case "GET /api/v1/jobs/j3/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"r\","
+                        + "\"plannedStart\":1800,\"plannedStartAt\":1800,\"startP50At\":2400,\"startP90At\":5400,\"bandsAt\":900,"
+                        + "\"rankedAheadByTeam\":{},\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\","
+                        + "\"plannedStartAt\":1200,\"newerField\":true}],\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,"
+                        + "\"gpus\":8,\"reason\":\"priority 10 over 5\"},{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,"
+                        + "\"reason\":\"GPUs reserved for inference\"}]}");
+                case "GET /api/v1/jobs/j4/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"r\","
+                        + "\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":900,"
+                        + "\"alternatives\":null,\"ahead\":[]}");
                 case "DELETE /api/v1/jobs/j1" -> Map.entry(409, "{\"error\":\"already finished\"}");
                 case "POST /api/v1/jobs/j1/outcome" -> Map.entry(200, "{}");
                 default -> Map.entry(400, "{\"error\":\"bad\"}");
@@ -76,6 +86,23 @@ class RestSchedulerClientTest {
     }
 
     @Test
+    void readsTheBandWhoIsAheadAndTheAlternatives() {
+        Explanation why = client.explanation("j3", true);
+        assertEquals("GET /api/v1/jobs/j3/explanation Bearer tok", calls.get(0), "alternatives asked for: no query");
+        assertEquals(List.of(1800L, 2400L, 5400L, 900L), List.of(why.plannedStart(), why.startP50At(), why.startP90At(), why.bandsAt()));
+        assertEquals(List.of(new Explanation.Alternative("ask for 4 GPUs instead of 8", "gpus", 1200L)), why.alternatives(),
+                "a field this client does not know ignored");
+        assertEquals(List.of(new Explanation.Ahead("cv", "j9", null, 8, "priority 10 over 5"),
+                new Explanation.Ahead("web", null, "chat", 2, "GPUs reserved for inference")), why.ahead());
+        assertEquals(false, why.beyondHorizon());
+
+        Explanation far = client.explanation("j4", false);
+        assertNull(far.plannedStart());
+        assertTrue(far.beyondHorizon(), "the planner's rule for a job with no start within the horizon");
+        assertEquals(List.of(), far.alternatives(), "alternatives not asked for come as null");
+    }
+
+    @Test
     void speaksTheJobsApiWithTheBearerToken() {
         JobSpec spec = new JobSpec("a", "nlp", JobClass.TRAINING, null, 2, null, GpuShape.wholeGpus(1), true, null, null, null, null);
         assertEquals("j1", client.submit(spec));
@@ -89,9 +116,12 @@ class RestSchedulerClientTest {
                 "the planned devices, a field this client does not know ignored");
         assertNull(client.job("j2").placement(), "a pending job has no placement");
 
-        Explanation why = client.explanation("j1");
+        Explanation why = client.explanation("j1", false);
         assertEquals(1800L, why.plannedStart());
         assertEquals(Map.of("nlp", 2L), why.rankedAheadByTeam());
+        assertTrue(calls.get(calls.size() - 1).startsWith("GET /api/v1/jobs/j1/explanation?alternatives=false "), calls.get(calls.size() - 1));
+        assertEquals("[null, null, null, []]", java.util.Arrays.asList(why.startP50At(), why.startP90At(), why.bandsAt(), why.ahead()).toString(),
+                "a control plane older than the bands sends none");
 
         client.cancel("j1");
         client.finish("j1", true);

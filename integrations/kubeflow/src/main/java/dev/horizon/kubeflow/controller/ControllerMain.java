@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
-import java.time.ZoneId;
 import java.util.Map;
 
 /**
@@ -40,7 +39,7 @@ public final class ControllerMain {
             PodBinder binder = (namespace, pod, uid, node) -> kube.bindings().inNamespace(namespace).resource(new BindingBuilder()
                     .withNewMetadata().withName(pod).withNamespace(namespace).withUid(uid).endMetadata()
                     .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
-            new ExtenderServer(new SchedulerExtender(scheduler, binder, ZoneId.systemDefault(), teams), new InetSocketAddress(Integer.parseInt(extenderPort)));
+            new ExtenderServer(new SchedulerExtender(scheduler, binder, Clock.systemDefaultZone(), teams), new InetSocketAddress(Integer.parseInt(extenderPort)));
         }
         AdapterProcess.reconcileForever(env, controller::reconcileAll);
     }

@@ -195,7 +195,7 @@ public final class KubeflowController {
                     ? "preempted by Horizon: suspended until it is planned again"
                     : "suspended: Horizon has not planned it yet");
         }
-        String sentence = scheduler.explanation(id).sentence(clock.getZone());
+        String sentence = scheduler.explanation(id, false).sentence(clock);
         boolean changed = !sentence.equals(job.condition(CONDITION).map(c -> c.path("message").asText()).orElse(null));
         if (changed) {
             setCondition(job, false, "Pending", sentence);

@@ -17,7 +17,7 @@ import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
-import java.time.ZoneId;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -44,15 +44,15 @@ public final class SchedulerExtender {
 
     private final SchedulerClient scheduler;
     private final PodBinder binder;
-    private final ZoneId zone;
+    private final Clock clock;
     private final TeamRule teams;
     /** Pod UID (or namespace/name) to its scheduler job id. */
     private final Map<String, String> jobs = new ConcurrentHashMap<>();
 
-    public SchedulerExtender(SchedulerClient scheduler, PodBinder binder, ZoneId zone, TeamRule teams) {
+    public SchedulerExtender(SchedulerClient scheduler, PodBinder binder, Clock clock, TeamRule teams) {
         this.scheduler = scheduler;
         this.binder = binder;
-        this.zone = zone;
+        this.clock = clock;
         this.teams = teams;
     }
 
@@ -65,7 +65,7 @@ public final class SchedulerExtender {
         ObjectNode failed = result.putObject("failedNodes");
         List<String> passing = new ArrayList<>();
         SchedulerJob planned = plannedJob(pod);
-        String why = planned == null || planned.placement() != null ? null : scheduler.explanation(planned.id()).sentence(zone);
+        String why = planned == null || planned.placement() != null ? null : scheduler.explanation(planned.id(), false).sentence(clock);
         for (String node : candidates) {
             if (planned == null || planned.placement() != null && planned.placement().nodes().contains(node)) passing.add(node);
             else failed.put(node, why != null ? "Horizon: " + why : "Horizon planned this pod onto " + String.join(",", planned.placement().nodes()));

@@ -132,6 +132,33 @@ class KubeflowControllerTest {
     }
 
     @Test
+    void aWaitingJobsConditionSaysItsPlannedStartAndBandAndFollowsThem() {
+        Resource<GenericKubernetesResource> job = create(PYTORCH_JOB);
+        controller.reconcileAll();
+        scheduler.explain(new Explanation("blocked", seconds("2026-11-30T14:30:00Z"), Map.of("nlp", 3L), seconds("2026-11-30T14:40:00Z"),
+                seconds("2026-11-30T15:20:00Z"), seconds("2026-11-30T11:59:00Z"), false, List.of(), List.of()));
+        controller.reconcileAll();
+        String banded = "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90 15:20)";
+        assertEquals(banded, condition(tree(job)).path("message").asText());
+        assertTrue(eventsAbout("llama-sft").contains("Pending: " + banded), eventsAbout("llama-sft").toString());
+
+        scheduler.explain(new Explanation("blocked", seconds("2026-11-30T22:00:00Z"), Map.of("nlp", 3L), seconds("2026-11-30T23:10:00Z"),
+                seconds("2026-12-01T02:00:00Z"), seconds("2026-11-30T11:59:00Z"), false, List.of(), List.of()));
+        controller.reconcileAll();
+        assertEquals("pending: team nlp ranks ahead; planned start 22:00 (P50 23:10, P90 Tue 1 Dec 02:00)", condition(tree(job)).path("message").asText(),
+                "the band moved, past midnight: the condition follows it, with the day");
+
+        scheduler.explain(new Explanation("no room", null, Map.of("nlp", 3L), null, null, seconds("2026-11-30T11:59:00Z"), true, List.of(), List.of()));
+        controller.reconcileAll();
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", condition(tree(job)).path("message").asText());
+        assertEquals(List.of("job-1", "job-1", "job-1"), scheduler.explanationsAsked, "each poll asks without alternatives, which cost re-plans");
+    }
+
+    private static long seconds(String instant) {
+        return Instant.parse(instant).getEpochSecond();
+    }
+
+    @Test
     void aJobWithoutGpusIsLeftToTheDefaultScheduler() {
         Resource<GenericKubernetesResource> job = create(PYTORCH_JOB.replace("nvidia.com/gpu: 4", "cpu: 4"));
         controller.reconcileAll();

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ class SchedulerExtenderTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final FakeScheduler scheduler = new FakeScheduler();
     private final List<String> bound = new ArrayList<>();
-    private final SchedulerExtender extender = new SchedulerExtender(scheduler, (ns, pod, uid, node) -> bound.add(ns + "/" + pod + "@" + node), ZoneOffset.UTC,
+    private final SchedulerExtender extender = new SchedulerExtender(scheduler, (ns, pod, uid, node) -> bound.add(ns + "/" + pod + "@" + node), Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC),
             TeamRule.defaults());
 
     /** ExtenderArgs as kube-scheduler sends them with nodeCacheCapable: true (Go field names, any case). */

@@ -213,7 +213,7 @@ public final class RayController {
         // the workload waits for its last group; the first one still pending says why
         String waiting = jobs.values().stream().filter(j -> j.state() == SchedulerJob.State.PENDING).map(SchedulerJob::id).findFirst()
                 .orElse(jobs.values().iterator().next().id());
-        explain(workload, false, "Pending", scheduler.explanation(waiting).sentence(clock.getZone()), "Normal");
+        explain(workload, false, "Pending", scheduler.explanation(waiting, false).sentence(clock), "Normal");
     }
 
     /** Records why the workload is where it is, with one event each time the reason changes. */

@@ -13,7 +13,7 @@ import dev.horizon.ray.demand.FractionalGpuPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.time.ZoneId;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -37,7 +37,7 @@ public final class RayJobsServer implements AutoCloseable {
     private final SchedulerClient scheduler;
     private final String defaultTeam;
     private final FractionalGpuPolicy fractions;
-    private final ZoneId zone;
+    private final Clock clock;
     private final HttpServer server;
     /** Submission id to what was submitted and the scheduler job it became. */
     private final Map<String, Entry> submissions = new ConcurrentHashMap<>();
@@ -49,12 +49,12 @@ public final class RayJobsServer implements AutoCloseable {
     private record Answer(int status, JsonNode body) {
     }
 
-    public RayJobsServer(SchedulerClient scheduler, String defaultTeam, FractionalGpuPolicy fractions, ZoneId zone, InetSocketAddress address)
+    public RayJobsServer(SchedulerClient scheduler, String defaultTeam, FractionalGpuPolicy fractions, Clock clock, InetSocketAddress address)
             throws IOException {
         this.scheduler = scheduler;
         this.defaultTeam = defaultTeam;
         this.fractions = fractions;
-        this.zone = zone;
+        this.clock = clock;
         this.server = HttpServer.create(address, 0);
         server.createContext("/api/", this::handle);
         server.setExecutor(Executors.newFixedThreadPool(4));
@@ -140,7 +140,7 @@ public final class RayJobsServer implements AutoCloseable {
         SchedulerJob job = scheduler.job(entry.schedulerId());
         details.put("horizon_job_id", entry.schedulerId());
         return switch (job.state()) {
-            case PENDING -> details.put("status", "PENDING").put("message", scheduler.explanation(job.id()).sentence(zone));
+            case PENDING -> details.put("status", "PENDING").put("message", scheduler.explanation(job.id(), false).sentence(clock));
             case RUNNING -> details.put("status", "RUNNING").put("message", "planned by Horizon"
                     + (job.placement() == null ? "" : " on " + String.join(",", job.placement().nodes())));
             case SUCCEEDED -> details.put("status", "SUCCEEDED").put("message", "Job finished successfully.");

@@ -211,6 +211,16 @@ class RayControllerTest {
         assertTrue(tree(cluster).at("/spec/suspend").asBoolean());
         assertEquals(List.of("serve-head", "serve-big"), scheduler.submitted.values().stream().map(s -> s.name()).toList());
 
+        scheduler.explain(new Explanation("blocked", Instant.parse("2026-11-30T14:30:00Z").getEpochSecond(), Map.of("nlp", 3L),
+                Instant.parse("2026-11-30T14:40:00Z").getEpochSecond(), Instant.parse("2026-12-01T01:20:00Z").getEpochSecond(),
+                Instant.parse("2026-11-30T11:59:00Z").getEpochSecond(), false, List.of(), List.of()));
+        controller.reconcileAll();
+        JsonNode waiting = tree(cluster).at("/status/conditions/0");
+        assertEquals(RayController.CONDITION + " False Pending: pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90 Tue 1 Dec 01:20)",
+                waiting.path("type").asText() + " " + waiting.path("status").asText() + " " + waiting.path("reason").asText() + ": "
+                        + waiting.path("message").asText(), "the waiting cluster's condition carries its planned start and band");
+        assertTrue(scheduler.explanationsAsked.stream().noneMatch(a -> a.endsWith("with alternatives")), scheduler.explanationsAsked.toString());
+
         scheduler.plan("job-1", null, "node-a");
         controller.reconcileAll();
         assertTrue(tree(cluster).at("/spec/suspend").asBoolean(), "the head alone is not a cluster Ray can use");

@@ -18,6 +18,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -36,7 +37,7 @@ class RayJobsServerTest {
     @BeforeEach
     void start() throws IOException {
         scheduler = new FakeScheduler();
-        server = new RayJobsServer(scheduler, "research", FractionalGpuPolicy.parse("time-slicing:81920"), ZoneOffset.UTC,
+        server = new RayJobsServer(scheduler, "research", FractionalGpuPolicy.parse("time-slicing:81920"), Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC),
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     }
 

@@ -1,0 +1,60 @@
+package dev.horizon.api.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The one line the adapters write into a waiting workload's condition and events. */
+class ExplanationTest {
+    private static final Clock NOON_UTC = Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC);
+
+    private static long at(String instant) {
+        return Instant.parse(instant).getEpochSecond();
+    }
+
+    private static Explanation banded(Long planned, Long p50, Long p90, boolean beyondHorizon) {
+        return new Explanation("blocked", planned, Map.of("nlp", 3L), p50, p90, at("2026-11-30T11:59:00Z"), beyondHorizon, List.of(), List.of());
+    }
+
+    @Test
+    void saysThePlannedStartAndItsBand() {
+        assertEquals("pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90 15:20)",
+                banded(at("2026-11-30T14:30:00Z"), at("2026-11-30T14:40:00Z"), at("2026-11-30T15:20:00Z"), false).sentence(NOON_UTC));
+    }
+
+    @Test
+    void aTimeOnAnotherDayCarriesTheDay() {
+        assertEquals("pending: team nlp ranks ahead; planned start 23:30 (P50 Tue 1 Dec 00:10, P90 Tue 1 Dec 03:00)",
+                banded(at("2026-11-30T23:30:00Z"), at("2026-12-01T00:10:00Z"), at("2026-12-01T03:00:00Z"), false).sentence(NOON_UTC));
+    }
+
+    @Test
+    void timesAreInTheClocksZoneAndTodayIsItsToday() {
+        Clock tokyo = NOON_UTC.withZone(ZoneId.of("Asia/Tokyo"));
+        assertEquals("pending: team nlp ranks ahead; planned start 23:30 (P50 Tue 1 Dec 00:10, P90 Tue 1 Dec 01:00)",
+                banded(at("2026-11-30T14:30:00Z"), at("2026-11-30T15:10:00Z"), at("2026-11-30T16:00:00Z"), false).sentence(tokyo));
+    }
+
+    @Test
+    void withoutABandItSaysThePlannedStartAlone() {
+        assertEquals("pending: team nlp ranks ahead; planned start 14:30",
+                banded(at("2026-11-30T14:30:00Z"), null, null, false).sentence(NOON_UTC), "no band yet: the first step after arrival");
+        assertEquals("pending: planned start 14:30", new Explanation("blocked", at("2026-11-30T14:30:00Z"), Map.of()).sentence(NOON_UTC),
+                "an older control plane's explanation");
+    }
+
+    @Test
+    void beyondTheHorizonItSaysSoInWords() {
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", banded(null, null, null, true).sentence(NOON_UTC));
+        assertEquals("pending: no room for 8 GPUs within the 24 h horizon; not planned to start within the plan's horizon",
+                new Explanation("no room for 8 GPUs within the 24 h horizon", null, Map.of(), null, null, null, true, List.of(), List.of())
+                        .sentence(NOON_UTC), "with no one ranked ahead, the planner's own reason comes first");
+        assertEquals("pending: waiting for the next plan", new Explanation("waiting for the next plan", null, Map.of()).sentence(NOON_UTC));
+    }
+}
