@@ -53,10 +53,28 @@ function clock(seconds) {
   return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
+// a time with its weekday when it is not on now's day: "14:30", "Tue 02:10"
+function when(seconds, now) {
+  const day = t => new Date(t * 1000).toDateString();
+  return (day(seconds) === day(now) ? '' : new Date(seconds * 1000).toLocaleDateString([], { weekday: 'short' }) + ' ') + clock(seconds);
+}
+
+// A pending job's start band in words: by startP50At with odds 1 in 2, by startP90At with odds 9 in 10.
+function bandWords(job, now) {
+  return 'starts by ' + when(job.startP50At, now) + ' (' + fromNow(job.startP50At, now) + ') with odds 1 in 2 (P50), by '
+    + when(job.startP90At, now) + ' (' + fromNow(job.startP90At, now) + ') with odds 9 in 10 (P90)';
+}
+
+const hasBand = job => job.startP50At != null && job.startP90At != null;
+
+// "in 45 min", "in 2 h 40 min", "in 2 d 3 h", as ./horizon why says it
 function fromNow(seconds, now) {
   const minutes = Math.round((seconds - now) / 60);
   if (minutes <= 0) return 'now';
-  return minutes < 120 ? 'in ' + minutes + ' min' : 'in ' + (minutes / 60).toFixed(1) + ' h';
+  const [h, m, d] = [Math.floor(minutes / 60), minutes % 60, Math.floor(minutes / 1440)];
+  if (minutes < 60) return 'in ' + minutes + ' min';
+  if (minutes < 48 * 60) return 'in ' + h + ' h' + (m ? ' ' + m + ' min' : '');
+  return 'in ' + d + ' d' + (h % 24 ? ' ' + (h % 24) + ' h' : '');
 }
 
 // "node-0[0-3]+node-1[5-5:3g.40gb@4]" -> [{node: 'node-0', first: 0, last: 3}, {node: 'node-1', first: 5, last: 5, share: '3g.40gb@4'}]
@@ -117,6 +135,20 @@ function barsOf(svg, job, from, to, kind, rowOf, x, sharesSeen) {
   }
 }
 
+// Over a waiting job's planned bar: a strip from its P50 to its P90 start, capped at both ends, and a tick at the plan's start.
+function startBand(svg, job, x, y, now) {
+  const g = el('g', { class: 'band', 'data-job': job.jobId });
+  g.append(el('title', {}, jobLabel(job) + ': planned start ' + when(job.plannedStart, now) + '; ' + bandWords(job, now)));
+  const from = x(job.startP50At);
+  const to = x(job.startP90At);
+  // along the top of the row, clear of the bar's label at its bottom
+  g.append(el('rect', { x: from, y: y + 2, width: Math.max(to - from, 1), height: 4, class: 'band' }));
+  for (const end of [from, to]) g.append(el('line', { x1: end, x2: end, y1: y, y2: y + 8, class: 'band-end' }));
+  const tick = x(job.plannedStart);
+  g.append(el('line', { x1: tick, x2: tick, y1: y, y2: y + ROW, class: 'planned-start' }));
+  svg.append(g);
+}
+
 function drawGantt(plan, nodes, runs) {
   const svg = document.getElementById('gantt');
   svg.replaceChildren();
@@ -160,6 +192,7 @@ function drawGantt(plan, nodes, runs) {
     const y = 20 + (rows + 1 + i) * ROW;
     svg.append(el('text', { x: 4, y: y + ROW - 4 }, job.gpus + ' GPU' + (job.gpus > 1 ? 's' : '')));
     bar(svg, job, x(job.plannedStart), y + 1, x(job.plannedStart + job.estimatedSeconds) - x(job.plannedStart), ROW - 2, 'planned');
+    if (hasBand(job)) startBand(svg, job, x, y, now);
   });
   svg.append(el('line', { x1: x(now), x2: x(now), y1: 14, y2: height, class: 'now' }));
 
@@ -173,7 +206,9 @@ function drawGantt(plan, nodes, runs) {
     item.append(el('i', { style: 'background:' + colour + ';height:4px' }), cls.toLowerCase().replace('_', ' '));
     return item;
   }), ...[['fill', 'hatched: on GPUs lent from inference'], ['mig', 'part of a row: a MIG instance'], ['share', 'a time-slicing share'],
-    ['cut', 'red end: preempted or taken back by inference']].map(([cls, text]) => {
+    ['cut', 'red end: preempted or taken back by inference'],
+    ['band', 'dark strip atop a waiting job: it starts by the strip\'s left end with odds 1 in 2 (P50), by its right end 9 in 10 (P90)'],
+    ['planned-start', 'tick: its planned start in this plan']].map(([cls, text]) => {
     const item = el('span', { class: 'mark ' + cls });
     item.append(el('i', { class: cls }), text);
     return item;
@@ -254,22 +289,38 @@ function fillPending(plan) {
   const rows = plan.pending.map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
     const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus,
-      job.plannedStart ? fromNow(job.plannedStart, plan.plannedAt) : 'not within the horizon', job.reason || ''];
-    for (const c of cells) tr.append(el('td', {}, String(c)));
+      job.plannedStart ? when(job.plannedStart, plan.plannedAt) + ' (' + fromNow(job.plannedStart, plan.plannedAt) + ')' : 'not within the horizon',
+      hasBand(job) ? when(job.startP50At, plan.plannedAt) + ' – ' + when(job.startP90At, plan.plannedAt) + ' (' + fromNow(job.startP50At, plan.plannedAt)
+        + ' to ' + fromNow(job.startP90At, plan.plannedAt).replace(/^in /, '') + ')' : 'no band yet', job.reason || ''];
+    cells.forEach((c, i) => {
+      const td = el('td', i === 6 && hasBand(job) ? { class: 'band', title: bandWords(job, plan.plannedAt) } : {}, String(c));
+      tr.append(td);
+    });
     return tr;
   });
   if (rows.length === 0) {
     const tr = el('tr');
-    tr.append(el('td', { colspan: 7 }, 'nothing waits'));
+    tr.append(el('td', { colspan: 8 }, 'nothing waits'));
     rows.push(tr);
   }
   document.querySelector('#pending tbody').replaceChildren(...rows);
 }
 
+// The plan's waiting jobs with the start bands the jobs API gives them (startP50At, startP90At; absent: no band yet).
+function withBands(plan, waiting) {
+  const bands = new Map(waiting.filter(hasBand).map(j => [j.id, j]));
+  for (const job of plan.pending) {
+    const band = bands.get(job.jobId);
+    if (band) Object.assign(job, { startP50At: band.startP50At, startP90At: band.startP90At });
+  }
+}
+
 async function refresh() {
   try {
-    const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
-      api('/api/v1/clock')]);
+    const [plan, history, nodes, now, waiting] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
+      // the bands are an addition: without them (an older control plane) the view still draws the plan
+      api('/api/v1/clock'), api('/api/v1/jobs?state=PENDING&limit=10000').catch(() => [])]);
+    withBands(plan, waiting);
     const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + (plan.plannedAt - PAST_SECONDS)), api('/api/v1/teams'),
       api('/api/v1/comparisons')]);
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -12,6 +13,7 @@ import jakarta.inject.Inject;
 import java.awt.image.BufferedImage;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,8 +22,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -77,6 +82,83 @@ class WebViewTest {
                 files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
             }
         }
+    }
+
+    /** 2026-11-30 12:00 UTC: when the canned plan was made. */
+    private static final long NOON = 1_796_040_000L;
+    /** A plan with one running job and two waiting ones, w1 with a start band (P50 160 min, P90 200 min away), w2 with none yet. */
+    private static final Map<String, String> CANNED = Map.of(
+            "/api/v1/plan", ("{'plannedAt':%d,'stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':8,'utilization':1.0,"
+                    + "'decisionMillis':3.0,'mode':'heuristic','groups':[],'cpSatGain':null,'fullMode':null,'running':[{'jobId':'r1','name':'sft-8',"
+                    + "'team':'web','class':'TRAINING','placement':'node-1[0-7]','fill':false,'start':%d,'estimatedEnd':%d}],'pending':["
+                    + "{'jobId':'w1','name':'pretrain-16','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
+                    + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':%d,'estimatedSeconds':3600},"
+                    + "{'jobId':'w2','name':'eval-8','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
+                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':%d,'estimatedSeconds':1800}],'inferenceReservedGpus':{}}")
+                    .formatted(NOON, NOON - 1800, NOON + 9000, NOON + 9000, NOON + 12600),
+            "/api/v1/jobs", ("[{'id':'w1','name':'pretrain-16','team':'web','class':'TRAINING','priority':0,'gpus':8,'state':'PENDING','submittedAt':%d,"
+                    + "'plannedStart':%d,'startP50At':%d,'startP90At':%d,'preemptions':0,'spec':{}},{'id':'w2','name':'eval-8','team':'web',"
+                    + "'class':'TRAINING','priority':0,'gpus':8,'state':'PENDING','submittedAt':%d,'plannedStart':%d,'preemptions':0,'spec':{}}]")
+                    .formatted(NOON * 1000, NOON + 9000, NOON + 9600, NOON + 12000, NOON * 1000, NOON + 12600),
+            "/api/v1/plan/history", "[{'at':%d,'totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
+                    .formatted(NOON) + "'inferenceReservedGpus':0}]",
+            "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]}]",
+            "/api/v1/clock", "{'now':%d,'virtual':true}".formatted(NOON * 1000),
+            "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]");
+
+    /**
+     * The start band as the page draws it from the fields the REST contract gives pending jobs (startP50At, startP90At on
+     * GET /api/v1/jobs): the page itself, unchanged, against a stand-in API serving canned answers in the contract's shape.
+     */
+    @Test
+    void aWaitingJobsStartBandIsDrawnOnTheGanttAndListed() throws Exception {
+        Path chromium = chromium();
+        assumeTrue(chromium != null, "web view test skipped: no chromium on PATH (apt-get install -y chromium, as .ci/run does)");
+        HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        Path page = Path.of("src/main/resources/META-INF/resources");
+        api.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            String canned = CANNED.get(path);
+            Path file = page.resolve(path.equals("/") ? "index.html" : path.substring(1));
+            boolean found = canned != null || Files.isRegularFile(file);
+            byte[] body = canned != null ? canned.replace('\'', '"').getBytes(StandardCharsets.UTF_8) : found ? Files.readAllBytes(file) : new byte[0];
+            exchange.getResponseHeaders().set("Content-Type", canned != null ? "application/json" : path.endsWith(".js") ? "text/javascript"
+                    : path.endsWith(".css") ? "text/css" : "text/html");
+            exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        api.start();
+        Path dir = Files.createTempDirectory("horizon-web-band");
+        try {
+            String dom = run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + "/#token=any");
+            Matcher band = Pattern.compile("<g class=\"band\" data-job=\"w1\"><title>([^<]*)</title><rect x=\"([\\d.]+)\" y=\"[\\d.]+\" width=\"([\\d.]+)\"")
+                    .matcher(dom);
+            assertTrue(band.find(), "a start band over waiting job w1's planned bar: " + dom);
+            assertTrue(band.group(1).contains("starts by") && band.group(1).contains("(in 2 h 40 min) with odds 1 in 2 (P50)")
+                    && band.group(1).contains("(in 3 h 20 min) with odds 9 in 10 (P90)"), "its tooltip says the band in words: " + band.group(1));
+            double now = number(dom, "<line x1=\"([\\d.]+)\"[^>]*class=\"now\"");
+            double p50 = Double.parseDouble(band.group(2));
+            double p90 = p50 + Double.parseDouble(band.group(3));
+            assertEquals(160.0 / 200.0, (p50 - now) / (p90 - now), 0.01, "the band runs from the P50 start to the P90 start");
+            double tick = number(dom, "<g class=\"band\" data-job=\"w1\">.*?<line x1=\"([\\d.]+)\"[^>]*class=\"planned-start\"");
+            assertEquals(150.0 / 160.0, (tick - now) / (p50 - now), 0.01, "the tick sits at the planned start");
+            assertTrue(!dom.contains("<g class=\"band\" data-job=\"w2\""), "a job with no band yet is drawn without one");
+            assertTrue(dom.contains("(in 2 h 40 min to 3 h 20 min)</td>"), "the pending list gives the band, relative to the plan");
+            assertTrue(dom.contains(">no band yet</td>"), "and says when a job has none yet");
+            assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
+        } finally {
+            api.stop(0);
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    private static double number(String dom, String regex) {
+        Matcher m = Pattern.compile(regex, Pattern.DOTALL).matcher(dom);
+        assertTrue(m.find(), regex + " in " + dom);
+        return Double.parseDouble(m.group(1));
     }
 
     private static Path chromium() {
