@@ -75,6 +75,12 @@ class RayJobsServerTest {
         JsonNode pending = ok("GET", "/api/jobs/raysubmit_abc", null);
         assertEquals("PENDING", pending.path("status").asText());
         assertEquals("pending: team cv ranks ahead; planned start 14:30", pending.path("message").asText());
+        scheduler.explain(new Explanation("blocked", Instant.parse("2026-11-30T14:30:00Z").getEpochSecond(), Map.of("cv", 1L),
+                Instant.parse("2026-11-30T14:40:00Z").getEpochSecond(), Instant.parse("2026-11-30T15:20:00Z").getEpochSecond(),
+                Instant.parse("2026-11-30T11:59:00Z").getEpochSecond(), false, List.of(), List.of()));
+        assertEquals("pending: team cv ranks ahead; planned start 14:30 (P50 14:40, P90 15:20)",
+                ok("GET", "/api/jobs/raysubmit_abc", null).path("message").asText(), "ray job status says the band too");
+        assertEquals(List.of("job-1", "job-1"), scheduler.explanationsAsked, "asked without alternatives");
         assertEquals("python train.py", pending.path("entrypoint").asText());
         assertEquals("ana", pending.at("/metadata/owner").asText());
 
