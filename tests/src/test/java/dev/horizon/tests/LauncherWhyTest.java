@@ -34,6 +34,11 @@ class LauncherWhyTest {
                     + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + (NOON + 1200) + "},"
                     + "{\"change\":\"ask for gpuTypes [A100-80GB] instead of [H100-80GB]\",\"field\":\"perReplica.gpuTypes\",\"plannedStartAt\":"
                     + (NOON + 4800) + "}]}",
+            "/api/v1/jobs/j3", "{\"id\":\"j3\",\"team\":\"cv\",\"class\":\"TRAINING\",\"gpus\":64,\"state\":\"PENDING\"}",
+            "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"no room for 64"
+                    + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + (NOON - 60)
+                    + ",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
+                    + (NOON + 7200) + "}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + (NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
@@ -99,6 +104,21 @@ class LauncherWhyTest {
                   ask for gpuTypes [A100-80GB] instead of [H100-80GB]: planned start 13:20 (in 1 h 20 min), 1 h 10 min sooner
                 """, run.out());
         assertTrue(asked.contains("/api/v1/jobs/j1/explanation Bearer tok"), "a person's why asks with the alternatives: " + asked);
+    }
+
+    @Test
+    void aJobWithNoStartWithinTheHorizonSaysSoAndWhatWouldGiveItOne() throws Exception {
+        Run run = why("j3");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("""
+                job j3, team cv, 64 GPUs: PENDING
+                why it waits: no room for 64 GPUs
+                planned start: none within the plan's horizon; the plan looks further ahead as work ends
+                start band: none yet (beyond the plan's horizon)
+                planned before it on the GPUs it needs: nothing
+                to start sooner (each re-planned now with the job changed):
+                  ask for 32 GPUs instead of 64: planned start 14:00 (in 2 h), where now it has no start within the horizon
+                """, run.out(), "another team's job, read without its name");
     }
 
     @Test
