@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The control plane's account of a waiting job: its reason, when the current plan starts it and the band it likely
@@ -26,6 +27,7 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
                           Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT);
     private static final DateTimeFormatter DAY_AND_CLOCK = DateTimeFormatter.ofPattern("EEE d MMM HH:mm", Locale.ROOT);
+    private static final Pattern BAND = Pattern.compile(" \\(P50 [^)]*, P90 [^)]*\\)");
 
     /** A change to the job that starts it sooner: field names the job JSON field it changes. */
     @JsonIgnoreProperties(ignoreUnknown = true)
@@ -66,6 +68,14 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
             if (beyondHorizon) parts.add("not planned to start within the plan's horizon");
         }
         return "pending" + (parts.isEmpty() ? "" : ": " + String.join("; ", parts));
+    }
+
+    /**
+     * A {@link #sentence} without its band: the band moves with every plan's samples, so adapters write it into the
+     * condition but raise an event only when this part changes.
+     */
+    public static String withoutBand(String sentence) {
+        return sentence == null ? null : BAND.matcher(sentence).replaceFirst("");
     }
 
     /** "14:30" today, "Wed 2 Dec 14:30" on another day. */

@@ -50,6 +50,13 @@ class ExplanationTest {
     }
 
     @Test
+    void withoutBandLeavesWhatOnlyAMovedPlanChanges() {
+        String sentence = banded(at("2026-11-30T23:30:00Z"), at("2026-12-01T00:10:00Z"), at("2026-12-01T03:00:00Z"), false).sentence(NOON_UTC);
+        assertEquals("pending: team nlp ranks ahead; planned start 23:30", Explanation.withoutBand(sentence));
+        assertEquals("pending: waiting for the next plan", Explanation.withoutBand("pending: waiting for the next plan"));
+    }
+
+    @Test
     void beyondTheHorizonItSaysSoInWords() {
         assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", banded(null, null, null, true).sentence(NOON_UTC));
         assertEquals("pending: no room for 8 GPUs within the 24 h horizon; not planned to start within the plan's horizon",

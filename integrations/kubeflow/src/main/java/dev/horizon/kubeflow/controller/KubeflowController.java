@@ -7,6 +7,7 @@ import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.Translation;
+import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kubeflow.translate.KubeflowKind;
@@ -196,10 +197,10 @@ public final class KubeflowController {
                     : "suspended: Horizon has not planned it yet");
         }
         String sentence = scheduler.explanation(id, false).sentence(clock);
-        boolean changed = !sentence.equals(job.condition(CONDITION).map(c -> c.path("message").asText()).orElse(null));
-        if (changed) {
+        String before = job.condition(CONDITION).map(c -> c.path("message").asText()).orElse(null);
+        if (!sentence.equals(before)) {
             setCondition(job, false, "Pending", sentence);
-            event(resource, "Normal", "Pending", sentence);
+            if (!Explanation.withoutBand(sentence).equals(Explanation.withoutBand(before))) event(resource, "Normal", "Pending", sentence);
         }
     }
 

@@ -141,6 +141,12 @@ class KubeflowControllerTest {
         String banded = "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90 15:20)";
         assertEquals(banded, condition(tree(job)).path("message").asText());
         assertTrue(eventsAbout("llama-sft").contains("Pending: " + banded), eventsAbout("llama-sft").toString());
+        scheduler.explain(new Explanation("blocked", seconds("2026-11-30T14:30:00Z"), Map.of("nlp", 3L), seconds("2026-11-30T14:45:00Z"),
+                seconds("2026-11-30T15:35:00Z"), seconds("2026-11-30T12:00:00Z"), false, List.of(), List.of()));
+        controller.reconcileAll();
+        assertEquals("pending: team nlp ranks ahead; planned start 14:30 (P50 14:45, P90 15:35)", condition(tree(job)).path("message").asText());
+        assertEquals(1, eventsAbout("llama-sft").stream().filter(e -> e.startsWith("Pending")).count(),
+                "the band moves with every plan's samples: the condition follows it, no new event: " + eventsAbout("llama-sft"));
 
         scheduler.explain(new Explanation("blocked", seconds("2026-11-30T22:00:00Z"), Map.of("nlp", 3L), seconds("2026-11-30T23:10:00Z"),
                 seconds("2026-12-01T02:00:00Z"), seconds("2026-11-30T11:59:00Z"), false, List.of(), List.of()));
@@ -151,7 +157,8 @@ class KubeflowControllerTest {
         scheduler.explain(new Explanation("no room", null, Map.of("nlp", 3L), null, null, seconds("2026-11-30T11:59:00Z"), true, List.of(), List.of()));
         controller.reconcileAll();
         assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", condition(tree(job)).path("message").asText());
-        assertEquals(List.of("job-1", "job-1", "job-1"), scheduler.explanationsAsked, "each poll asks without alternatives, which cost re-plans");
+        assertEquals(3, eventsAbout("llama-sft").stream().filter(e -> e.startsWith("Pending")).count(), "a new planned start (or none) is an event");
+        assertEquals(List.of("job-1", "job-1", "job-1", "job-1"), scheduler.explanationsAsked, "each poll asks without alternatives, which cost re-plans");
     }
 
     private static long seconds(String instant) {

@@ -13,6 +13,7 @@ import dev.horizon.kubernetes.KubernetesRefusal;
 import dev.horizon.kubernetes.PodRelease;
 import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
+import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.ray.translate.KubeRayTranslator;
@@ -216,9 +217,10 @@ public final class RayController {
         explain(workload, false, "Pending", scheduler.explanation(waiting, false).sentence(clock), "Normal");
     }
 
-    /** Records why the workload is where it is, with one event each time the reason changes. */
+    /** Records why the workload is where it is, with one event each time the reason changes (more than its start band). */
     private void explain(RayWorkload workload, boolean planned, String reason, String message, String eventType) {
-        if (message.equals(workload.annotations().path(EXPLANATION).asText(null))) return;
+        String before = workload.annotations().path(EXPLANATION).asText(null);
+        if (message.equals(before)) return;
         workload.annotations().put(EXPLANATION, message);
         write(workload);
         if (workload.kind() != RayKind.RAY_JOB) {
@@ -226,7 +228,7 @@ public final class RayController {
             GenericKubernetesResource updated = kube.resource(JSON.convertValue(workload.object(), GenericKubernetesResource.class)).updateStatus();
             workload.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
         }
-        event(workload, eventType, reason, message);
+        if (!Explanation.withoutBand(message).equals(Explanation.withoutBand(before))) event(workload, eventType, reason, message);
     }
 
     private static Map<String, String> jobIds(RayWorkload workload) {

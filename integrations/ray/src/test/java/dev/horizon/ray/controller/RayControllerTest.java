@@ -219,6 +219,14 @@ class RayControllerTest {
         assertEquals(RayController.CONDITION + " False Pending: pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90 Tue 1 Dec 01:20)",
                 waiting.path("type").asText() + " " + waiting.path("status").asText() + " " + waiting.path("reason").asText() + ": "
                         + waiting.path("message").asText(), "the waiting cluster's condition carries its planned start and band");
+        scheduler.explain(new Explanation("blocked", Instant.parse("2026-11-30T14:30:00Z").getEpochSecond(), Map.of("nlp", 3L),
+                Instant.parse("2026-11-30T14:50:00Z").getEpochSecond(), Instant.parse("2026-12-01T02:00:00Z").getEpochSecond(),
+                Instant.parse("2026-11-30T12:00:00Z").getEpochSecond(), false, List.of(), List.of()));
+        controller.reconcileAll();
+        assertEquals("pending: team nlp ranks ahead; planned start 14:30 (P50 14:50, P90 Tue 1 Dec 02:00)",
+                tree(cluster).at("/status/conditions/0/message").asText(), "the condition follows the band");
+        assertEquals(1, eventsAbout("serve").stream().filter(e -> e.startsWith("Pending: pending: team nlp ranks ahead; planned start 14:30")).count(),
+                "a band that moved alone raises no new event: " + eventsAbout("serve"));
         assertTrue(scheduler.explanationsAsked.stream().noneMatch(a -> a.endsWith("with alternatives")), scheduler.explanationsAsked.toString());
 
         scheduler.plan("job-1", null, "node-a");
