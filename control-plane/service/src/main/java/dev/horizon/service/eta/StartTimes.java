@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -91,7 +92,12 @@ public class StartTimes {
     void planned(@Observes PlannedMoment plan) {
         if (!enabled) return;
         plan.decision().starts().forEach(s -> starts.add(new Started(s.jobId(), plan.now())));
-        if (newest.getAndSet(plan) == null) worker.execute(this::computeNewest);
+        if (newest.getAndSet(plan) != null) return; // the worker has one waiting already: it takes this one instead
+        try {
+            worker.execute(this::computeNewest);
+        } catch (RejectedExecutionException e) {
+            // the service is shutting down: no more bands
+        }
     }
 
     /** The bands of the latest plan computed so far. */

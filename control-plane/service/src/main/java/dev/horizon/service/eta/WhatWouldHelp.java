@@ -40,10 +40,16 @@ public class WhatWouldHelp {
         }
         return cache.computeIfAbsent(jobId, id -> {
             long t0 = System.nanoTime();
-            List<Alternatives.Alternative> out = Alternatives.of(plan.moment(), plan.decision(), HorizonPolicy::new, id);
-            LOG.infof("alternatives of job %s on %d GPUs and %d jobs: %d in %.0f ms", id, plan.context().cluster().totalGpus(), plan.moment().jobs().size(),
-                    out.size(), (System.nanoTime() - t0) / 1e6);
-            return out;
+            try {
+                List<Alternatives.Alternative> out = Alternatives.of(plan.moment(), plan.decision(), HorizonPolicy::new, id);
+                LOG.infof("alternatives of job %s on %d GPUs and %d jobs: %d in %.0f ms", id, plan.context().cluster().totalGpus(),
+                        plan.moment().jobs().size(), out.size(), (System.nanoTime() - t0) / 1e6);
+                return out;
+            } catch (RuntimeException e) {
+                // the explanation still answers, without alternatives; a re-plan that fails here is a bug to see in the log
+                LOG.errorf(e, "alternatives of job %s failed on the plan of %d", id, plan.now());
+                return List.of();
+            }
         });
     }
 
