@@ -106,6 +106,21 @@ class AlternativesTest {
     }
 
     @Test
+    void planningBandsAndAlternativesLeaveTheMomentAsItWas() {
+        // the service hands the plan's moment to other threads without copying it: nothing may change it
+        ClusterMoment m = moment(List.of(H100, A100), job("r", 8, 8, Set.of("H100-80GB"), onNode(0, 0, 8)), job("w", 8, 8, Set.of("H100-80GB"), null),
+                job("v", 4, 2, Set.of(), null));
+        List<JobState> jobs = List.copyOf(m.jobs());
+        List<NodeState> nodes = List.copyOf(m.nodes());
+        Decision d = new HorizonPolicy().decide(ContextBuilder.build(m));
+        StartBands.of(m, d, new HorizonPolicy(), new ExpectedArrivals(jobs, 3600), Set.of("w", "v"), 4, 1);
+        Alternatives.of(m, d, HorizonPolicy::new, "w");
+        assertEquals(jobs, m.jobs());
+        assertEquals(nodes, m.nodes());
+        assertEquals(List.of(8), m.jobs().stream().filter(JobState::isRunning).map(j -> j.running().placement().gpus()).toList());
+    }
+
+    @Test
     void aJobThatStartsNowHasNoAlternatives() {
         ClusterMoment m = moment(List.of(H100, A100), job("w", 8, 8, Set.of("H100-80GB"), null));
         assertTrue(of(m, "w").isEmpty());
