@@ -38,7 +38,7 @@ import org.jboss.logging.Logger;
  * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day, and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation. The calibration lives in memory: a restart begins it afresh.
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). The calibration lives in memory: a restart begins it afresh.
  */
 @ApplicationScoped
 public class StartTimes {
@@ -121,10 +121,24 @@ public class StartTimes {
     private void computeNewest() {
         PlannedMoment plan = newest.getAndSet(null);
         if (plan == null) return;
+        long t0 = System.nanoTime();
         try {
             shown.set(compute(plan));
         } catch (RuntimeException e) {
             LOG.error("start-time bands failed; the next plan computes them again", e);
+        }
+        rest(System.nanoTime() - t0);
+    }
+
+    /**
+     * Rests as long as the computation took before the next may start, so bands take at most half of one core however
+     * often the cluster plans (a busy cluster plans after every event); their lag at most doubles.
+     */
+    private static void rest(long nanos) {
+        try {
+            Thread.sleep(nanos / 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
