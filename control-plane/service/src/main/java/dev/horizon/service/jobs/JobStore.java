@@ -174,6 +174,23 @@ public class JobStore {
         return ahead;
     }
 
+    /**
+     * The latest jobs submitted at or after sinceMillis, in any state, newest first, at most limit of them: one query per
+     * state, each read through the (state, submitted_at, id) index, so a store of months reads only the day asked for.
+     */
+    public List<JobRow> submittedSince(long sinceMillis, int limit) {
+        List<JobRow> out = new ArrayList<>();
+        for (JobState state : JobState.values()) {
+            out.addAll(db.query("SELECT " + COLUMNS + " FROM jobs WHERE state = ? AND submitted_at >= ? ORDER BY submitted_at DESC, id DESC LIMIT ?", ps -> {
+                ps.setString(1, state.name());
+                ps.setLong(2, sinceMillis);
+                ps.setInt(3, limit);
+            }, JobStore::row));
+        }
+        out.sort(java.util.Comparator.comparingLong(JobRow::submittedAt).thenComparing(JobRow::id).reversed());
+        return out.subList(0, Math.min(limit, out.size()));
+    }
+
     public List<JobRow> active() {
         return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') ORDER BY submitted_at, id", ps -> { },
                 JobStore::row);

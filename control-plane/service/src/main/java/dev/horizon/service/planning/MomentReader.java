@@ -89,7 +89,7 @@ public class MomentReader {
         ctx.services().forEach((name, v) -> reserved.put(name, Math.max(v.heldGpus(), v.reservedGpus())));
         Map<String, Double> owedNext = ctx.fairShare() == null ? Map.of() : ctx.fairShare().owedNow();
         PlanInput.Booking booking = new PlanInput.Booking(booked.hourly(), booked.until(), owedNext);
-        return new PlanInput(now, usable, ctx.cluster(), js.rows(), js.specs(), ctx, ctx.occupancy().copy(), js.holding(), prepared.pools(),
+        return new PlanInput(now, moment, usable, ctx.cluster(), js.rows(), js.specs(), ctx, ctx.occupancy().copy(), js.holding(), prepared.pools(),
                 js.takenOff(), secondsLeft, reserved, booking);
     }
 
@@ -123,9 +123,7 @@ public class MomentReader {
                 holding.put(j.id(), p);
                 run = new JobState.Running(j.startedAt(), p, j.fill());
             }
-            JobState state = new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
-                    spec.durationEstimateSeconds(), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec),
-                    new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions()), run);
+            JobState state = state(j, spec, new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions()), run);
             (run == null ? waiting : running).add(state);
         }
         running.addAll(waiting);
@@ -206,7 +204,13 @@ public class MomentReader {
         return new Booked(hourly, Math.max(now, ledger.bookedUntil()), window);
     }
 
-    static JobSpec spec(JobRow j) {
+    /** A stored job as a moment holds it: its shape and rules from its job JSON, what it did before, where it runs (null: waiting). */
+    public static JobState state(JobRow j, JobSpec spec, JobState.RunHistory history, JobState.Running run) {
+        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
+                spec.durationEstimateSeconds(), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec), history, run);
+    }
+
+    public static JobSpec spec(JobRow j) {
         try {
             return JobJson.mapper().readValue(j.spec(), JobSpec.class);
         } catch (JsonProcessingException e) {

@@ -4,6 +4,7 @@ import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.api.JobSpec;
 import dev.horizon.service.fairshare.UsageBooking;
 import dev.horizon.service.fractional.SlicePlanning;
@@ -14,13 +15,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One planning moment as read from the store: the context the policy decides on, and what applying its decision needs.
+ * One planning moment as read from the store: the moment (what start-time bands and alternatives re-plan), the context
+ * the policy decides on, and what applying its decision needs.
  * world: the occupancy with running work placed, before the decision (the policy gets its own copy in the context);
  * holding: each running job's placement; takenOff: jobs already off their GPUs (node lost, GPU fell off the bus);
  * secondsLeft: per active job its estimated remaining (running) or whole (waiting) run; reserved: per inference service
  * the GPUs the plan keeps for it now; booking: the fair-share time this plan books when it commits.
  */
-record PlanInput(long now, List<Node> usable, Cluster cluster, Map<String, JobRow> rows, Map<String, JobSpec> specs, PlanningContext context,
+record PlanInput(long now, ClusterMoment moment, List<Node> usable, Cluster cluster, Map<String, JobRow> rows, Map<String, JobSpec> specs, PlanningContext context,
                  Occupancy world, Map<String, Placement> holding, SlicePlanning.Pools pools, List<JobStore.PlanWrite> takenOff,
                  Map<String, Long> secondsLeft, Map<String, Integer> reserved, Booking booking) {
 

@@ -12,6 +12,7 @@ import dev.horizon.service.nodes.NodeStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -58,6 +59,8 @@ public class Planner {
     PlanStore plans;
     @Inject
     Leadership leadership;
+    @Inject
+    Event<PlannedMoment> planned;
     @ConfigProperty(name = "horizon.planner.step-seconds")
     long stepSeconds;
     @ConfigProperty(name = "horizon.planner.horizon-steps")
@@ -158,7 +161,10 @@ public class Planner {
         if (m.input() == null) return commit(m, null, 0, null, phases, epoch);
         long t0 = System.nanoTime();
         PlanningPolicy.Outcome outcome = policy.decide(m.input().context());
-        return commit(m, outcome, (System.nanoTime() - t0) / 1e6, null, phases, epoch);
+        PlanSnapshot committed = commit(m, outcome, (System.nanoTime() - t0) / 1e6, null, phases, epoch);
+        // a reference for the start-time bands and alternatives beside the loop; they compute on threads of their own
+        planned.fire(new PlannedMoment(m.input().moment(), m.input().context(), outcome.decision(), committed.now()));
+        return committed;
     }
 
     /**

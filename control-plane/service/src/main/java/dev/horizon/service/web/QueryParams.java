@@ -23,4 +23,12 @@ public final class QueryParams {
         throw new ApiException(400, "invalid query", List.of(name + " must be a whole number from " + min + " to " + max + " (got "
                 + Limits.quote(raw) + ")"));
     }
+
+    /** raw as true or false (any case); absent: fallback. */
+    public static boolean bool(String name, String raw, boolean fallback) {
+        if (raw == null) return fallback;
+        if (raw.strip().equalsIgnoreCase("true")) return true;
+        if (raw.strip().equalsIgnoreCase("false")) return false;
+        throw new ApiException(400, "invalid query", List.of(name + " must be true or false (got " + Limits.quote(raw) + ")"));
+    }
 }

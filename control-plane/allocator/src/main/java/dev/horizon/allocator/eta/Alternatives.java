@@ -1,0 +1,171 @@
+package dev.horizon.allocator.eta;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.api.Contract;
+import dev.horizon.api.mig.MigGeometry;
+import dev.horizon.api.mig.MigProfile;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * What would make a waiting job start sooner: the moment re-planned with the job changed in one way its user could
+ * change it (fewer GPUs within its minimum, another GPU model of the cluster, a shorter minimum runtime, a MIG profile
+ * instead of a share or a share instead of a MIG profile where its memory fits), each by the same policy on the same
+ * moment, keeping the changes whose planned start is strictly sooner than the plan's, soonest first. A whole-GPU job
+ * says nothing of its memory, so it is never offered a slice.
+ */
+public final class Alternatives {
+    /** At most this many changes are offered: more is a menu, not advice. */
+    public static final int MAX = 3;
+
+    /**
+     * One change and the start it gets. field: the job JSON field it changes (gpus, perReplica.gpuTypes,
+     * contract.minRuntimeSeconds, perReplica.migProfile, perReplica.gpuMilli).
+     */
+    public record Alternative(String change, String field, long plannedStartAt) {
+    }
+
+    /** A candidate change: the job as changed. */
+    record Candidate(String change, String field, JobState job) {
+    }
+
+    private Alternatives() {
+    }
+
+    /**
+     * The changes that make job jobId of moment m start sooner than decided plans it (decided: the policy's decision on
+     * m); empty when it starts now or is not waiting. policy: a fresh policy per re-plan (a policy may keep state).
+     */
+    public static List<Alternative> of(ClusterMoment m, Decision decided, Supplier<SchedulingPolicy> policy, String jobId) {
+        JobState job = m.jobs().stream().filter(j -> j.id().equals(jobId) && !j.isRunning()).findFirst().orElse(null);
+        if (job == null || decided.starts().stream().anyMatch(s -> s.jobId().equals(jobId))) return List.of();
+        Long planned = decided.plannedStarts().get(jobId);
+        List<Alternative> out = new ArrayList<>();
+        for (Candidate c : candidates(m, job)) {
+            Long start = plannedStart(with(m, c.job()), policy.get(), jobId);
+            if (start != null && (planned == null || start < planned)) out.add(new Alternative(c.change(), c.field(), start));
+        }
+        out.sort(Comparator.comparingLong(Alternative::plannedStartAt));
+        return List.copyOf(out.subList(0, Math.min(MAX, out.size())));
+    }
+
+    /** When the policy plans the job on m: now if it starts at once, the plan's start, or null beyond the horizon. */
+    static Long plannedStart(ClusterMoment m, SchedulingPolicy policy, String jobId) {
+        Decision d = policy.decide(ContextBuilder.build(m));
+        if (d.starts().stream().anyMatch(s -> s.jobId().equals(jobId))) return m.now();
+        return d.plannedStarts().get(jobId);
+    }
+
+    static List<Candidate> candidates(ClusterMoment m, JobState j) {
+        List<Candidate> out = new ArrayList<>(narrower(j));
+        out.addAll(otherModels(m, j));
+        if (j.contract() != null && j.contract().minRuntimeSeconds() >= 120) {
+            Contract c = j.contract();
+            long shorter = c.minRuntimeSeconds() / 2 / 60 * 60;
+            out.add(new Candidate("ask for contract.minRuntimeSeconds " + shorter + " instead of " + c.minRuntimeSeconds(), "contract.minRuntimeSeconds",
+                    copy(j, j.gpus(), j.minGpus(), new Contract(shorter, c.resumable(), c.checkpointCostSeconds()), j.slice(), j.rules())));
+        }
+        if (j.slice() != null) out.addAll(otherSlice(m, j));
+        return out;
+    }
+
+    /** Its narrowest width, and halfway there, in whole replicas. */
+    private static List<Candidate> narrower(JobState j) {
+        if (j.minGpus() >= j.gpus()) return List.of();
+        int unit = j.slice() == null ? Math.max(1, j.rules().gpusPerReplica()) : 1;
+        Set<Integer> widths = new TreeSet<>(Comparator.reverseOrder());
+        int half = (j.gpus() + j.minGpus()) / 2 / unit * unit;
+        if (half > j.minGpus() && half < j.gpus()) widths.add(half);
+        widths.add(j.minGpus());
+        String what = j.slice() == null ? "GPUs" : "replicas";
+        return widths.stream().map(w -> new Candidate("ask for " + w + " " + what + " instead of " + j.gpus(), "gpus",
+                copy(j, w, w, j.contract(), j.slice(), j.rules()))).toList();
+    }
+
+    /** Each GPU model of the cluster the job does not accept yet and that could hold it. */
+    private static List<Candidate> otherModels(ClusterMoment m, JobState j) {
+        Set<String> accepted = j.slice() != null ? j.slice().gpuTypes() : j.rules().gpuTypes();
+        if (accepted.isEmpty()) return List.of();
+        Set<String> models = new TreeSet<>();
+        m.nodes().forEach(n -> models.add(n.node().gpuModel()));
+        List<Candidate> out = new ArrayList<>();
+        for (String model : models) {
+            if (accepted.contains(model) || !holds(m, j, model)) continue;
+            Set<String> one = Set.of(model);
+            SliceRequest slice = j.slice() == null ? null : new SliceRequest(j.slice().migProfile(), j.slice().milli(), j.slice().memoryMiB(), one);
+            out.add(new Candidate("ask for gpuTypes [" + model + "] instead of " + new TreeSet<>(accepted), "perReplica.gpuTypes",
+                    copy(j, j.gpus(), j.minGpus(), j.contract(), slice, j.rules().withGpuTypes(one))));
+        }
+        return out;
+    }
+
+    /** Whether the model's nodes could ever hold the job: a slice fits one of its GPUs, whole GPUs fit in count and per replica. */
+    private static boolean holds(ClusterMoment m, JobState j, String model) {
+        List<GpuNode> nodes = m.nodes().stream().map(n -> n.node()).filter(n -> n.gpuModel().equals(model)).toList();
+        if (j.slice() != null) {
+            SliceRequest any = new SliceRequest(j.slice().migProfile(), j.slice().milli(), j.slice().memoryMiB(), Set.of());
+            return nodes.stream().anyMatch(n -> any.fitsModel(model, n.gpuMemoryMiB()));
+        }
+        int perReplica = j.rules().gpusPerReplica();
+        return nodes.stream().mapToInt(GpuNode::gpus).sum() >= j.minGpus() && nodes.stream().anyMatch(n -> n.gpus() >= perReplica);
+    }
+
+    /**
+     * A share asks for the smallest MIG profile of its accepted models whose memory holds its memory limit; a MIG slice
+     * asks for a share of the same compute and memory.
+     */
+    private static List<Candidate> otherSlice(ClusterMoment m, JobState j) {
+        SliceRequest s = j.slice();
+        if (s.isMig()) {
+            long memory = Long.MAX_VALUE;
+            for (var n : m.nodes()) {
+                GpuNode g = n.node();
+                if (s.fitsModel(g.gpuModel(), g.gpuMemoryMiB())) memory = Math.min(memory, profileMemory(MigGeometry.of(g.gpuModel()).profile(s.migProfile()), g));
+            }
+            if (memory == Long.MAX_VALUE) return List.of();
+            int milli = (int) Math.ceil(s.gpuFraction() * 1000);
+            SliceRequest share = new SliceRequest(null, milli, memory, s.gpuTypes());
+            return List.of(new Candidate("ask for gpuMilli " + milli + " with memoryMiB " + memory + " instead of migProfile " + s.migProfile(),
+                    "perReplica.gpuMilli", copy(j, j.gpus(), j.minGpus(), j.contract(), share, j.rules())));
+        }
+        MigProfile best = null;
+        for (var n : m.nodes()) {
+            GpuNode g = n.node();
+            if (!s.accepts(g.gpuModel()) || !MigGeometry.supportsMig(g.gpuModel())) continue;
+            for (MigProfile p : MigGeometry.of(g.gpuModel()).profiles()) {
+                boolean fits = profileMemory(p, g) >= s.memoryMiB() && p.gpuFraction() >= s.gpuFraction();
+                if (fits && (best == null || p.gpuFraction() < best.gpuFraction())) best = p;
+            }
+        }
+        if (best == null) return List.of();
+        SliceRequest mig = new SliceRequest(best.name(), 0, 0, s.gpuTypes());
+        return List.of(new Candidate("ask for migProfile " + best.name() + " instead of gpuMilli " + s.milli() + " with memoryMiB " + s.memoryMiB(),
+                "perReplica.migProfile", copy(j, j.gpus(), j.minGpus(), j.contract(), mig, j.rules())));
+    }
+
+    /** A MIG profile's memory on a GPU of this node: its memory slices of eight. */
+    private static long profileMemory(MigProfile p, GpuNode g) {
+        return g.gpuMemoryMiB() * p.memorySlices() / MigGeometry.MEMORY_SLICES;
+    }
+
+    private static JobState copy(JobState j, int gpus, int minGpus, Contract contract, SliceRequest slice, dev.horizon.allocator.PlacementRules rules) {
+        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), gpus, minGpus, j.arrivalSeconds(), j.userEstimateSeconds(), contract, slice,
+                rules, j.history(), null);
+    }
+
+    /** The moment with the job replaced by its changed form, in the same place of the order. */
+    private static ClusterMoment with(ClusterMoment m, JobState changed) {
+        List<JobState> jobs = m.jobs().stream().map(j -> j.id().equals(changed.id()) ? changed : j).toList();
+        return new ClusterMoment(m.now(), m.stepSeconds(), m.horizonSteps(), m.nodes(), jobs, m.teams(), m.services(), m.durations());
+    }
+}

@@ -1,0 +1,126 @@
+package dev.horizon.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.Occupancy;
+import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.eta.Alternatives;
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.ExpectedArrivals;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.ContextBuilder;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import dev.horizon.api.JobJson;
+import dev.horizon.forecast.DurationEstimator;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * {@code ./horizon eta-cost}: what the control plane's work beside its planning loop costs on one moment of a given
+ * size: the start-time bands of every waiting job (as the service computes them after each plan) and the alternatives
+ * of one waiting job (as its explanation computes them on demand), beside one plan for scale. Half the cluster's nodes
+ * are H100, half A100; half the GPUs are busy; a quarter of the waiting jobs accept one model only.
+ */
+final class EtaCostCommand {
+    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--seed N]   (bands of J waiting jobs on G GPUs with S sampled\n"
+            + "       futures, default " + StartBands.SAMPLES + ", and one job's alternatives; prints milliseconds)";
+    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "seed");
+    private static final long NOW = LatencyCommand.NOW;
+    /** Plans before measuring, so the figures are of compiled code as in a service that has run a while. */
+    private static final int WARMUP = 20;
+    private static final int[] SIZES = {1, 1, 2, 4, 8};
+    private static final JobClass[] CLASSES = {JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION};
+
+    private EtaCostCommand() {
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.contains("--help")) {
+            out.println(USAGE);
+            return 0;
+        }
+        CliArgs a = new CliArgs("eta-cost", args, OPTIONS);
+        Integer gpus = a.integer("gpus"), jobs = a.integer("jobs"), samples = a.integer("samples"), seed = a.integer("seed");
+        if (gpus == null || jobs == null) throw new CliArgs.UsageException("eta-cost needs --gpus G and --jobs J (see ./horizon eta-cost --help)");
+        if (gpus < 16 || jobs < 1) throw new CliArgs.UsageException("--gpus must be >= 16 (two 8-GPU nodes) and --jobs >= 1");
+        int s = samples == null ? StartBands.SAMPLES : samples;
+        if (s < 1) throw new CliArgs.UsageException("--samples must be >= 1");
+        ClusterMoment m = moment(gpus, jobs, new Random(seed == null ? 1 : seed));
+        err.println("warming up (" + WARMUP + " plans) ...");
+        for (int i = 0; i < WARMUP; i++) new HorizonPolicy().decide(ContextBuilder.build(m));
+        long t0 = System.nanoTime();
+        Decision d = new HorizonPolicy().decide(ContextBuilder.build(m));
+        double planMs = (System.nanoTime() - t0) / 1e6;
+        Set<String> waiting = new LinkedHashSet<>();
+        m.jobs().stream().filter(j -> !j.isRunning()).forEach(j -> waiting.add(j.id()));
+        d.starts().forEach(st -> waiting.remove(st.jobId()));
+        err.println("one plan in " + Math.round(planMs) + " ms; bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures ...");
+        t0 = System.nanoTime();
+        Map<String, StartBands.Band> bands = StartBands.of(m, d, new HorizonPolicy(), new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(),
+                ExpectedArrivals.WINDOW_SECONDS), waiting, s, NOW);
+        Calibrator calibrator = new Calibrator();
+        bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
+        double bandsMs = (System.nanoTime() - t0) / 1e6;
+        // a job tied to one model that the plan starts later: the one whose alternatives a user would ask for
+        String asked = waiting.stream().filter(id -> id.startsWith("one-model-") && d.plannedStarts().getOrDefault(id, NOW) > NOW).findFirst()
+                .orElse(waiting.stream().findFirst().orElse(null));
+        err.println("bands in " + Math.round(bandsMs) + " ms; alternatives of " + asked + " ...");
+        t0 = System.nanoTime();
+        List<Alternatives.Alternative> alternatives = asked == null ? List.of() : Alternatives.of(m, d, HorizonPolicy::new, asked);
+        double alternativesMs = (System.nanoTime() - t0) / 1e6;
+        ObjectNode n = JobJson.mapper().createObjectNode();
+        n.put("gpus", gpus);
+        n.put("waitingJobs", waiting.size());
+        n.put("samples", s);
+        n.put("planMs", Math.round(planMs));
+        n.put("bandsMs", Math.round(bandsMs));
+        n.put("alternativesMs", Math.round(alternativesMs));
+        n.put("alternativesFound", alternatives.size());
+        n.put("alternativesOf", asked);
+        out.println(n.toString());
+        return 0;
+    }
+
+    /** Half H100 and half A100 nodes of 8, about half the GPUs running work, J jobs waiting. */
+    static ClusterMoment moment(int gpus, int jobs, Random rng) {
+        List<NodeState> nodes = new ArrayList<>();
+        for (int i = 0; i < gpus / 8; i++) {
+            String model = i % 2 == 0 ? "H100-80GB" : "A100-80GB";
+            nodes.add(NodeState.ready(new GpuNode("node-" + i, model, 8, 81_559, "d" + i / 8)));
+        }
+        Occupancy occupancy = new Occupancy(new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList()));
+        List<JobState> all = new ArrayList<>();
+        for (int i = 0; occupancy.totalFree() > gpus / 2 && i < gpus; i++) {
+            int g = SIZES[rng.nextInt(SIZES.length)];
+            Placement p = occupancy.findBlock(g, null);
+            if (p == null) break;
+            occupancy.occupy(p);
+            long start = NOW - rng.nextInt(4 * 3600);
+            all.add(job("run-" + i, g, Set.of(), start - 60, new JobState.Running(start, p, false), rng));
+        }
+        for (int i = 0; i < jobs; i++) {
+            boolean oneModel = i % 4 == 0;
+            all.add(job((oneModel ? "one-model-" : "job-") + i, SIZES[rng.nextInt(SIZES.length)], oneModel ? Set.of(i % 8 == 0 ? "H100-80GB" : "A100-80GB") : Set.of(),
+                    NOW - rng.nextInt(7200), null, rng));
+        }
+        return new ClusterMoment(NOW, 900, LatencyCommand.HORIZON, nodes, all, null, List.of(), new DurationEstimator());
+    }
+
+    private static JobState job(String id, int gpus, Set<String> models, long arrival, JobState.Running run, Random rng) {
+        JobClass c = CLASSES[rng.nextInt(CLASSES.length)];
+        return new JobState(id, "team-" + rng.nextInt(8), c, 1 + rng.nextInt(4), gpus, gpus, arrival, 600L + rng.nextInt(8 * 3600),
+                Contract.defaultFor(c), null, PlacementRules.ANY.withGpuTypes(models), null, run);
+    }
+}

@@ -1,0 +1,184 @@
+package dev.horizon.service.eta;
+
+import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.ExpectedArrivals;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.service.jobs.JobRow;
+import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.planning.MomentReader;
+import dev.horizon.service.planning.PlannedMoment;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Start-time bands of the waiting jobs, computed beside the planning loop as the bench measures them
+ * ({@code simulation.EtaCalibration}): on one thread of its own, from the latest committed plan's moment and decision,
+ * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day, and
+ * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
+ * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). The calibration lives in memory: a restart begins it afresh.
+ */
+@ApplicationScoped
+public class StartTimes {
+    private static final Logger LOG = Logger.getLogger(StartTimes.class);
+    /** The most recent arrivals the expected-arrival model reads: a day of a busy cluster, bounded in memory. */
+    static final int MAX_ARRIVALS = 5000;
+
+    /** A waiting job's shown band (epoch seconds; null: beyond the horizon). */
+    public record Shown(Long p50At, Long p90At) {
+    }
+
+    /** The bands of one plan's waiting jobs, and the plan time they were computed for (null: none yet). */
+    public record Snapshot(Long bandsAt, Map<String, Shown> byJob) {
+        static final Snapshot NONE = new Snapshot(null, Map.of());
+    }
+
+    private record Started(String jobId, long at) {
+    }
+
+    @Inject
+    JobStore jobs;
+    @ConfigProperty(name = "horizon.eta.enabled", defaultValue = "true")
+    boolean enabled;
+    @ConfigProperty(name = "horizon.eta.samples")
+    Optional<Integer> samplesConfig;
+
+    private int samples;
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "horizon-start-bands");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicReference<PlannedMoment> newest = new AtomicReference<>();
+    private final AtomicReference<Snapshot> shown = new AtomicReference<>(Snapshot.NONE);
+    private final ConcurrentLinkedQueue<Started> starts = new ConcurrentLinkedQueue<>();
+    /** Touched only on the worker's thread, in plan order. */
+    private final Calibrator calibrator = new Calibrator();
+
+    void start(@Observes StartupEvent event) {
+        samples = samplesConfig.orElse(StartBands.SAMPLES);
+        if (samples < 1 || samples > 1000) {
+            throw new IllegalArgumentException("horizon.eta.samples must be between 1 and 1000 (got " + samples + "); the default is " + StartBands.SAMPLES);
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        worker.shutdownNow();
+    }
+
+    /** On the planner's thread: keeps the plan's starts and the newest plan, and wakes the worker if it sleeps. */
+    void planned(@Observes PlannedMoment plan) {
+        if (!enabled) return;
+        plan.decision().starts().forEach(s -> starts.add(new Started(s.jobId(), plan.now())));
+        if (newest.getAndSet(plan) != null) return; // the worker has one waiting already: it takes this one instead
+        try {
+            worker.execute(this::computeNewest);
+        } catch (RejectedExecutionException e) {
+            // the service is shutting down: no more bands
+        }
+    }
+
+    /** The bands of the latest plan computed so far. */
+    public Snapshot latest() {
+        return shown.get();
+    }
+
+    /** Waits until the bands of every plan handed over so far are computed (for tests and the demo's checks), then returns them. */
+    public Snapshot awaitLatest() {
+        if (!enabled) return shown.get();
+        try {
+            worker.submit(this::computeNewest).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("start-time bands failed: " + e.getCause().getMessage(), e.getCause());
+        }
+        return shown.get();
+    }
+
+    private void computeNewest() {
+        PlannedMoment plan = newest.getAndSet(null);
+        if (plan == null) return;
+        long t0 = System.nanoTime();
+        try {
+            shown.set(compute(plan));
+        } catch (RuntimeException e) {
+            LOG.error("start-time bands failed; the next plan computes them again", e);
+        }
+        rest(System.nanoTime() - t0);
+    }
+
+    /**
+     * Rests as long as the computation took before the next may start, so bands take at most half of one core however
+     * often the cluster plans (a busy cluster plans after every event); their lag at most doubles.
+     */
+    private static void rest(long nanos) {
+        try {
+            Thread.sleep(nanos / 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Snapshot compute(PlannedMoment plan) {
+        long t0 = System.nanoTime();
+        ClusterMoment m = plan.moment();
+        for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) {
+            calibrator.started(starts.poll().jobId(), s.at());
+        }
+        Set<String> waiting = waiting(m, plan.decision());
+        if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of());
+        Map<String, StartBands.Band> raw = StartBands.of(m, plan.decision(), new HorizonPolicy(), arrivals(plan.now()), waiting, samples, plan.now());
+        Map<String, Shown> out = new HashMap<>();
+        for (String id : waiting) {
+            Long[] band = calibrator.shown(id, plan.now(), raw.get(id));
+            out.put(id, new Shown(band[Calibrator.P50], band[Calibrator.P90]));
+        }
+        LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples) in %.0f ms", waiting.size(),
+                m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, (System.nanoTime() - t0) / 1e6);
+        return new Snapshot(plan.now(), Map.copyOf(out));
+    }
+
+    /** The moment's waiting jobs the plan did not start. */
+    private static Set<String> waiting(ClusterMoment m, Decision decision) {
+        Set<String> started = new java.util.HashSet<>();
+        decision.starts().forEach(s -> started.add(s.jobId()));
+        Set<String> out = new LinkedHashSet<>();
+        for (JobState j : m.jobs()) if (!j.isRunning() && !started.contains(j.id())) out.add(j.id());
+        return out;
+    }
+
+    /**
+     * The jobs submitted over the last day, as they were when they arrived, at the day's rate; when more than
+     * {@link #MAX_ARRIVALS} came, the latest of them over the span they cover.
+     */
+    private ExpectedArrivals arrivals(long now) {
+        List<JobRow> rows = jobs.submittedSince((now - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
+        List<JobState> recent = new ArrayList<>();
+        for (JobRow j : rows) recent.add(MomentReader.state(j, MomentReader.spec(j), JobState.RunHistory.NEW, null));
+        long span = rows.size() < MAX_ARRIVALS ? ExpectedArrivals.WINDOW_SECONDS : now - rows.get(rows.size() - 1).submittedAt() / 1000;
+        return new ExpectedArrivals(recent, Math.max(1, span));
+    }
+}

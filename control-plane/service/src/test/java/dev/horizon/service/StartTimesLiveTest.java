@@ -1,0 +1,132 @@
+package dev.horizon.service;
+
+import static dev.horizon.service.Api.ADMIN;
+import static dev.horizon.service.Api.as;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.hamcrest.Matchers.containsString;
+
+import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.service.eta.StartTimes;
+import dev.horizon.service.planning.Planner;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 19 through the service's plans: start-time bands around a running job's estimated end, an alternative on the
+ * idle GPU model, and who is ahead as another team sees it. Each test starts a virtual day after the last, so the
+ * expected arrivals (the last day's submissions) are its own jobs only.
+ */
+@QuarkusTest
+@TestProfile(VirtualClockProfile.class)
+class StartTimesLiveTest {
+    private static final long ESTIMATE = 3600;
+
+    @Inject
+    Planner planner;
+    @Inject
+    ServiceClock clock;
+    @Inject
+    StartTimes bands;
+
+    @BeforeEach
+    void aDayLaterWithAnEmptyQueue() {
+        PlannerTest.cancelEverything();
+        Api.noBudgets();
+        Api.budget("eta", 0);
+        Api.budget("eta-other", 0);
+        clock.advanceTo(clock.millis() + 86_400_000 + 60_000);
+    }
+
+    /** 8 whole GPUs of one model for about an hour (QUANTIZATION: no other test's runs teach the estimator its spread). */
+    private static String eightOf(String team, String model) {
+        return "{\"name\":\"secret-" + team + "\",\"team\":\"" + team + "\",\"class\":\"QUANTIZATION\",\"perReplica\":{\"gpus\":8,\"gpuTypes\":[\"" + model
+                + "\"]},\"durationEstimateSeconds\":" + ESTIMATE + "}";
+    }
+
+    /** Submits a job the plan starts at once on the model's node, and moves the clock ten minutes into its run; returns its start. */
+    private long runningTenMinutes(String team, String model) {
+        String running = Api.submit(ADMIN, eightOf(team, model));
+        planner.planNow();
+        assertEquals("RUNNING", as(ADMIN).get("/api/v1/jobs/" + running).then().extract().path("state"));
+        long startedAt = clock.seconds();
+        clock.advanceTo(clock.millis() + 600_000);
+        return startedAt;
+    }
+
+    private static JsonPath explanation(String token, String id, String query) {
+        return as(token).get("/api/v1/jobs/" + id + "/explanation" + query).then().statusCode(200).extract().jsonPath();
+    }
+
+    @Test
+    void aJobQueuedBehindARunningJobGetsABandAroundItsEstimatedEnd() {
+        long end = runningTenMinutes("eta", "H100-80GB") + ESTIMATE;
+        String waiting = Api.submit(ADMIN, eightOf("eta", "H100-80GB"));
+        planner.planNow();
+        bands.awaitLatest();
+        long now = clock.seconds();
+        JsonPath e = explanation(ADMIN, waiting, "?alternatives=false");
+        Long p50 = e.getLong("startP50At"), p90 = e.getLong("startP90At");
+        assertNotNull(p50, "a band once the plan's bands are computed: " + e.prettify());
+        assertEquals(now, e.getLong("bandsAt"));
+        assertTrue(now <= p50 && p50 <= p90, "now " + now + " <= P50 " + p50 + " <= P90 " + p90);
+        // the user's estimate is the median of the running job's drawn durations, lognormal with a spread of 0.25: the
+        // median of 16 draws is within 25% of the estimate (3 standard errors), the 90th percentile within the estimate again
+        assertTrue(Math.abs(p50 - end) <= ESTIMATE / 4, "P50 " + (p50 - now) + " s from now; the running job ends in about " + (end - now) + " s");
+        assertTrue(p90 <= end + ESTIMATE, "P90 " + (p90 - now) + " s from now");
+        JsonPath view = as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).extract().jsonPath();
+        assertEquals(p50, view.getLong("startP50At"), "the job view shows the same band");
+        assertEquals(p90, view.getLong("startP90At"));
+        assertNull(e.get("alternatives"), "not asked for");
+    }
+
+    @Test
+    void aJobAskingForABusyModelIsOfferedTheIdleModelThatStartsItSooner() {
+        runningTenMinutes("eta", "A100-80GB");
+        String waiting = Api.submit(ADMIN, eightOf("eta", "A100-80GB"));
+        planner.planNow();
+        JsonPath e = explanation(ADMIN, waiting, "");
+        Long planned = e.getLong("plannedStartAt");
+        List<Map<String, Object>> alternatives = e.getList("alternatives");
+        assertTrue(planned == null || planned > clock.seconds(), "it waits for the A100s: " + e.prettify());
+        Map<String, Object> onH100 = alternatives.stream().filter(a -> "perReplica.gpuTypes".equals(a.get("field"))).findFirst().orElse(null);
+        assertNotNull(onH100, "the idle H100 node is offered: " + alternatives);
+        assertTrue(String.valueOf(onH100.get("change")).contains("[H100-80GB]"), String.valueOf(onH100.get("change")));
+        long sooner = ((Number) onH100.get("plannedStartAt")).longValue();
+        assertTrue(planned == null || sooner < planned, "starts at " + sooner + ", planned " + planned);
+        assertEquals(clock.seconds(), sooner, "the H100s are idle now");
+    }
+
+    @Test
+    void anotherTeamsJobAheadShowsItsIdAndTeamNeverItsName() {
+        runningTenMinutes("eta-other", "H100-80GB");
+        String mine = Api.token("submitter", "eta");
+        String waiting = Api.submit(mine, eightOf("eta", "H100-80GB"));
+        planner.planNow();
+        JsonPath e = explanation(mine, waiting, "?alternatives=false");
+        List<Map<String, Object>> ahead = e.getList("ahead");
+        Map<String, Object> other = ahead.stream().filter(a -> "eta-other".equals(a.get("team"))).findFirst().orElse(null);
+        assertNotNull(other, "the running job of team eta-other is ahead: " + ahead);
+        assertEquals(new TreeSet<>(List.of("team", "job", "service", "gpus", "reason")), new TreeSet<>(other.keySet()), "no name: " + other);
+        assertNotNull(other.get("job"));
+        assertTrue(String.valueOf(other.get("reason")).startsWith("running until about "), String.valueOf(other.get("reason")));
+        assertTrue(!e.prettify().contains("secret-eta-other"), "the other team's job name appears nowhere: " + e.prettify());
+    }
+
+    @Test
+    void alternativesTakesOnlyTrueOrFalse() {
+        String waiting = Api.submit(ADMIN, eightOf("eta", "H100-80GB"));
+        as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=soon").then().statusCode(400)
+                .body(containsString("alternatives must be true or false"));
+        as(ADMIN).get("/api/v1/jobs/unknown-job/explanation?alternatives=true").then().statusCode(404);
+    }
+}
