@@ -22,7 +22,7 @@ import java.util.Set;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
- * inference follows its forecast, and every decision is the policy's own, on the moment as it would see it then (its
+ * inference follows the minutes of the day before (shifted in time by the future's draw), and every decision is the policy's own, on the moment as it would see it then (its
  * estimates, not the drawn durations). Only the world is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
@@ -49,15 +49,17 @@ final class Projection {
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
+    private final int demandShiftMinutes;
     private long now;
     private long lastDecision;
 
     /**
      * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
-     * arrival time.
+     * arrival time; demandShiftMinutes: how much later (earlier when negative) than a day before inference demand comes.
      */
-    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals) {
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals, int demandShiftMinutes) {
         this.origin = origin;
+        this.demandShiftMinutes = demandShiftMinutes;
         this.policy = policy;
         this.totals = totals;
         this.arrivals = new ArrayDeque<>(arrivals);
@@ -157,9 +159,10 @@ final class Projection {
     }
 
     /**
-     * The service's demand per minute over [from, to): the same minute a day before, from the minutes the moment had
-     * observed (the daily rhythm with its bursts; the forecast is an envelope for reserving, far above a typical minute);
-     * where no day of minutes was observed yet, the forecast of the step.
+     * The service's demand per minute over [from, to): the same minute a day before, give or take this future's shift,
+     * from the minutes the moment had observed (the daily rhythm with its bursts, which come about the same time of day
+     * but never on the minute; the forecast is an envelope for reserving, far above a typical minute); where no day of
+     * minutes was observed yet, the forecast of the step.
      */
     private double[] demandMinutes(ServiceState s, long from, long to) {
         double[] seen = origin.services().stream().filter(o -> o.service().name().equals(s.service().name())).findFirst()
@@ -168,8 +171,9 @@ final class Projection {
         double[] out = new double[n];
         for (int k = 0; k < n; k++) {
             long minuteFromOrigin = (from - origin.now()) / 60 + k;
-            int dayBefore = (int) (seen.length - MINUTES_PER_DAY + minuteFromOrigin);
-            out[k] = dayBefore >= 0 && dayBefore < seen.length ? seen[dayBefore] : forecastAt(s, from + 60L * k);
+            // the nearest minute of the day observed where the shift reaches past it
+            long dayBefore = Math.max(0, Math.min(MINUTES_PER_DAY - 1, minuteFromOrigin - demandShiftMinutes)) + seen.length - MINUTES_PER_DAY;
+            out[k] = seen.length >= MINUTES_PER_DAY && minuteFromOrigin < MINUTES_PER_DAY ? seen[(int) dayBefore] : forecastAt(s, from + 60L * k);
         }
         return out;
     }
