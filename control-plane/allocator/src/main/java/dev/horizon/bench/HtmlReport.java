@@ -151,7 +151,7 @@ final class HtmlReport {
 
     /** Coverage against nominal level, one solid line (calibrated) and one dashed (raw) per policy, over the diagonal. */
     private static String calibrationChart(BenchCommand.Outcome o) {
-        int side = 300, left = PAD, top = 10, legendY = top + side + 36;
+        int side = 300, left = PAD, top = 10, legendY = top + side + 48;
         StringBuilder b = new StringBuilder();
         b.append("<svg width='").append(left + side + 20).append("' height='").append(legendY + 18 * (2 * o.eta().size()))
                 .append("' xmlns='http://www.w3.org/2000/svg'>");
@@ -162,7 +162,7 @@ final class HtmlReport {
             b.append(String.format("<text x='%.0f' y='%d' font-size='11' text-anchor='middle'>%.1f</text>", left + side * v, top + side + 14, v));
             b.append(String.format("<text x='%d' y='%.0f' font-size='11' text-anchor='end'>%.1f</text>", left - 4, top + side * (1 - v) + 4, v));
         }
-        b.append(String.format("<text x='%d' y='%d' font-size='11' text-anchor='middle'>nominal level</text>", left + side / 2, top + side + 28));
+        b.append(String.format("<text x='%d' y='%d' font-size='11' text-anchor='middle'>nominal level</text>", left + side / 2, top + side + 30));
         b.append(String.format("<text x='12' y='%d' font-size='11' transform='rotate(-90 12 %d)' text-anchor='middle'>share started by it</text>",
                 top + side / 2, top + side / 2));
         int i = 0, row = 0;

@@ -11,9 +11,13 @@ import java.util.PriorityQueue;
  * says (online quantile tracking, as adaptive conformal inference does): each job's first shown band is followed, and at
  * each level the factor moves later when the job was still waiting past that level's time (known once the time has
  * passed) and earlier when it started by then (known when it starts), by steps sized so that in the long run a share
- * {@code level} of bands come true. A band only ever learns from starts reported and times passed by the moment it is
- * shown; a job that never starts only ever pushes bands later. Memory is bounded: a job is followed until its last
- * level is decided. Not thread-safe: one caller feeds it, in time order.
+ * {@code level} of bands come true. A level shown as beyond the horizon came true when the job starts (it started no
+ * later than "not within the horizon") and never misses, so far-off bands that start early pull the others earlier: the
+ * share that comes true is held at the level over every band shown, as the bench measures it. A band only ever learns
+ * from starts reported and times passed by the moment it is shown; a job that never starts only ever pushes bands later.
+ * Memory is bounded: a job is followed until it starts or every level it can still learn from has passed (at most
+ * {@link #MAX_FOLLOWED} at once). Not thread-safe: one caller
+ * feeds it, in time order.
  */
 public final class Calibrator {
     /** The quantile levels bands are calibrated and charted at; index {@link #P50} is the median, {@link #P90} the 90th percentile. */
@@ -25,13 +29,15 @@ public final class Calibrator {
      * jobs banded together does not swing it far.
      */
     static final double STEP = 0.08;
+    /** The factor stays within 1/MAX_FACTOR..MAX_FACTOR: a run of outcomes of one kind must not leave it where no later one can undo it soon. */
+    static final double MAX_FACTOR = 10;
     /** Seconds added to a band's wait before it is scaled, so a band that said "now" still has a scale. */
     static final double SLACK_SECONDS = 60;
     /** Jobs followed at most (the oldest are let go first): bounds memory when starts are never reported. */
     static final int MAX_FOLLOWED = 20_000;
 
-    /** A followed job's shown start per level (null: beyond the horizon, or already decided). */
-    private record Followed(Long[] open) {
+    /** A followed job: per level, whether its outcome is still to learn. */
+    private record Followed(boolean[] open) {
     }
 
     /** A level's shown start: when it passes without a start, that level missed. */
@@ -54,7 +60,7 @@ public final class Calibrator {
         passTo(at);
         Followed f = followed.remove(jobId);
         if (f == null) return;
-        for (int i = 0; i < LEVELS.length; i++) if (f.open()[i] != null) learn(i, false);
+        for (int i = 0; i < LEVELS.length; i++) if (f.open()[i]) learn(i, false);
     }
 
     /**
@@ -90,8 +96,9 @@ public final class Calibrator {
     }
 
     private void follow(String jobId, Long[] shown) {
-        if (shown[0] == null) return; // beyond the horizon at every level: nothing to learn from
-        followed.put(jobId, new Followed(Arrays.copyOf(shown, shown.length)));
+        boolean[] open = new boolean[shown.length];
+        Arrays.fill(open, true);
+        followed.put(jobId, new Followed(open));
         for (int i = 0; i < shown.length; i++) if (shown[i] != null) dues.add(new Due(shown[i], jobId, i));
         if (followed.size() > MAX_FOLLOWED) followed.remove(followed.keySet().iterator().next());
     }
@@ -101,16 +108,22 @@ public final class Calibrator {
         while (!dues.isEmpty() && dues.peek().at() < now) {
             Due d = dues.poll();
             Followed f = followed.get(d.jobId());
-            if (f == null || f.open()[d.level()] == null) continue;
-            f.open()[d.level()] = null;
+            if (f == null || !f.open()[d.level()]) continue;
+            f.open()[d.level()] = false;
             learn(d.level(), true);
-            if (Arrays.stream(f.open()).allMatch(v -> v == null)) followed.remove(d.jobId());
+            if (!anyOpen(f)) followed.remove(d.jobId());
         }
     }
 
-    /** One outcome at level i: the pinball loss's gradient step on the log factor. */
+    private static boolean anyOpen(Followed f) {
+        for (boolean o : f.open()) if (o) return true;
+        return false;
+    }
+
+    /** One outcome at level i: the pinball loss's gradient step on the log factor, within the factor's bounds. */
     private void learn(int i, boolean missed) {
-        logFactors[i] += missed ? STEP * LEVELS[i] : -STEP * (1 - LEVELS[i]);
+        double bound = Math.log(MAX_FACTOR);
+        logFactors[i] = Math.max(-bound, Math.min(bound, logFactors[i] + (missed ? STEP * LEVELS[i] : -STEP * (1 - LEVELS[i]))));
         outcomes[i]++;
     }
 }

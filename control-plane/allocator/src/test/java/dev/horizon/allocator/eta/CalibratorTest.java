@@ -78,4 +78,29 @@ class CalibratorTest {
             assertTrue(afterStart[i] < unknown[i], "level " + Calibrator.LEVELS[i] + ": " + afterStart[i] + " vs " + unknown[i]);
         }
     }
+
+    @Test
+    void aBandBeyondTheHorizonThatCameTrueEarlyPullsTheNextBandsEarlier() {
+        long[] never = new long[StartBands.SAMPLES];
+        Arrays.fill(never, Long.MAX_VALUE);
+        Calibrator c = new Calibrator();
+        Long[] far = c.shown("far", 0, new StartBands.Band(never));
+        for (Long l : far) assertEquals(null, l, "beyond the horizon at every level");
+        c.started("far", 500);
+        Long[] next = c.shown("next", 600, says(600, 1000)), unknown = new Calibrator().shown("next", 600, says(600, 1000));
+        for (int i = 0; i < next.length; i++) assertTrue(next[i] < unknown[i], "level " + Calibrator.LEVELS[i] + ": " + next[i] + " vs " + unknown[i]);
+    }
+
+    @Test
+    void aLongRunOfEarlyStartsLeavesTheFactorWithinItsBounds() {
+        Calibrator c = new Calibrator();
+        for (int k = 0; k < 2000; k++) {
+            c.shown("j" + k, 10L * k, says(10L * k, 1000));
+            c.started("j" + k, 10L * k);
+        }
+        for (int i = 0; i < Calibrator.LEVELS.length; i++) {
+            assertTrue(c.factor(i) >= 1 / Calibrator.MAX_FACTOR - 1e-9, "level " + Calibrator.LEVELS[i] + ": factor " + c.factor(i));
+            assertEquals(2000, c.outcomes(i));
+        }
+    }
 }
