@@ -1,5 +1,6 @@
 package dev.horizon.bench;
 
+import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.SimResult;
@@ -128,16 +129,17 @@ final class HtmlReport {
 
     /**
      * The calibration chart: per quantile level, the share of banded jobs that started no later than that quantile of
-     * their first band, recalibrated and raw; a calibrated band lies on the nominal level.
+     * their first band, calibrated and raw, drawn against the nominal level and tabled; a calibrated band lies on the
+     * diagonal.
      */
     private static void etaCalibration(BenchCommand.Outcome o, StringBuilder b) {
         b.append("<h2>Start-time bands: calibration (share of jobs started by each quantile of their first band)</h2>")
-                .append("<table><tr><th class=l>policy</th><th>jobs</th>");
-        for (double l : dev.horizon.simulation.EtaCalibration.LEVELS) b.append(String.format("<th>P%.0f</th>", l * 100));
+                .append(calibrationChart(o)).append("<table><tr><th class=l>policy</th><th>jobs</th>");
+        for (double l : EtaCalibration.LEVELS) b.append(String.format("<th>P%.0f</th>", l * 100));
         b.append("<th>median |start - P50| (s)</th><th>median wait (s)</th></tr>");
         o.eta().forEach((name, e) -> {
             for (boolean raw : new boolean[] {false, true}) {
-                b.append("<tr><td class=l>").append(esc(name)).append(raw ? " (raw, before recalibration)" : "").append("</td><td>")
+                b.append("<tr><td class=l>").append(esc(name)).append(raw ? " (raw, before calibration)" : "").append("</td><td>")
                         .append(e.jobs()).append("</td>");
                 for (double c : raw ? e.rawCoverageByLevel() : e.coverageByLevel()) b.append(String.format("<td>%.3f</td>", c));
                 b.append(raw ? "<td></td><td></td>" : String.format("<td>%.0f</td><td>%.0f</td>", e.medianAbsErrorSeconds(), e.medianWaitSeconds()))
@@ -145,6 +147,44 @@ final class HtmlReport {
             }
         });
         b.append("</table>");
+    }
+
+    /** Coverage against nominal level, one solid line (calibrated) and one dashed (raw) per policy, over the diagonal. */
+    private static String calibrationChart(BenchCommand.Outcome o) {
+        int side = 300, left = PAD, top = 10, legendY = top + side + 48;
+        StringBuilder b = new StringBuilder();
+        b.append("<svg width='").append(left + side + 20).append("' height='").append(legendY + 18 * (2 * o.eta().size()))
+                .append("' xmlns='http://www.w3.org/2000/svg'>");
+        b.append(String.format("<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#000'/>", left, top, side, side));
+        b.append(String.format("<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#bbb' stroke-dasharray='4 3'/>", left, top + side, left + side, top));
+        for (int t = 0; t <= 10; t += 5) {
+            double v = t / 10.0;
+            b.append(String.format("<text x='%.0f' y='%d' font-size='11' text-anchor='middle'>%.1f</text>", left + side * v, top + side + 14, v));
+            b.append(String.format("<text x='%d' y='%.0f' font-size='11' text-anchor='end'>%.1f</text>", left - 4, top + side * (1 - v) + 4, v));
+        }
+        b.append(String.format("<text x='%d' y='%d' font-size='11' text-anchor='middle'>nominal level</text>", left + side / 2, top + side + 30));
+        b.append(String.format("<text x='12' y='%d' font-size='11' transform='rotate(-90 12 %d)' text-anchor='middle'>share started by it</text>",
+                top + side / 2, top + side / 2));
+        int i = 0, row = 0;
+        for (var e : o.eta().entrySet()) {
+            String color = COLORS[(i++ + 1) % COLORS.length];
+            for (boolean raw : new boolean[] {false, true}) {
+                double[] c = raw ? e.getValue().rawCoverageByLevel() : e.getValue().coverageByLevel();
+                StringBuilder pts = new StringBuilder();
+                for (int k = 0; k < c.length; k++) {
+                    if (Double.isNaN(c[k])) continue;
+                    double x = left + side * EtaCalibration.LEVELS[k], y = top + side * (1 - c[k]);
+                    pts.append(String.format("%.1f,%.1f ", x, y));
+                    if (!raw) b.append(String.format("<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", x, y, color));
+                }
+                String dash = raw ? " stroke-dasharray='5 3'" : "";
+                b.append("<polyline fill='none' stroke-width='1.5' stroke='").append(color).append("'").append(dash).append(" points='").append(pts).append("'/>");
+                int y = legendY + 18 * row++;
+                b.append(String.format("<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='1.5'%s/><text x='%d' y='%d' font-size='12'>%s</text>",
+                        left, y - 4, left + 24, y - 4, color, dash, left + 30, y, esc(e.getKey() + (raw ? " raw" : " calibrated"))));
+            }
+        }
+        return b.append("</svg>").toString();
     }
 
     private static String chart(List<String> names, List<double[]> series, double max, String yLabel) {

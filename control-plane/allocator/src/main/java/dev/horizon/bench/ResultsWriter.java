@@ -1,6 +1,7 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.api.JobJson;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.Audit;
@@ -62,14 +63,17 @@ final class ResultsWriter {
         Files.writeString(dir.resolve("report.html"), HtmlReport.render(o));
     }
 
-    /** eta.csv: each banded job's band as said at its first step, and when it really started. */
+    /**
+     * eta.csv: each banded job's band as said at its first step, and when it really started; raw_starts_s holds the start
+     * in every sampled future, earliest first, space-separated ("-": not within the horizon in that future).
+     */
     private static void writeEta(BenchCommand.Outcome o, Path dir) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("eta.csv"))) {
-            w.write("policy,job,band_at_s,arrival_s,planned_start_s,start_p50_s,start_p90_s,raw_p50_s,raw_p90_s,started_s\n");
+            w.write("policy,job,band_at_s,arrival_s,planned_start_s,start_p50_s,start_p90_s,raw_p50_s,raw_p90_s,started_s,raw_starts_s\n");
             for (var e : o.eta().entrySet()) {
                 for (EtaCalibration.Row r : e.getValue().rows()) {
                     w.write(String.join(",", e.getKey(), r.jobId(), Long.toString(r.at()), Long.toString(r.arrivalSeconds()), opt(r.plannedAt()),
-                            opt(r.p50At()), opt(r.p90At()), opt(r.rawP50At()), opt(r.rawP90At()), opt(r.startedAt())) + "\n");
+                            opt(r.p50At()), opt(r.p90At()), opt(r.rawP50At()), opt(r.rawP90At()), opt(r.startedAt()), starts(r.raw())) + "\n");
                 }
             }
         }
@@ -100,6 +104,12 @@ final class ResultsWriter {
                     .put("rawCoverage", e.rawCoverageByLevel()[i]);
         }
         return n;
+    }
+
+    private static String starts(StartBands.Band b) {
+        StringBuilder out = new StringBuilder();
+        for (long v : b.starts()) out.append(out.isEmpty() ? "" : " ").append(v == Long.MAX_VALUE ? "-" : Long.toString(v));
+        return out.toString();
     }
 
     private static String opt(Long v) {

@@ -20,7 +20,7 @@ import java.util.function.BiFunction;
 
 /**
  * How well a policy's start-time bands came true. Bands are computed as the service computes them: once a step (they
- * may lag the plan by one step), from the sampled futures of that step's moment, recalibrated on what became of the
+ * may lag the plan by one step), from the sampled futures of that step's moment, calibrated on what became of the
  * bands before ({@link Calibrator}); each job's first band after it arrived is recorded, and at the end held against
  * when the job really started. A policy whose decisions plan no start beyond now produces no bands.
  */
@@ -39,7 +39,7 @@ public final class EtaCalibration implements DecisionObserver {
     private Long firstAt;
     private boolean plansAhead;
 
-    /** What was said of one job: when, its arrival, the plan's start, the raw band and the band recalibrated (per level). */
+    /** What was said of one job: when, its arrival, the plan's start, the raw band and the band calibrated (per level). */
     public record Recorded(String jobId, long at, long arrivalSeconds, Long plannedAt, StartBands.Band raw, Long[] calibrated) {
         public Long p50At() {
             return calibrated[P50];
@@ -53,15 +53,18 @@ public final class EtaCalibration implements DecisionObserver {
     /**
      * The outcome over n banded jobs: the share that started no later than their startP50At and startP90At, the median
      * absolute error of startP50At, the median wait of those jobs from arrival, and per level of {@link #LEVELS} the share
-     * that started no later than the recalibrated and the raw quantile (the calibration chart).
+     * that started no later than the calibrated and the raw quantile (the calibration chart).
      */
     public record Report(int jobs, double coverageP50, double coverageP90, double medianAbsErrorSeconds, double medianWaitSeconds,
                          double[] coverageByLevel, double[] rawCoverageByLevel, List<Row> rows) {
     }
 
-    /** One banded job for eta.csv: when its band was computed, its arrival, the plan's start, the band, the raw band, its start. */
+    /**
+     * One banded job for eta.csv: when its band was computed, its arrival, the plan's start, the band, the raw band (its
+     * P50, P90 and every sampled start, so other calibrations can be replayed on one run's output), its start.
+     */
     public record Row(String jobId, long at, long arrivalSeconds, Long plannedAt, Long p50At, Long p90At, Long rawP50At, Long rawP90At,
-                      Long startedAt) {
+                      StartBands.Band raw, Long startedAt) {
     }
 
     /** planner: a policy of the same kind as the one measured, kept for the bands' projections (it may keep state). */
@@ -120,7 +123,7 @@ public final class EtaCalibration implements DecisionObserver {
         List<Row> rows = new ArrayList<>();
         recorded.forEach((id, r) -> {
             Long start = firstStarts.get(id);
-            rows.add(new Row(id, r.at(), r.arrivalSeconds(), r.plannedAt(), r.p50At(), r.p90At(), r.raw().p50At(), r.raw().p90At(), start));
+            rows.add(new Row(id, r.at(), r.arrivalSeconds(), r.plannedAt(), r.p50At(), r.p90At(), r.raw().p50At(), r.raw().p90At(), r.raw(), start));
             long seen = start != null ? start : windowEnd;
             waits.add((double) (seen - r.arrivalSeconds()));
             Long p50 = r.p50At();

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.api.JobJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +46,14 @@ class EtaBenchTest {
             assertTrue(levels.get(i).path("coverage").asDouble() >= levels.get(i - 1).path("coverage").asDouble(), "coverage rises with the level: " + levels);
         }
         assertEquals(jobs + 1, Files.readAllLines(out.resolve("eta.csv")).size(), "one eta.csv row per banded job");
-        assertTrue(Files.readString(out.resolve("report.html")).contains("Start-time bands: calibration"));
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(html.contains("Start-time bands: calibration"));
+        assertTrue(html.contains("nominal level") && html.contains("horizon calibrated") && html.contains("horizon raw"), "the calibration chart");
+        List<String> rows = Files.readAllLines(out.resolve("eta.csv"));
+        assertTrue(rows.get(0).endsWith(",raw_starts_s"), rows.get(0));
+        for (String row : rows.subList(1, rows.size())) {
+            assertEquals(StartBands.SAMPLES, row.substring(row.lastIndexOf(',') + 1).split(" ").length, "every sampled start of the raw band: " + row);
+        }
     }
 
     @Test

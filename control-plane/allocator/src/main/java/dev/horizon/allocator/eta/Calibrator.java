@@ -1,89 +1,129 @@
 package dev.horizon.allocator.eta;
 
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
- * Turns raw start-time bands into the bands a user is shown, calibrated on what became of the bands said before: the
- * one rule both the bench and the control plane apply. It learns from each job's first band (the one said when the job
- * was first planned, before anything about its wait was known) and from each job's first start; a job still waiting
- * tells it only that it started later than now. Not thread-safe: one caller feeds it, in time order.
+ * Turns raw start-time bands into the bands a user is shown, kept honest by what became of the bands it showed before:
+ * the one rule both the bench and the control plane apply. Per quantile level it keeps a factor on the wait a raw band
+ * says (online quantile tracking, as adaptive conformal inference does): each job's first shown band is followed, and at
+ * each level the factor moves later when the job was still waiting past that level's time (known once the time has
+ * passed) and earlier when it started by then (known when it starts), by steps sized so that in the long run a share
+ * {@code level} of bands come true. A level shown as beyond the horizon came true when the job starts (it started no
+ * later than "not within the horizon") and never misses, so far-off bands that start early pull the others earlier: the
+ * share that comes true is held at the level over every band shown, as the bench measures it. A band only ever learns
+ * from starts reported and times passed by the moment it is shown; a job that never starts only ever pushes bands later.
+ * Memory is bounded: a job is followed until it starts or every level it can still learn from has passed (at most
+ * {@link #MAX_FOLLOWED} at once). Not thread-safe: one caller
+ * feeds it, in time order.
  */
 public final class Calibrator {
     /** The quantile levels bands are calibrated and charted at; index {@link #P50} is the median, {@link #P90} the 90th percentile. */
     public static final double[] LEVELS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
     public static final int P50 = 4, P90 = 8;
-    /** How many of the latest first bands calibrate the next ones. */
-    static final int WINDOW = 500;
+    /**
+     * How far one outcome moves a level's log factor: a miss moves it later by STEP * level, a hit earlier by STEP * (1 -
+     * level). Large enough to undo a raw band twice too late within some tens of outcomes, small enough that one burst of
+     * jobs banded together does not swing it far.
+     */
+    static final double STEP = 0.08;
+    /** The factor stays within 1/MAX_FACTOR..MAX_FACTOR: a run of outcomes of one kind must not leave it where no later one can undo it soon. */
+    static final double MAX_FACTOR = 10;
+    /** Seconds added to a band's wait before it is scaled, so a band that said "now" still has a scale. */
+    static final double SLACK_SECONDS = 60;
+    /** Jobs followed at most (the oldest are let go first): bounds memory when starts are never reported. */
+    static final int MAX_FOLLOWED = 20_000;
 
-    /** A job's first band: when it was said, and its raw band. */
-    private record First(long at, StartBands.Band raw) {
+    /** A followed job: per level, whether its outcome is still to learn. */
+    private record Followed(boolean[] open) {
     }
 
-    private final Map<String, First> firsts = new LinkedHashMap<>();
-    private final Map<String, Long> firstStarts = new HashMap<>();
-    private long calibratedAt = Long.MIN_VALUE;
-    private Recalibration current;
+    /** A level's shown start: when it passes without a start, that level missed. */
+    private record Due(long at, String jobId, int level) {
+    }
 
-    /** The job started at {@code at}; only its first start counts. */
+    private final double[] logFactors = new double[LEVELS.length];
+    private final Map<String, Followed> followed = new LinkedHashMap<>();
+    private final Map<String, Boolean> seen = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > 4 * MAX_FOLLOWED;
+        }
+    };
+    private final PriorityQueue<Due> dues = new PriorityQueue<>((a, b) -> Long.compare(a.at(), b.at()));
+    private final int[] outcomes = new int[LEVELS.length];
+
+    /** The job started at {@code at}: each level of its first band not yet decided came true. Only its first start counts. */
     public void started(String jobId, long at) {
-        if (firsts.containsKey(jobId)) firstStarts.putIfAbsent(jobId, at);
-    }
-
-    /** The job's first start, if it started after its first band was said. */
-    public Long firstStart(String jobId) {
-        return firstStarts.get(jobId);
-    }
-
-    /** Whether a first band of the job is remembered. */
-    public boolean hasFirst(String jobId) {
-        return firsts.containsKey(jobId);
+        passTo(at);
+        Followed f = followed.remove(jobId);
+        if (f == null) return;
+        for (int i = 0; i < LEVELS.length; i++) if (f.open()[i]) learn(i, false);
     }
 
     /**
      * The band to show for a job at {@code at}, per level of {@link #LEVELS} (epoch seconds; null: beyond the horizon),
-     * calibrated on what is known by then. The first band said of a job is remembered for the calibrations after it.
+     * calibrated on what is known by then. The first band shown of a job is followed for the calibrations after it.
      */
     public Long[] shown(String jobId, long at, StartBands.Band raw) {
-        Recalibration recal = recalibration(at);
+        passTo(at);
         Long[] out = new Long[LEVELS.length];
-        for (int i = 0; i < LEVELS.length; i++) out[i] = recal.at(i, at, raw.at(LEVELS[i]));
-        if (!firsts.containsKey(jobId)) remember(jobId, new First(at, raw));
-        return out;
-    }
-
-    private void remember(String jobId, First first) {
-        firsts.put(jobId, first);
-        if (firsts.size() <= WINDOW) return;
-        String oldest = firsts.keySet().iterator().next();
-        firsts.remove(oldest);
-        firstStarts.remove(oldest);
-    }
-
-    /** The calibration for bands said at {@code at}, made once per moment. */
-    private Recalibration recalibration(long at) {
-        if (current == null || at != calibratedAt) {
-            current = Recalibration.of(LEVELS, outcomes(at));
-            calibratedAt = at;
+        for (int i = 0; i < LEVELS.length; i++) {
+            out[i] = scaled(i, at, raw.at(LEVELS[i]));
+            // a later level never says an earlier start than the one below it
+            if (i > 0 && out[i] != null && out[i - 1] != null && out[i] < out[i - 1]) out[i] = out[i - 1];
         }
-        return current;
+        if (seen.put(jobId, Boolean.TRUE) == null) follow(jobId, out);
+        return out;
     }
 
-    /** What became of the remembered first bands by now: each raw wait per level, and the wait seen since. */
-    private List<Recalibration.Outcome> outcomes(long now) {
-        List<Recalibration.Outcome> out = new ArrayList<>();
-        firsts.forEach((id, f) -> {
-            double[] said = new double[LEVELS.length];
-            for (int i = 0; i < LEVELS.length; i++) {
-                Long q = f.raw().at(LEVELS[i]);
-                said[i] = q == null ? -1 : q - f.at();
-            }
-            Long start = firstStarts.get(id);
-            out.add(new Recalibration.Outcome(said, (start != null ? start : now) - f.at(), start != null));
-        });
-        return out;
+    /** The factor on the wait (plus {@link #SLACK_SECONDS}) that a raw band's level i is scaled by now. */
+    public double factor(int i) {
+        return Math.exp(logFactors[i]);
+    }
+
+    /** How many outcomes level i has learnt from. */
+    public int outcomes(int i) {
+        return outcomes[i];
+    }
+
+    private Long scaled(int i, long at, Long rawAt) {
+        if (rawAt == null) return null;
+        double wait = factor(i) * (Math.max(0, rawAt - at) + SLACK_SECONDS) - SLACK_SECONDS;
+        return at + Math.max(0, Math.round(wait));
+    }
+
+    private void follow(String jobId, Long[] shown) {
+        boolean[] open = new boolean[shown.length];
+        Arrays.fill(open, true);
+        followed.put(jobId, new Followed(open));
+        for (int i = 0; i < shown.length; i++) if (shown[i] != null) dues.add(new Due(shown[i], jobId, i));
+        if (followed.size() > MAX_FOLLOWED) followed.remove(followed.keySet().iterator().next());
+    }
+
+    /** Time has come to now: each followed level whose start has passed without the job starting missed. */
+    private void passTo(long now) {
+        while (!dues.isEmpty() && dues.peek().at() < now) {
+            Due d = dues.poll();
+            Followed f = followed.get(d.jobId());
+            if (f == null || !f.open()[d.level()]) continue;
+            f.open()[d.level()] = false;
+            learn(d.level(), true);
+            if (!anyOpen(f)) followed.remove(d.jobId());
+        }
+    }
+
+    private static boolean anyOpen(Followed f) {
+        for (boolean o : f.open()) if (o) return true;
+        return false;
+    }
+
+    /** One outcome at level i: the pinball loss's gradient step on the log factor, within the factor's bounds. */
+    private void learn(int i, boolean missed) {
+        double bound = Math.log(MAX_FACTOR);
+        logFactors[i] = Math.max(-bound, Math.min(bound, logFactors[i] + (missed ? STEP * LEVELS[i] : -STEP * (1 - LEVELS[i]))));
+        outcomes[i]++;
     }
 }

@@ -2,20 +2,25 @@ package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.moment.JobState;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
 /**
- * Work expected to arrive, from what arrived lately: arrivals come at the rate of the recent past (a Poisson process),
- * each like one of the recent arrivals (its team, class, priority, shape and contract), so higher-ranked work that
- * keeps coming is expected to keep coming.
+ * Work expected to arrive, from what arrived lately. Work comes in bursts (a sweep of jobs submitted at once), so what
+ * is expected is bursts: they come at the rate bursts came over the recent past (a Poisson process), each a copy of one
+ * of the recent bursts (its jobs' teams, classes, priorities, shapes and contracts, a burst's spacing kept). Higher-ranked
+ * work that keeps coming is expected to keep coming; a sweep that just arrived is expected again only as often as sweeps
+ * came, not as if each of its jobs were an arrival rate of its own (that would leave no quiet hour in any future).
  *
  * @param recent      jobs that arrived over the last spanSeconds, as they were when they arrived
- * @param spanSeconds how far back recent reaches (the rate is recent.size() / spanSeconds)
+ * @param spanSeconds how far back recent reaches
  */
 public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
     /** How far back a rate is read: a day covers the daily rhythm of submissions. */
     public static final long WINDOW_SECONDS = 86_400;
+    /** Arrivals closer than this to the one before belong to one burst. */
+    static final long BURST_GAP_SECONDS = 300;
     public static final ExpectedArrivals NONE = new ExpectedArrivals(List.of(), WINDOW_SECONDS);
 
     public ExpectedArrivals {
@@ -26,15 +31,37 @@ public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
     /** One draw of the work arriving in (from, to], in arrival order, waiting and new, with ids that start with prefix. */
     List<JobState> draw(long from, long to, Random rng, String prefix) {
         List<JobState> out = new ArrayList<>();
-        if (recent.isEmpty()) return out;
-        double rate = recent.size() / (double) spanSeconds;
+        List<List<JobState>> bursts = bursts();
+        if (bursts.isEmpty()) return out;
+        double rate = bursts.size() / (double) spanSeconds;
         double t = from;
-        for (int i = 0; ; i++) {
+        while (true) {
             t += -Math.log(1 - rng.nextDouble()) / rate;
-            if (t > to) return out;
-            JobState like = recent.get(rng.nextInt(recent.size()));
-            out.add(new JobState(prefix + i, like.team(), like.jobClass(), like.priority(), like.gpus(), like.minGpus(), (long) Math.ceil(t),
-                    like.userEstimateSeconds(), like.contract(), like.slice(), like.rules(), JobState.RunHistory.NEW, null));
+            if (t > to) break;
+            List<JobState> like = bursts.get(rng.nextInt(bursts.size()));
+            long first = like.get(0).arrivalSeconds();
+            for (JobState j : like) {
+                long at = (long) Math.ceil(t) + j.arrivalSeconds() - first;
+                if (at > to) break;
+                out.add(new JobState(prefix + out.size(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), at, j.userEstimateSeconds(),
+                        j.contract(), j.slice(), j.rules(), JobState.RunHistory.NEW, null));
+            }
         }
+        out.sort(Comparator.comparingLong(JobState::arrivalSeconds));
+        return out;
+    }
+
+    /** The recent arrivals grouped into bursts, each in arrival order. */
+    List<List<JobState>> bursts() {
+        List<JobState> sorted = new ArrayList<>(recent);
+        sorted.sort(Comparator.comparingLong(JobState::arrivalSeconds));
+        List<List<JobState>> out = new ArrayList<>();
+        long last = Long.MIN_VALUE;
+        for (JobState j : sorted) {
+            if (out.isEmpty() || j.arrivalSeconds() - last > BURST_GAP_SECONDS) out.add(new ArrayList<>());
+            out.get(out.size() - 1).add(j);
+            last = j.arrivalSeconds();
+        }
+        return out;
     }
 }

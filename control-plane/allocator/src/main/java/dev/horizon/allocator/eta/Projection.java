@@ -22,7 +22,7 @@ import java.util.Set;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
- * inference follows its forecast, and every decision is the policy's own, on the moment as it would see it then (its
+ * inference follows the minutes of the day before (shifted in time by the future's draw), and every decision is the policy's own, on the moment as it would see it then (its
  * estimates, not the drawn durations). Only the world is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
@@ -34,6 +34,7 @@ final class Projection {
     static final int FINE_STEPS = 2;
     /** Events closer than this are decided together. */
     static final long MIN_GAP_SECONDS = 60;
+    private static final int MINUTES_PER_DAY = 1440;
 
     private record Run(long endSeconds) {
     }
@@ -48,15 +49,17 @@ final class Projection {
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
+    private final int demandShiftMinutes;
     private long now;
     private long lastDecision;
 
     /**
      * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
-     * arrival time.
+     * arrival time; demandShiftMinutes: how much later (earlier when negative) than a day before inference demand comes.
      */
-    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals) {
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals, int demandShiftMinutes) {
         this.origin = origin;
+        this.demandShiftMinutes = demandShiftMinutes;
         this.policy = policy;
         this.totals = totals;
         this.arrivals = new ArrayDeque<>(arrivals);
@@ -130,23 +133,55 @@ final class Projection {
     }
 
     /**
-     * A step begins: each service has observed the forecast's demand for the step that ended, and holds what the policy
-     * sizes it to, within its swap cap; GPUs it grows onto come from free ones first, then from the batch work the
-     * policy gives back.
+     * A step begins: each service has observed the demand of the step that ended, the policy sets each one's reservation
+     * for the new step and sizes it, within its swap cap; GPUs it grows onto come from free ones first, then from the
+     * batch work the policy gives back. As in the world, the policy sees the minutes themselves, not their forecast.
      */
     private void stepBegins() {
-        // the step that just ended, counted from the one the moment was in
-        int ended = (int) (now / origin.stepSeconds() - origin.now() / origin.stepSeconds() - 1);
-        int perStep = (int) Math.max(1, origin.stepSeconds() / 60);
         for (int i = 0; i < services.size(); i++) {
             ServiceState s = services.get(i);
-            double[] f = forecasts.get(s.service().name());
-            double demand = f.length == 0 ? 0 : f[Math.min(f.length - 1, Math.max(0, ended))];
-            services.set(i, new ServiceState(s.service(), s.held(), s.reservedGpus(), append(s.observedSteps(), demand, 1, Integer.MAX_VALUE),
-                    append(s.observedMinutes(), demand, perStep, 1440), s.historicalPeakGpus()));
+            double[] minutes = demandMinutes(s, Math.max(origin.now(), now - origin.stepSeconds()), now);
+            double peak = 0;
+            for (double d : minutes) peak = Math.max(peak, d);
+            double[] observed = Arrays.copyOf(s.observedMinutes(), s.observedMinutes().length + minutes.length);
+            System.arraycopy(minutes, 0, observed, s.observedMinutes().length, minutes.length);
+            if (observed.length > MINUTES_PER_DAY) observed = Arrays.copyOfRange(observed, observed.length - MINUTES_PER_DAY, observed.length);
+            services.set(i, new ServiceState(s.service(), s.held(), s.reservedGpus(), append(s.observedSteps(), peak), observed, s.historicalPeakGpus()));
+        }
+        Map<String, Integer> reserved = policy.inferenceReservation(ContextBuilder.build(moment()));
+        for (int i = 0; i < services.size(); i++) {
+            ServiceState s = services.get(i);
+            services.set(i, new ServiceState(s.service(), s.held(), reserved.getOrDefault(s.service().name(), s.reservedGpus()), s.observedSteps(),
+                    s.observedMinutes(), s.historicalPeakGpus()));
         }
         Map<String, Integer> targets = policy.inferenceTargets(now, ContextBuilder.services(moment()));
         for (int i = 0; i < services.size(); i++) services.set(i, resized(services.get(i), targets.getOrDefault(services.get(i).service().name(), 0)));
+    }
+
+    /**
+     * The service's demand per minute over [from, to): the same minute a day before, give or take this future's shift,
+     * from the minutes the moment had observed (the daily rhythm with its bursts, which come about the same time of day
+     * but never on the minute; the forecast is an envelope for reserving, far above a typical minute); where no day of
+     * minutes was observed yet, the forecast of the step.
+     */
+    private double[] demandMinutes(ServiceState s, long from, long to) {
+        double[] seen = origin.services().stream().filter(o -> o.service().name().equals(s.service().name())).findFirst()
+                .map(ServiceState::observedMinutes).orElse(new double[0]);
+        int n = (int) Math.max(0, (to - from + 59) / 60);
+        double[] out = new double[n];
+        for (int k = 0; k < n; k++) {
+            long minuteFromOrigin = (from - origin.now()) / 60 + k;
+            // the nearest minute of the day observed where the shift reaches past it
+            long dayBefore = Math.max(0, Math.min(MINUTES_PER_DAY - 1, minuteFromOrigin - demandShiftMinutes)) + seen.length - MINUTES_PER_DAY;
+            out[k] = seen.length >= MINUTES_PER_DAY && minuteFromOrigin < MINUTES_PER_DAY ? seen[(int) dayBefore] : forecastAt(s, from + 60L * k);
+        }
+        return out;
+    }
+
+    private double forecastAt(ServiceState s, long t) {
+        double[] f = forecasts.get(s.service().name());
+        int step = (int) (t / origin.stepSeconds() - origin.now() / origin.stepSeconds());
+        return f.length == 0 ? 0 : f[Math.min(f.length - 1, Math.max(0, step))];
     }
 
     private ServiceState resized(ServiceState s, int wanted) {
@@ -172,10 +207,10 @@ final class Projection {
         }
     }
 
-    private static double[] append(double[] values, double v, int times, int keep) {
-        double[] out = Arrays.copyOf(values, values.length + times);
-        Arrays.fill(out, values.length, out.length, v);
-        return out.length <= keep ? out : Arrays.copyOfRange(out, out.length - keep, out.length);
+    private static double[] append(double[] values, double v) {
+        double[] out = Arrays.copyOf(values, values.length + 1);
+        out[values.length] = v;
+        return out;
     }
 
     private void apply(Decision d, Set<String> tracked) {

@@ -16,7 +16,8 @@ import java.util.Set;
  * Start-time bands: when each waiting job of a moment should start, as the median and the 90th percentile of its start
  * over sampled futures of the moment ({@link Projection}). Each future draws every job's duration from the estimator's
  * runs ({@link DurationDraws}) and the work expected to arrive from the recent past ({@link ExpectedArrivals}); inference
- * follows its forecast; every decision in it is the policy's own. It costs some hundreds of plans, so it runs beside the
+ * demand repeats the day before's minutes, shifted by up to {@link #DEMAND_SHIFT_MINUTES} either way; every decision in
+ * it is the policy's own. It costs some hundreds of plans, so it runs beside the
  * planning loop, never inside it.
  */
 public final class StartBands {
@@ -50,6 +51,8 @@ public final class StartBands {
      * short together, so its futures must move together too, or the bands come out too sure.
      */
     static final double SHARED_WITH_TEAM_CLASS = 0.6;
+    /** How far from yesterday's time of day a future's inference bursts may come: the daily rhythm is not to the minute. */
+    static final int DEMAND_SHIFT_MINUTES = 30;
 
     private StartBands() {
     }
@@ -73,7 +76,8 @@ public final class StartBands {
                 totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
             }
             for (JobState j : arrivals) totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, 0, score(j, shocks, rng)));
-            Map<String, Long> first = new Projection(m, policy, totals, arrivals).firstStarts(decided, tracked);
+            int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
+            Map<String, Long> first = new Projection(m, policy, totals, arrivals, shift).firstStarts(decided, tracked);
             for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
         }
         Map<String, Band> out = new LinkedHashMap<>();

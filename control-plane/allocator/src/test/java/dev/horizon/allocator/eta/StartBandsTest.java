@@ -5,15 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
 import dev.horizon.allocator.moment.JobState;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,5 +75,24 @@ class StartBandsTest {
         StartBands.Band busy = band(runsOf(200), new ExpectedArrivals(recent, 3600));
         assertTrue(busy.p90At() == null || busy.p90At() > calm.p90At() + 1800,
                 "P90 without arrivals " + (calm.p90At() - NOW) + " s, with them " + (busy.p90At() == null ? "beyond the horizon" : busy.p90At() - NOW + " s"));
+    }
+
+    @Test
+    void inferenceThatJustBurstFollowsItsUsualMinutesNotItsForecastEnvelope() {
+        // a day of idle minutes but the last five: the burst holds the whole node and its reservation now; the same
+        // minutes yesterday were idle, so the service shrinks at the next step (its forecast, an envelope, stays high
+        // for two hours, and the reservation set for this step would hold the node all day)
+        double[] steps = new double[2 * 96 + 1];
+        steps[steps.length - 1] = 8;
+        double[] minutes = new double[1440];
+        Arrays.fill(minutes, minutes.length - 5, minutes.length, 8);
+        List<Placement> held = new ArrayList<>();
+        for (int g = 0; g < 8; g++) held.add(new Placement(List.of(new Placement.Slice(0, g, 1))));
+        ServiceState chat = new ServiceState(new InferenceService("chat", "serving", 10, 8), held, 8, steps, minutes, 8);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(job("w", 1, NOW - 60, null)), null, List.of(chat),
+                runsOf(200));
+        HorizonPolicy policy = new HorizonPolicy();
+        StartBands.Band b = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+        assertTrue(b.p90At() != null && b.p90At() <= NOW + 900, "P90 " + (b.p90At() == null ? "beyond the horizon" : b.p90At() - NOW + " s from now"));
     }
 }
