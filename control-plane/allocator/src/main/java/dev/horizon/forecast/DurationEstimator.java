@@ -1,7 +1,11 @@
 package dev.horizon.forecast;
 
 import dev.horizon.api.JobClass;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -10,10 +14,15 @@ import java.util.Optional;
  * falling back to the class's median across teams, then to a default per class. A job that has
  * outlived its estimate is expected to run as long again as half its age (heavy-tailed durations).
  * The windows ({@link RecentRuns}) are the whole state: a store keeps them and restores an estimator with
- * {@link #restore}, and their quantiles say how sure the estimate is.
+ * {@link #restore}, and their quantiles say how sure the estimate is. Apart from the windows, it remembers the last
+ * {@link #KEEP_FINISHED} finished runs with what they were ({@link Finished}), so that sampled futures can draw a job's
+ * duration from how its burst's finished jobs ran; a restored estimator starts without them.
  */
 public final class DurationEstimator {
+    /** Finished runs remembered with their shape: a busy day's sweeps, not the estimate's statistic. */
+    public static final int KEEP_FINISHED = 2000;
     private static final int MIN_SAMPLES = 3;
+    private final Deque<Finished> finished = new ArrayDeque<>();
     private final Map<String, RecentRuns> byTeamAndClass = new HashMap<>();
     private final Map<JobClass, RecentRuns> byClass = new HashMap<>();
 
@@ -30,6 +39,33 @@ public final class DurationEstimator {
     public void observe(String team, JobClass jobClass, long durationSeconds) {
         byTeamAndClass.computeIfAbsent(key(team, jobClass), k -> new RecentRuns()).observe(durationSeconds);
         byClass.computeIfAbsent(jobClass, k -> new RecentRuns()).observe(durationSeconds);
+    }
+
+    /**
+     * A finished run and what places it in a burst: its team, class, GPUs and arrival; endSeconds is when it ended, so
+     * that only runs ended by a moment speak for that moment.
+     */
+    public record Finished(String team, JobClass jobClass, int gpus, long arrivalSeconds, long endSeconds, long durationSeconds) {
+    }
+
+    /** Observes a finished run into its windows and remembers it with its shape. */
+    public void observe(Finished run) {
+        observe(run.team(), run.jobClass(), run.durationSeconds());
+        finished.addLast(run);
+        if (finished.size() > KEEP_FINISHED) finished.removeFirst();
+    }
+
+    /**
+     * The durations of remembered runs of this team, class and GPU count that arrived within gapSeconds of
+     * arrivalSeconds and ended by now, oldest first.
+     */
+    public List<Long> finishedLike(String team, JobClass jobClass, int gpus, long arrivalSeconds, long gapSeconds, long now) {
+        List<Long> out = new ArrayList<>();
+        for (Finished f : finished) {
+            if (f.endSeconds() <= now && f.gpus() == gpus && f.jobClass() == jobClass && Math.abs(f.arrivalSeconds() - arrivalSeconds) <= gapSeconds
+                    && f.team().equals(team)) out.add(f.durationSeconds());
+        }
+        return out;
     }
 
     /** Puts back a stored window: a team's (team not null) or the class's across teams (team null). */

@@ -432,7 +432,8 @@ public final class Simulator {
         done.merge(r.job().id(), (t - r.start()) * r.placement().gpus(), Long::sum);
         completed.put(r.job().id(), true);
         if (events != null) events.finished(r.job().id(), t);
-        estimator.observe(r.job().team(), r.job().jobClass(), r.job().trueDurationSeconds());
+        SimJob j = r.job();
+        estimator.observe(new DurationEstimator.Finished(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), t, j.trueDurationSeconds()));
         return true;
     }
 

@@ -4,6 +4,8 @@ import dev.horizon.allocator.moment.ContextBuilder;
 import dev.horizon.allocator.moment.JobState;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.forecast.RecentRuns;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -13,8 +15,21 @@ import java.util.Optional;
  * median, with the spread of those runs relative to their median; without any runs, a lognormal spread around the
  * estimate. A job that outlived every run it is compared with is expected to run on as the estimator expects (half its
  * age at the median), with a heavy tail.
+ *
+ * <p>Jobs of one burst run like one another (a sweep's jobs take minutes each where the team's history says days), so
+ * the window a job's draw comes from is weighed towards its burst's finished jobs ({@link #window}).
  */
 final class DurationDraws {
+    /**
+     * A burst: jobs of one team and class asking for the same GPUs that arrived within this many seconds of each other
+     * (measured from the job drawn for, not chained).
+     */
+    static final long BURST_GAP_SECONDS = 600;
+    /**
+     * How many of the team's runs a burst's finished jobs are weighed against, in jobs: k finished siblings make a share
+     * k / (k + this) of the window, so one short sibling moves the draw, a dozen all but decide it.
+     */
+    static final double BURST_PRIOR_JOBS = 2;
     /** Lognormal spread of a duration with no run to compare with: the class default says little. */
     static final double SPREAD_WITHOUT_RUNS = 1.0;
     /** Lognormal spread of a user's own estimate with no run to compare with: users know their jobs roughly. */
@@ -26,16 +41,33 @@ final class DurationDraws {
     /**
      * A whole duration for j, longer than doneSeconds (the full-width seconds of work it has done, this run included),
      * at the standard normal score z: z's quantile of what the job may still run (jobs drawn with related scores run
-     * long or short together).
+     * long or short together). runs: the job's {@link #window}.
      */
-    static long total(JobState j, DurationEstimator durations, Surprises surprises, double doneSeconds, double z) {
-        Optional<RecentRuns> runs = durations.runs(j.team(), j.jobClass());
+    static long total(JobState j, Optional<RecentRuns> runs, DurationEstimator durations, Surprises surprises, double doneSeconds, double z) {
         long median = durations.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
         double u = Math.min(1 - 1e-9, Math.max(1e-9, Normal.cdf(z)));
         Long drawn = runs.isPresent() ? fromRuns(runs.get(), surprises, scale(j, runs.get(), median), doneSeconds, u)
                 : lognormal(median, j.userEstimateSeconds() != null ? SPREAD_OF_USER_ESTIMATE : SPREAD_WITHOUT_RUNS, doneSeconds, u);
         long total = drawn != null ? drawn : (long) Math.ceil(doneSeconds + outlived(doneSeconds, u));
         return Math.max(total, (long) Math.ceil(doneSeconds) + ContextBuilder.MIN_ESTIMATE_SECONDS);
+    }
+
+    /**
+     * The runs j's duration is drawn from at now: the estimator's window of its team and class (else its class), with
+     * the finished jobs of its burst that ended by now ({@link #BURST_GAP_SECONDS}) weighed in at k / (k +
+     * {@link #BURST_PRIOR_JOBS}) of a window of {@link RecentRuns#KEEP}; the window's part keeps its shape at evenly
+     * spaced quantiles. Empty when there is neither.
+     */
+    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, long now) {
+        Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass());
+        List<Long> burst = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now);
+        if (burst.isEmpty()) return usual;
+        int k = burst.size();
+        int fromBurst = usual.isEmpty() ? RecentRuns.KEEP : (int) Math.round(RecentRuns.KEEP * k / (k + BURST_PRIOR_JOBS));
+        List<Long> pooled = new ArrayList<>(RecentRuns.KEEP);
+        for (int i = 0; i < RecentRuns.KEEP - fromBurst; i++) pooled.add(usual.get().quantile((i + 0.5) / (RecentRuns.KEEP - fromBurst)));
+        for (int i = 0; i < fromBurst; i++) pooled.add(burst.get(i % k));
+        return Optional.of(RecentRuns.of(pooled));
     }
 
     /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */

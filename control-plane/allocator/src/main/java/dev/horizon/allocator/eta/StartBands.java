@@ -4,11 +4,13 @@ import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.JobState;
+import dev.horizon.forecast.RecentRuns;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 
@@ -68,14 +70,18 @@ public final class StartBands {
         Random rng = new Random(seed);
         Surprises surprises = Surprises.of(m.durations());
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
+        Map<String, Optional<RecentRuns>> windows = new HashMap<>();
+        for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), m.now()));
         for (int k = 0; k < samples; k++) {
             List<JobState> arrivals = expected.draw(m.now(), horizonEnd, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
             for (JobState j : m.jobs()) {
-                totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
+                totals.put(j.id(), DurationDraws.total(j, windows.get(j.id()), m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
             }
-            for (JobState j : arrivals) totals.put(j.id(), DurationDraws.total(j, m.durations(), surprises, 0, score(j, shocks, rng)));
+            for (JobState j : arrivals) {
+                totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
+            }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             Map<String, Long> first = new Projection(m, policy, totals, arrivals, shift).firstStarts(decided, tracked);
             for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);

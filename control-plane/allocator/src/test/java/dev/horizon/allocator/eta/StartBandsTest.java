@@ -77,6 +77,33 @@ class StartBandsTest {
                 "P90 without arrivals " + (calm.p90At() - NOW) + " s, with them " + (busy.p90At() == null ? "beyond the horizon" : busy.p90At() - NOW + " s"));
     }
 
+    /**
+     * A one-GPU sweep of a team whose training runs took 75 h: one sibling runs (started 600 s ago), one waits for the
+     * only GPU, and six siblings that arrived with them ran about 900 s each, ending at siblingsEnd + 10 i.
+     */
+    private StartBands.Band sweepBand(long siblingsEnd) {
+        DurationEstimator d = new DurationEstimator();
+        for (int i = 0; i < 40; i++) d.observe("t", JobClass.TRAINING, 270_000 - 2000 + 100 * i);
+        for (int i = 0; i < 6; i++) d.observe(new DurationEstimator.Finished("t", JobClass.TRAINING, 1, NOW - 1200 + 10 * i, siblingsEnd + 10 * i, 850 + 20 * i));
+        GpuNode one = new GpuNode("n0", "H100-80GB", 1, 81_559, "rack-a");
+        JobState running = new JobState("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 1000, null, TRAINING, null, null, null,
+                new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 1))), false));
+        JobState waiting = new JobState("w", "t", JobClass.TRAINING, 1, 1, 1, NOW - 950, null, TRAINING, null, null, null, null);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(one)), List.of(running, waiting), null, List.of(), d);
+        HorizonPolicy policy = new HorizonPolicy();
+        return StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+    }
+
+    @Test
+    void aBurstsFinishedJobsSpeakForItsRunningAndWaitingOnes() {
+        StartBands.Band b = sweepBand(NOW - 300);
+        assertTrue(b.p50At() != null && b.p50At() <= NOW + 1800,
+                "P50 " + (b.p50At() == null ? "beyond the horizon" : b.p50At() - NOW + " s from now") + "; the sweep's jobs ran ~900 s, the running one has done 600 s");
+        StartBands.Band notYetKnown = sweepBand(NOW + 60); // the same runs, ending after the moment: not known then
+        assertTrue(notYetKnown.p50At() == null || notYetKnown.p50At() > NOW + 4 * 3600,
+                "P50 " + (notYetKnown.p50At() == null ? "beyond the horizon" : notYetKnown.p50At() - NOW + " s from now") + " from runs that had not ended");
+    }
+
     @Test
     void inferenceThatJustBurstFollowsItsUsualMinutesNotItsForecastEnvelope() {
         // a day of idle minutes but the last five: the burst holds the whole node and its reservation now; the same
