@@ -51,6 +51,14 @@ public final class DurationEstimator {
     /** Observes a finished run into its windows and remembers it with its shape. */
     public void observe(Finished run) {
         observe(run.team(), run.jobClass(), run.durationSeconds());
+        remember(run);
+    }
+
+    /**
+     * Remembers a finished run with its shape without observing it into the windows: for an estimator restored from
+     * windows that already hold it (the control plane's store). Feed runs oldest first.
+     */
+    public void remember(Finished run) {
         finished.addLast(run);
         if (finished.size() > KEEP_FINISHED) finished.removeFirst();
     }

@@ -7,6 +7,7 @@ import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.JobState;
 import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.MomentReader;
@@ -150,7 +151,9 @@ public class StartTimes {
         }
         Set<String> waiting = waiting(m, plan.decision());
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of());
-        Map<String, StartBands.Band> raw = StartBands.of(m, plan.decision(), new HorizonPolicy(), arrivals(plan.now()), waiting, samples, plan.now());
+        List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
+        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(), arrivals(plan.now(), day),
+                waiting, samples, plan.now());
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
             Long[] band = calibrator.shown(id, plan.now(), raw.get(id));
@@ -159,6 +162,21 @@ public class StartTimes {
         LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples) in %.0f ms", waiting.size(),
                 m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, (System.nanoTime() - t0) / 1e6);
         return new Snapshot(plan.now(), Map.copyOf(out));
+    }
+
+    /**
+     * The moment with an estimator that also remembers the day's successful runs with their shape, so the futures draw a
+     * burst's waiting and running jobs from how its finished ones ran, as the bench does. A fresh estimator: the plan's
+     * own is left as the plan used it. rows: the day's jobs, newest first; estimator: a fresh one from the store.
+     */
+    static ClusterMoment withFinishedRuns(ClusterMoment m, List<JobRow> rows, DurationEstimator estimator) {
+        for (int i = rows.size() - 1; i >= 0; i--) {
+            JobRow j = rows.get(i);
+            if (j.state() != dev.horizon.service.jobs.JobState.SUCCEEDED || j.endedAt() == null || j.gpus() <= 0) continue;
+            estimator.remember(new DurationEstimator.Finished(j.team(), j.jobClass(), j.gpus(), j.submittedAt() / 1000, j.endedAt(),
+                    Math.max(1, j.doneGpuSeconds() / j.gpus())));
+        }
+        return new ClusterMoment(m.now(), m.stepSeconds(), m.horizonSteps(), m.nodes(), m.jobs(), m.teams(), m.services(), estimator);
     }
 
     /** The moment's waiting jobs the plan did not start. */
@@ -174,8 +192,7 @@ public class StartTimes {
      * The jobs submitted over the last day, as they were when they arrived, at the day's rate; when more than
      * {@link #MAX_ARRIVALS} came, the latest of them over the span they cover.
      */
-    private ExpectedArrivals arrivals(long now) {
-        List<JobRow> rows = jobs.submittedSince((now - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
+    private static ExpectedArrivals arrivals(long now, List<JobRow> rows) {
         List<JobState> recent = new ArrayList<>();
         for (JobRow j : rows) recent.add(MomentReader.state(j, MomentReader.spec(j), JobState.RunHistory.NEW, null));
         long span = rows.size() < MAX_ARRIVALS ? ExpectedArrivals.WINDOW_SECONDS : now - rows.get(rows.size() - 1).submittedAt() / 1000;
