@@ -27,7 +27,8 @@ import java.util.Set;
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
  * {@link #FINE_STEPS} steps, where a start time matters to the minute, and only at step boundaries after that. A job
- * started at a boundary is taken to have started when the GPUs it got were freed, if that was after the last decision.
+ * started at a boundary is taken to have started, and to run from, when the GPUs it got were freed, if that was after
+ * the last decision: the world decides at every event.
  */
 final class Projection {
     /** Steps from now during which the policy is asked at every event. */
@@ -222,10 +223,13 @@ final class Projection {
         for (Decision.Start s : d.starts()) {
             JobState j = jobs.get(s.jobId());
             if (j == null || j.isRunning()) continue;
-            if (tracked.contains(j.id())) firstStarts.putIfAbsent(j.id(), startedAt(s.placement()));
+            // the world starts work the moment its GPUs free up: its run, not only its first start, counts from then,
+            // or every run in a chain ends up to a step late and the lateness adds up down the chain
+            long start = Math.max(j.arrivalSeconds(), startedAt(s.placement()));
+            if (tracked.contains(j.id())) firstStarts.putIfAbsent(j.id(), start);
             jobs.remove(j.id());
-            jobs.put(j.id(), with(j, new JobState.Running(now, s.placement(), s.fill())));
-            runs.put(j.id(), new Run(endOf(j, now, s.placement())));
+            jobs.put(j.id(), with(j, new JobState.Running(start, s.placement(), s.fill())));
+            runs.put(j.id(), new Run(endOf(j, start, s.placement())));
         }
     }
 

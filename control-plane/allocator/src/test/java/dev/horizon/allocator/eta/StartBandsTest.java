@@ -122,4 +122,25 @@ class StartBandsTest {
         StartBands.Band b = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
         assertTrue(b.p90At() != null && b.p90At() <= NOW + 900, "P90 " + (b.p90At() == null ? "beyond the horizon" : b.p90At() - NOW + " s from now"));
     }
+
+    @Test
+    void aChainOfRunsBeyondTheFineStepsAddsNoStepsToTheWait() {
+        // one node, one run ending in 2,400 s and five of the team's jobs queued behind it, each of ~3,000 s: a step is
+        // 900 s, so a run that started at the step after its GPUs freed would end up to a step late, link after link
+        DurationEstimator d = new DurationEstimator();
+        for (int i = 0; i < 40; i++) d.observe("t", JobClass.TRAINING, 2950 + (100 * i) / 39);
+        List<JobState> jobs = new ArrayList<>();
+        jobs.add(job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        for (int i = 1; i <= 5; i++) jobs.add(job("w" + i, 1, NOW - 600 + i, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 32, List.of(NodeState.ready(node)), jobs, null, List.of(), d);
+        HorizonPolicy policy = new HorizonPolicy();
+        Set<String> waiting = Set.of("w1", "w2", "w3", "w4", "w5");
+        Map<String, StartBands.Band> bands = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, waiting,
+                StartBands.SAMPLES, 7);
+        assertTrue(waiting.stream().allMatch(id -> bands.get(id).p50At() != null), "every job of the chain starts within the 8 h horizon");
+        long last = waiting.stream().mapToLong(id -> bands.get(id).p50At()).max().orElseThrow();
+        long chainEnd = NOW + 2400 + 4 * 3000;
+        assertTrue(Math.abs(last - chainEnd) <= 300, "the last of the chain starts at P50 " + (last - NOW) + " s from now; the runs before it end "
+                + (chainEnd - NOW) + " s from now");
+    }
 }
