@@ -35,8 +35,6 @@ public final class EtaCalibration implements DecisionObserver {
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
     private final Calibrator calibrator = new Calibrator();
-    /** When the run's first decision was: the arrival rate is read over what was seen since. */
-    private Long firstAt;
     private boolean plansAhead;
 
     /** What was said of one job: when, its arrival, the plan's start, the raw band and the band calibrated (per level). */
@@ -80,7 +78,6 @@ public final class EtaCalibration implements DecisionObserver {
     @Override
     public void decided(ClusterMoment moment, Decision decision) {
         plansAhead |= !decision.plannedStarts().isEmpty();
-        if (firstAt == null) firstAt = moment.now();
         for (JobState j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
         arrivals.removeIf(j -> j.arrivalSeconds() < moment.now() - ExpectedArrivals.WINDOW_SECONDS);
         decision.starts().forEach(s -> {
@@ -96,8 +93,7 @@ public final class EtaCalibration implements DecisionObserver {
             byId.put(j.id(), j);
         }
         if (fresh.isEmpty()) return;
-        long span = Math.max(1, Math.min(ExpectedArrivals.WINDOW_SECONDS, moment.now() - firstAt));
-        Map<String, StartBands.Band> bands = StartBands.of(moment, decision, planner, new ExpectedArrivals(arrivals, span), fresh, samples,
+        Map<String, StartBands.Band> bands = StartBands.of(moment, decision, planner, ExpectedArrivals.overTheLastDay(arrivals, moment.now(), false), fresh, samples,
                 moment.now());
         for (String id : fresh) {
             StartBands.Band raw = bands.get(id);

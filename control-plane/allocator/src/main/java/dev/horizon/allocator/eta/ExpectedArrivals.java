@@ -28,6 +28,19 @@ public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
         if (spanSeconds < 1) throw new IllegalArgumentException("spanSeconds must be >= 1 (got " + spanSeconds + ")");
     }
 
+    /**
+     * The work that arrived over the day before now, as a store of submissions returns it (oldest first or not), read
+     * at the day's rate: work from before anything was known counts as none arriving, so a cluster an hour old does not
+     * take its first hour's sweep for a day's worth of sweeps. Only when the store returned no more than its cap
+     * (capped) is the rate read over the span the arrivals returned cover. The one rule the bench and the control plane
+     * read arrivals by.
+     */
+    public static ExpectedArrivals overTheLastDay(List<JobState> arrived, long now, boolean capped) {
+        long oldest = arrived.stream().mapToLong(JobState::arrivalSeconds).min().orElse(now);
+        long span = capped && !arrived.isEmpty() ? Math.min(WINDOW_SECONDS, now - oldest) : WINDOW_SECONDS;
+        return new ExpectedArrivals(arrived, Math.max(1, span));
+    }
+
     /** One draw of the work arriving in (from, to], in arrival order, waiting and new, with ids that start with prefix. */
     List<JobState> draw(long from, long to, Random rng, String prefix) {
         List<JobState> out = new ArrayList<>();

@@ -36,4 +36,15 @@ class ExpectedArrivalsTest {
         assertEquals(Math.exp(-1 / 24.0), quietHours / (double) draws, 0.015);
         assertEquals(30 / 24.0, jobs / (double) draws, 0.25);
     }
+
+    @Test
+    void aClusterAnHourOldReadsItsFirstSweepAsTheDaysOnlyOne() {
+        // the same sweep, an hour after anything was known: it is not taken for a sweep an hour
+        List<JobState> recent = new ArrayList<>();
+        for (int i = 0; i < 30; i++) recent.add(arrived("s" + i, NOW - 3600 + 2 * i));
+        assertEquals(ExpectedArrivals.WINDOW_SECONDS, ExpectedArrivals.overTheLastDay(recent, NOW, false).spanSeconds());
+        // a store that returned only its cap speaks for the span those arrivals cover
+        assertEquals(3600, ExpectedArrivals.overTheLastDay(recent, NOW, true).spanSeconds());
+        assertEquals(ExpectedArrivals.WINDOW_SECONDS, ExpectedArrivals.overTheLastDay(List.of(), NOW, true).spanSeconds());
+    }
 }

@@ -195,7 +195,6 @@ public class StartTimes {
     private static ExpectedArrivals arrivals(long now, List<JobRow> rows) {
         List<JobState> recent = new ArrayList<>();
         for (JobRow j : rows) recent.add(MomentReader.state(j, MomentReader.spec(j), JobState.RunHistory.NEW, null));
-        long span = rows.size() < MAX_ARRIVALS ? ExpectedArrivals.WINDOW_SECONDS : now - rows.get(rows.size() - 1).submittedAt() / 1000;
-        return new ExpectedArrivals(recent, Math.max(1, span));
+        return ExpectedArrivals.overTheLastDay(recent, now, rows.size() >= MAX_ARRIVALS);
     }
 }
