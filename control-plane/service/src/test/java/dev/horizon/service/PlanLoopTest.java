@@ -93,7 +93,7 @@ class PlanLoopTest {
         CompletableFuture<Planner.PlanSnapshot> plan = CompletableFuture.supplyAsync(planner::planNow);
         assertTrue(deciding.await(30, TimeUnit.SECONDS), "the plan reached its decision");
         OffsetDateTime first = leaseExpiry();
-        // the lease is renewed every second for two: three renewals while the decision takes its time
+        // the lease is renewed every second for four: three renewals while the decision takes its time
         Thread.sleep(3_000);
         OffsetDateTime later = leaseExpiry();
         release.countDown();

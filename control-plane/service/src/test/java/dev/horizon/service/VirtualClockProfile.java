@@ -13,6 +13,6 @@ public class VirtualClockProfile implements QuarkusTestProfile {
     public Map<String, String> getConfigOverrides() {
         return Map.of("quarkus.datasource.jdbc.url", "jdbc:h2:mem:virtual;DB_CLOSE_DELAY=-1", "horizon.clock", "virtual",
                 "horizon.nodes", "8xH100-80GB,8xA100-80GB", "horizon.eta.enabled", "true",
-                "horizon.leader.lease-seconds", "2", "horizon.leader.renew-seconds", "1");
+                "horizon.leader.lease-seconds", "4", "horizon.leader.renew-seconds", "1");
     }
 }

@@ -80,9 +80,11 @@ public class Leadership {
     private volatile long leadUntilNanos;
 
     void start(@Observes @Priority(10) StartupEvent event) {
-        if (renewSeconds < 1 || leaseSeconds < 2 * renewSeconds) {
-            throw new IllegalArgumentException("horizon.leader.lease-seconds (" + leaseSeconds + ") must be at least twice"
-                    + " horizon.leader.renew-seconds (" + renewSeconds + "), and renew-seconds at least 1, so one late renewal does not lose the lease");
+        // a leader acts as one until lease - renew after its last renewal began; at exactly twice the interval that is the
+        // moment the next renewal begins, so every renewal left it following for the milliseconds the renewal took
+        if (renewSeconds < 1 || leaseSeconds < 3 * renewSeconds) {
+            throw new IllegalArgumentException("horizon.leader.lease-seconds (" + leaseSeconds + ") must be at least three times"
+                    + " horizon.leader.renew-seconds (" + renewSeconds + "), and renew-seconds at least 1, so a late renewal does not lose the lease");
         }
         LOG.infof("replica %s: leader election through the %s store (lease %d s, renewed every %d s)", id, db.kind(), leaseSeconds, renewSeconds);
         // the first election runs before startup completes, so a sole replica leads (and plans) from its first request on
