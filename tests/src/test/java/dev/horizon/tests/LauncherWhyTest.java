@@ -30,7 +30,9 @@ class LauncherWhyTest {
                     + " 8 GPUs free up\",\"plannedStart\":" + (NOON + 9000) + ",\"plannedStartAt\":" + (NOON + 9000) + ",\"startP50At\":" + (NOON + 9600)
                     + ",\"startP90At\":" + (NOON + 50400) + ",\"bandsAt\":" + (NOON - 60) + ",\"rankedAheadByTeam\":{\"cv\":1},"
                     + "\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,\"gpus\":8,\"reason\":\"priority 10 over 5\"},"
-                    + "{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,\"reason\":\"GPUs reserved for inference\"}],"
+                    + "{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,\"reason\":\"GPUs reserved for inference\"},"
+                    + "{\"team\":\"ml\",\"job\":\"j2\",\"service\":null,\"gpus\":2,\"reason\":\"running until its estimated end\",\"untilAt\":"
+                    + (NOON + 5400) + "}],"
                     + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + (NOON + 1200) + "},"
                     + "{\"change\":\"ask for gpuTypes [A100-80GB] instead of [H100-80GB]\",\"field\":\"perReplica.gpuTypes\",\"plannedStartAt\":"
                     + (NOON + 4800) + "}]}",
@@ -99,6 +101,7 @@ class LauncherWhyTest {
                 planned before it on the GPUs it needs:
                   team cv, job j9: 8 GPUs, priority 10 over 5
                   team web, inference service chat: 2 GPUs, GPUs reserved for inference
+                  team ml, job j2: 2 GPUs, running until its estimated end, about 13:30 (in 1 h 30 min)
                 to start sooner (each re-planned now with the job changed):
                   ask for 4 GPUs instead of 8: planned start 12:20 (in 20 min), 2 h 10 min sooner
                   ask for gpuTypes [A100-80GB] instead of [H100-80GB]: planned start 13:20 (in 1 h 20 min), 1 h 10 min sooner

@@ -7,8 +7,6 @@ import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.JobState;
 import dev.horizon.allocator.moment.ServiceState;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -27,8 +25,12 @@ public final class Ahead {
     /** At most this many are listed: the ones that matter most come first. */
     public static final int MAX = 10;
 
-    /** One that goes first: its team, its job id or its inference service's name, the GPUs it takes, and why. */
-    public record Entry(String team, String job, String service, int gpus, String reason) {
+    /**
+     * One that goes first: its team, its job id or its inference service's name, the GPUs it takes, why, and for a
+     * running job when it is estimated to end (epoch seconds; null for the others), so each surface says that time as
+     * its reader's clock does.
+     */
+    public record Entry(String team, String job, String service, int gpus, String reason, Long untilAt) {
     }
 
     private Ahead() {
@@ -66,7 +68,7 @@ public final class Ahead {
             var view = ctx.services().get(s.service().name());
             int gpus = view == null ? s.held().size() : Math.max(view.heldGpus(), view.reservedGpus());
             if (gpus > 0 && (holdsUsable || (view != null && view.reservedGpus() > 0))) {
-                out.add(new Entry(s.service().team(), null, s.service().name(), gpus, "GPUs reserved for inference"));
+                out.add(new Entry(s.service().team(), null, s.service().name(), gpus, "GPUs reserved for inference", null));
             }
         }
         return out;
@@ -84,7 +86,7 @@ public final class Ahead {
         }
         before.sort(Comparator.comparingLong(Before::at));
         Map<String, Integer> ranks = fairShareRanks(ctx);
-        return before.stream().map(b -> new Entry(b.j().team(), b.j().id(), null, b.j().gpus(), why(job, b.j(), ranks))).toList();
+        return before.stream().map(b -> new Entry(b.j().team(), b.j().id(), null, b.j().gpus(), why(job, b.j(), ranks), null)).toList();
     }
 
     private static boolean sharesModels(ClusterMoment m, JobState a, JobState b) {
@@ -123,8 +125,8 @@ public final class Ahead {
             if (there && (planned == null || r.estimatedEndSeconds() <= planned + m.stepSeconds())) on.add(r);
         }
         on.sort(Comparator.comparingLong(RunningJob::estimatedEndSeconds));
-        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpus(),
-                "running until about " + Instant.ofEpochSecond(Math.max(m.now(), r.estimatedEndSeconds())).truncatedTo(ChronoUnit.MINUTES))).toList();
+        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpus(), "running until its estimated end",
+                Math.max(m.now(), r.estimatedEndSeconds()))).toList();
     }
 
     private static String number(double v) {

@@ -47,7 +47,10 @@ class AheadTest {
         assertEquals(List.of("u", "rh"), ahead.stream().map(Ahead.Entry::job).toList(), "not the job on the A100s it cannot use: " + ahead);
         assertEquals("priority 10 over 5", ahead.get(0).reason());
         assertEquals("nlp", ahead.get(0).team());
-        assertTrue(ahead.get(1).reason().startsWith("running until about 1970-01-01T10:"), ahead.get(1).reason());
+        assertEquals("running until its estimated end", ahead.get(1).reason());
+        long end = ctx.running().stream().filter(r -> r.id().equals("rh")).findFirst().orElseThrow().estimatedEndSeconds();
+        assertEquals(Math.max(NOW, end), ahead.get(1).untilAt(), "the running job's estimated end");
+        assertEquals(null, ahead.get(0).untilAt(), "a waiting job has no end to say");
         assertTrue(Ahead.of(m, ctx, d, "rh").isEmpty(), "a running job has no one ahead");
     }
 

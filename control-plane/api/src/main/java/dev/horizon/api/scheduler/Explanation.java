@@ -34,9 +34,12 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
     public record Alternative(String change, String field, Long plannedStartAt) {
     }
 
-    /** Work planned before the job on the GPUs it needs: a job (id only when another team's) or an inference service. */
+    /**
+     * Work planned before the job on the GPUs it needs: a job (id only when another team's) or an inference service;
+     * untilAt: a running job's estimated end (epoch seconds), null for the others and from older control planes.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Ahead(String team, String job, String service, int gpus, String reason) {
+    public record Ahead(String team, String job, String service, int gpus, String reason, Long untilAt) {
     }
 
     public Explanation {

@@ -52,7 +52,8 @@ class RestSchedulerClientTest {
                         + "\"rankedAheadByTeam\":{},\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\","
                         + "\"plannedStartAt\":1200,\"newerField\":true}],\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,"
                         + "\"gpus\":8,\"reason\":\"priority 10 over 5\"},{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,"
-                        + "\"reason\":\"GPUs reserved for inference\"}]}");
+                        + "\"reason\":\"GPUs reserved for inference\"},{\"team\":\"cv\",\"job\":\"j8\",\"service\":null,\"gpus\":4,"
+                        + "\"reason\":\"running until its estimated end\",\"untilAt\":1500}]}");
                 case "GET /api/v1/jobs/j4/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"r\","
                         + "\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":900,"
                         + "\"alternatives\":null,\"ahead\":[]}");
@@ -92,8 +93,10 @@ class RestSchedulerClientTest {
         assertEquals(List.of(1800L, 2400L, 5400L, 900L), List.of(why.plannedStart(), why.startP50At(), why.startP90At(), why.bandsAt()));
         assertEquals(List.of(new Explanation.Alternative("ask for 4 GPUs instead of 8", "gpus", 1200L)), why.alternatives(),
                 "a field this client does not know ignored");
-        assertEquals(List.of(new Explanation.Ahead("cv", "j9", null, 8, "priority 10 over 5"),
-                new Explanation.Ahead("web", null, "chat", 2, "GPUs reserved for inference")), why.ahead());
+        assertEquals(List.of(new Explanation.Ahead("cv", "j9", null, 8, "priority 10 over 5", null),
+                new Explanation.Ahead("web", null, "chat", 2, "GPUs reserved for inference", null),
+                new Explanation.Ahead("cv", "j8", null, 4, "running until its estimated end", 1500L)), why.ahead(),
+                "an older control plane's entries (no untilAt) read as null");
         assertEquals(false, why.beyondHorizon());
 
         Explanation far = client.explanation("j4", false);
