@@ -306,21 +306,11 @@ function fillPending(plan) {
   document.querySelector('#pending tbody').replaceChildren(...rows);
 }
 
-// The plan's waiting jobs with the start bands the jobs API gives them (startP50At, startP90At; absent: no band yet).
-function withBands(plan, waiting) {
-  const bands = new Map(waiting.filter(hasBand).map(j => [j.id, j]));
-  for (const job of plan.pending) {
-    const band = bands.get(job.jobId);
-    if (band) Object.assign(job, { startP50At: band.startP50At, startP90At: band.startP90At });
-  }
-}
-
 async function refresh() {
   try {
-    const [plan, history, nodes, now, waiting] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
-      // the bands are an addition: without them (an older control plane) the view still draws the plan
-      api('/api/v1/clock'), api('/api/v1/jobs?state=PENDING&limit=10000').catch(() => [])]);
-    withBands(plan, waiting);
+    // the plan's waiting jobs carry their start bands (startP50At, startP90At; null: no band yet)
+    const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
+      api('/api/v1/clock')]);
     const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + (plan.plannedAt - PAST_SECONDS)), api('/api/v1/teams'),
       api('/api/v1/comparisons')]);
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')

@@ -86,6 +86,9 @@ class StartTimesLiveTest {
         JsonPath view = as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).extract().jsonPath();
         assertEquals(p50, view.getLong("startP50At"), "the job view shows the same band");
         assertEquals(p90, view.getLong("startP90At"));
+        JsonPath plan = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().jsonPath();
+        assertEquals(p50, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP50At"), "the plan's waiting entry carries it too");
+        assertEquals(p90, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP90At"));
         assertNull(e.get("alternatives"), "not asked for");
     }
 

@@ -92,14 +92,10 @@ class WebViewTest {
                     + "'decisionMillis':3.0,'mode':'heuristic','groups':[],'cpSatGain':null,'fullMode':null,'running':[{'jobId':'r1','name':'sft-8',"
                     + "'team':'web','class':'TRAINING','placement':'node-1[0-7]','fill':false,'start':%d,'estimatedEnd':%d}],'pending':["
                     + "{'jobId':'w1','name':'pretrain-16','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
-                    + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':%d,'estimatedSeconds':3600},"
+                    + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':%d,'estimatedSeconds':3600,'startP50At':%d,'startP90At':%d},"
                     + "{'jobId':'w2','name':'eval-8','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
-                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':%d,'estimatedSeconds':1800}],'inferenceReservedGpus':{}}")
-                    .formatted(NOON, NOON - 1800, NOON + 9000, NOON + 9000, NOON + 12600),
-            "/api/v1/jobs", ("[{'id':'w1','name':'pretrain-16','team':'web','class':'TRAINING','priority':0,'gpus':8,'state':'PENDING','submittedAt':%d,"
-                    + "'plannedStart':%d,'startP50At':%d,'startP90At':%d,'preemptions':0,'spec':{}},{'id':'w2','name':'eval-8','team':'web',"
-                    + "'class':'TRAINING','priority':0,'gpus':8,'state':'PENDING','submittedAt':%d,'plannedStart':%d,'preemptions':0,'spec':{}}]")
-                    .formatted(NOON * 1000, NOON + 9000, NOON + 9600, NOON + 12000, NOON * 1000, NOON + 12600),
+                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':%d,'estimatedSeconds':1800,'startP50At':null,'startP90At':null}],'inferenceReservedGpus':{}}")
+                    .formatted(NOON, NOON - 1800, NOON + 9000, NOON + 9000, NOON + 9600, NOON + 12000, NOON + 12600),
             "/api/v1/plan/history", "[{'at':%d,'totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(NOON) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]}]",
@@ -107,8 +103,8 @@ class WebViewTest {
             "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]");
 
     /**
-     * The start band as the page draws it from the fields the REST contract gives pending jobs (startP50At, startP90At on
-     * GET /api/v1/jobs): the page itself, unchanged, against a stand-in API serving canned answers in the contract's shape.
+     * The start band as the page draws it from the fields the REST contract gives the plan's waiting jobs (startP50At,
+     * startP90At on GET /api/v1/plan): the page itself, unchanged, against a stand-in API serving canned answers in the contract's shape.
      */
     @Test
     void aWaitingJobsStartBandIsDrawnOnTheGanttAndListed() throws Exception {

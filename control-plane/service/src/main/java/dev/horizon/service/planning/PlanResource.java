@@ -6,6 +6,7 @@ import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.jobs.StartOutlook;
 import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
@@ -32,9 +33,12 @@ public class PlanResource {
                         long start, Long estimatedEnd) {
     }
 
-    /** estimatedSeconds: how long the planner expects it to run once started. */
+    /**
+     * estimatedSeconds: how long the planner expects it to run once started; startP50At, startP90At: its start band, as the
+     * job view gives it (null: none yet, or beyond the horizon), so the web view needs no second call for it.
+     */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
-                          String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds) {
+                          String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds, Long startP50At, Long startP90At) {
     }
 
     /**
@@ -55,6 +59,8 @@ public class PlanResource {
     FullMode fullMode;
     @Inject
     JobStore jobs;
+    @Inject
+    StartOutlook outlook;
     @Inject
     Planner planner;
     @Inject
@@ -91,9 +97,10 @@ public class PlanResource {
                 running.add(new Block(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
+                StartOutlook.Band band = outlook.band(j.id());
                 pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
                         own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
-                        j.queueRank(), j.plannedStart(), left));
+                        j.queueRank(), j.plannedStart(), left, band == null ? null : band.p50At(), band == null ? null : band.p90At()));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
