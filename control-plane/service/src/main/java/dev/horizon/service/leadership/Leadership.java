@@ -80,12 +80,7 @@ public class Leadership {
     private volatile long leadUntilNanos;
 
     void start(@Observes @Priority(10) StartupEvent event) {
-        // a leader acts as one until lease - renew after its last renewal began; at exactly twice the interval that is the
-        // moment the next renewal begins, so every renewal left it following for the milliseconds the renewal took
-        if (renewSeconds < 1 || leaseSeconds < 3 * renewSeconds) {
-            throw new IllegalArgumentException("horizon.leader.lease-seconds (" + leaseSeconds + ") must be at least three times"
-                    + " horizon.leader.renew-seconds (" + renewSeconds + "), and renew-seconds at least 1, so a late renewal does not lose the lease");
-        }
+        checkTimes(leaseSeconds, renewSeconds);
         LOG.infof("replica %s: leader election through the %s store (lease %d s, renewed every %d s)", id, db.kind(), leaseSeconds, renewSeconds);
         // the first election runs before startup completes, so a sole replica leads (and plans) from its first request on
         acquire(System.nanoTime(), "h2".equals(db.kind()));
@@ -108,6 +103,18 @@ public class Leadership {
             LOG.infof("replica %s released the leadership (epoch %d) on shutdown", id, held);
         } catch (StoreException e) {
             LOG.warnf("replica %s could not release the lease on shutdown (%s); another replica takes over when it expires", id, e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses a lease and renew interval under which a leader would not stay one: it acts as leader until lease - renew
+     * after its last renewal began, and at exactly twice the interval that is the moment the next renewal begins (they
+     * run at a fixed delay), so every renewal would leave it following for the milliseconds the renewal takes.
+     */
+    static void checkTimes(int leaseSeconds, int renewSeconds) {
+        if (renewSeconds < 1 || leaseSeconds < 3 * renewSeconds) {
+            throw new IllegalArgumentException("horizon.leader.lease-seconds (" + leaseSeconds + ") must be at least three times"
+                    + " horizon.leader.renew-seconds (" + renewSeconds + "), and renew-seconds at least 1, so a late renewal does not lose the lease");
         }
     }
 
