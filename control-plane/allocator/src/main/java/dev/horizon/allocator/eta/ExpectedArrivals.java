@@ -32,8 +32,8 @@ public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
      * The work that arrived over the day before now, as a store of submissions returns it (oldest first or not), read
      * at the day's rate: work from before anything was known counts as none arriving, so a cluster an hour old does not
      * take its first hour's sweep for a day's worth of sweeps. Only when the store hit its cap (capped: older arrivals
-     * of the day were left out) is the rate read over the span the arrivals returned cover. The one rule the bench and the control plane
-     * read arrivals by.
+     * of the day were left out) is the rate read over the span the arrivals returned cover. The one rule the bench and
+     * the control plane read arrivals by.
      */
     public static ExpectedArrivals overTheLastDay(List<JobState> arrived, long now, boolean capped) {
         long oldest = arrived.stream().mapToLong(JobState::arrivalSeconds).min().orElse(now);

@@ -22,8 +22,9 @@ import java.util.Set;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
- * inference follows the minutes of the day before (shifted in time by the future's draw), and every decision is the policy's own, on the moment as it would see it then (its
- * estimates, not the drawn durations). Only the world is modelled here; what to run is always the policy's answer.
+ * inference follows the minutes of the day before (shifted in time by the future's draw), and every decision is the
+ * policy's own, on the moment as it would see it then (its estimates, not the drawn durations). Only the world is
+ * modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
  * {@link #FINE_STEPS} steps, where a start time matters to the minute, and only at step boundaries after that. A job
@@ -49,6 +50,8 @@ final class Projection {
     private final Deque<JobState> arrivals;
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
+    /** Each service's minutes as the moment had observed them: the day before a future's demand repeats. */
+    private final Map<String, double[]> seenMinutes = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final int demandShiftMinutes;
     private long now;
@@ -72,6 +75,7 @@ final class Projection {
             if (j.isRunning()) runs.put(j.id(), new Run(endOf(j, j.running().startSeconds(), j.running().placement())));
         }
         ContextBuilder.services(origin).forEach((name, view) -> forecasts.put(name, view.forecast()));
+        for (ServiceState s : origin.services()) seenMinutes.put(s.service().name(), s.observedMinutes());
     }
 
     /**
@@ -166,8 +170,7 @@ final class Projection {
      * minutes was observed yet, the forecast of the step.
      */
     private double[] demandMinutes(ServiceState s, long from, long to) {
-        double[] seen = origin.services().stream().filter(o -> o.service().name().equals(s.service().name())).findFirst()
-                .map(ServiceState::observedMinutes).orElse(new double[0]);
+        double[] seen = seenMinutes.getOrDefault(s.service().name(), new double[0]);
         int n = (int) Math.max(0, (to - from + 59) / 60);
         double[] out = new double[n];
         for (int k = 0; k < n; k++) {

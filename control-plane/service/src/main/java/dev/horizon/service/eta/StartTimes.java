@@ -39,7 +39,8 @@ import org.jboss.logging.Logger;
  * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day, and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). The calibration lives in memory: a restart begins it afresh.
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). The
+ * calibration lives in memory: a restart begins it afresh.
  */
 @ApplicationScoped
 public class StartTimes {
@@ -152,8 +153,8 @@ public class StartTimes {
         Set<String> waiting = waiting(m, plan.decision());
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
-        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(), arrivals(plan.now(), day),
-                waiting, samples, plan.now());
+        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(),
+                arrivals(plan.now(), day), waiting, samples, plan.now());
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
             Long[] band = calibrator.shown(id, plan.now(), raw.get(id));
