@@ -150,7 +150,7 @@ public final class BenchCommand {
         for (String name : policies) {
             SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
             SchedulingPolicy bandPlanner = eta ? BenchPolicies.create(name) : null;
-            EtaCalibration calibration = eta ? new EtaCalibration(bandPlanner, StartBands.SAMPLES) : null;
+            EtaCalibration calibration = eta ? new EtaCalibration(bandPlanner, StartBands.SAMPLES, scenario.priorArrivals()) : null;
             progress.reset();
             Simulator simulator = new Simulator(scenario, policy, reclaimSeconds);
             if (calibration != null) simulator.observedBy(calibration);

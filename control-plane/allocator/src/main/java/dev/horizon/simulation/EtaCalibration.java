@@ -65,10 +65,19 @@ public final class EtaCalibration implements DecisionObserver {
                       StartBands.Band raw, Long startedAt) {
     }
 
-    /** planner: a policy of the same kind as the one measured, kept for the bands' projections (it may keep state). */
-    public EtaCalibration(SchedulingPolicy planner, int samples) {
+    /**
+     * planner: a policy of the same kind as the one measured, kept for the bands' projections (it may keep state);
+     * priorArrivals: the scenario's submissions of the day before the window, which the expected-arrival model reads as
+     * the service reads its store's (without them, the first hours would read as the day's only arrivals).
+     */
+    public EtaCalibration(SchedulingPolicy planner, int samples, List<SimJob> priorArrivals) {
         this.planner = planner;
         this.samples = samples;
+        for (SimJob j : priorArrivals) {
+            arrived.add(j.id());
+            arrivals.add(new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                    j.contract(), j.slice(), j.rules(), JobState.RunHistory.NEW, null));
+        }
     }
 
     /**

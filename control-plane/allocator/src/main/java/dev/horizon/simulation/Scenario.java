@@ -12,10 +12,27 @@ import java.util.Map;
  * budgets: the fair-share tree (null when the scenario has none; job weights are then their value).
  * migPolicy: the MIG policy of every node (null: GPUs stay unpartitioned and MIG work cannot run).
  * drains: nodes that turn unhealthy during the window (no new work lands there from then on).
+ * priorArrivals: jobs submitted over the day before the window (arrivals below 0), drawn as the window's jobs are: what a
+ * control plane running before the window saw arrive. None of them runs in the window; the start-time bands' model of
+ * expected arrivals reads them, as the service reads the last day of submissions from its store.
  */
 public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
                        List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
-                       Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy, List<NodeDrain> drains) {
+                       Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy, List<NodeDrain> drains,
+                       List<SimJob> priorArrivals) {
+
+    public Scenario {
+        for (SimJob j : priorArrivals) {
+            if (j.arrivalSeconds() >= 0) throw new IllegalArgumentException("prior arrival " + j.id() + " arrives at " + j.arrivalSeconds()
+                    + " s: prior arrivals come before the window (below 0)");
+        }
+    }
+
+    public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
+                    List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description, BudgetTree budgets,
+                    MigPolicy migPolicy, List<NodeDrain> drains) {
+        this(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, description, budgets, migPolicy, drains, List.of());
+    }
 
     /** Node (index in the cluster) drained from atSeconds on. */
     public record NodeDrain(int node, long atSeconds) {

@@ -2,6 +2,7 @@ package dev.horizon.trace;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.simulation.Scenario;
@@ -236,24 +237,26 @@ public final class Scenarios {
         LocalDateTime historyFrom = start.minusDays(14);
         rows.sort(Comparator.comparing(PhillyTrace.Row::submitted).thenComparing(PhillyTrace.Row::virtualCluster)
                 .thenComparingLong(PhillyTrace.Row::durationSeconds).thenComparingInt(PhillyTrace.Row::gpus));
+        LocalDateTime priorFrom = start.minusSeconds(ExpectedArrivals.WINDOW_SECONDS);
         List<SimJob> candidates = new ArrayList<>();
         List<SimJob> history = new ArrayList<>();
+        Map<Integer, SimJob> priorRows = new LinkedHashMap<>();
         int tooLarge = 0;
         for (int i = 0; i < rows.size(); i++) {
             PhillyTrace.Row r = rows.get(i);
             if (r.durationSeconds() <= 0 || r.gpus() < 1) continue;
             boolean inWindow = !r.submitted().isBefore(start) && r.submitted().isBefore(end);
             boolean inHistory = !r.submitted().isBefore(historyFrom) && r.submitted().plusSeconds(r.durationSeconds()).isBefore(start);
+            boolean prior = !r.submitted().isBefore(priorFrom) && r.submitted().isBefore(start) && r.gpus() <= gpus;
+            if (prior) priorRows.put(i, null);
             if (!inWindow && !inHistory) continue;
             if (r.gpus() > gpus) {
                 if (inWindow) tooLarge++;
                 continue;
             }
-            JobClass cls = phillyClass(r.gpus(), rng);
-            long arrival = ChronoUnit.SECONDS.between(start, r.submitted());
-            SimJob job = new SimJob("philly-" + i, r.virtualCluster(), cls, drawWeight(rng), r.gpus(), r.gpus(), arrival, r.durationSeconds(), null,
-                    Contract.defaultFor(cls));
+            SimJob job = phillyJob(i, r, start, rng);
             (inWindow ? candidates : history).add(job);
+            if (prior) priorRows.put(i, job);
         }
         if (candidates.isEmpty()) {
             throw new IllegalArgumentException("--trace-start-day " + o.traceStartDay() + ": the Philly log has no jobs in the window from " + start);
@@ -268,6 +271,7 @@ public final class Scenarios {
             drawn += loadOf(j, window);
         }
         jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
+        List<SimJob> priorArrivals = thinned(priorRows, rows, jobs.size() / (double) candidates.size(), start, rng);
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", "philly");
         info.put("source", "Philly job log (Jeon et al., ATC'19) + Alibaba GenAI request trace as inference demand");
@@ -283,7 +287,29 @@ public final class Scenarios {
         info.put("jobs", jobs.size());
         info.put("jobsInWindow", candidates.size());
         info.put("jobsLargerThanCluster", tooLarge);
+        info.put("priorArrivals", priorArrivals.size());
         return new Scenario("philly", Cluster.homogeneous(gpus, 8, "V100-16GB", 16_384), step, windowSteps, ScenarioOptions.HORIZON_STEPS,
-                jobs, services, history, info);
+                jobs, services, history, info, null, null, List.of(), priorArrivals);
+    }
+
+    private static SimJob phillyJob(int i, PhillyTrace.Row r, LocalDateTime start, Random rng) {
+        JobClass cls = phillyClass(r.gpus(), rng);
+        long arrival = ChronoUnit.SECONDS.between(start, r.submitted());
+        return new SimJob("philly-" + i, r.virtualCluster(), cls, drawWeight(rng), r.gpus(), r.gpus(), arrival, r.durationSeconds(), null,
+                Contract.defaultFor(cls));
+    }
+
+    /**
+     * The day before the window's submissions, each kept with the share of the window's jobs the load kept (the window's
+     * jobs are a uniform draw of its submissions), so the day before arrives at the rate the window does. A row also in
+     * the history keeps the job drawn for it there; drawn after the window's jobs, so they are the same with or without.
+     */
+    private static List<SimJob> thinned(Map<Integer, SimJob> priorRows, List<PhillyTrace.Row> rows, double share, LocalDateTime start, Random rng) {
+        List<SimJob> out = new ArrayList<>();
+        priorRows.forEach((i, job) -> {
+            if (rng.nextDouble() >= share) return;
+            out.add(job != null ? job : phillyJob(i, rows.get(i), start, rng));
+        });
+        return out;
     }
 }
