@@ -22,7 +22,7 @@ import java.util.Set;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
- * inference follows the minutes of the day before (shifted in time by the future's draw), and every decision is the
+ * inference repeats one of the past week's days, step by step (the day and a shift in time are the future's draw), and every decision is the
  * policy's own, on the moment as it would see it then (its estimates, not the drawn durations). Only the world is
  * modelled here; what to run is always the policy's answer.
  *
@@ -37,6 +37,7 @@ final class Projection {
     /** Events closer than this are decided together. */
     static final long MIN_GAP_SECONDS = 60;
     private static final int MINUTES_PER_DAY = 1440;
+    private static final long DAY_SECONDS = 86_400;
 
     private record Run(long endSeconds) {
     }
@@ -50,19 +51,23 @@ final class Projection {
     private final Deque<JobState> arrivals;
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
-    /** Each service's minutes as the moment had observed them: the day before a future's demand repeats. */
-    private final Map<String, double[]> seenMinutes = new HashMap<>();
+    /** Each service's per-step demand as the moment had observed it: the past a future's demand repeats. */
+    private final Map<String, double[]> seenSteps = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final int demandShiftMinutes;
+    private final int dayDraw;
     private long now;
     private long lastDecision;
 
     /**
      * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
-     * arrival time; demandShiftMinutes: how much later (earlier when negative) than a day before inference demand comes.
+     * arrival time; dayDraw (at least 0): which of the past days each service's demand repeats ({@link #daysBack});
+     * demandShiftMinutes: how much later (earlier when negative) than on that day it comes.
      */
-    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals, int demandShiftMinutes) {
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals, int dayDraw, int demandShiftMinutes) {
+        if (dayDraw < 0) throw new IllegalArgumentException("dayDraw must be >= 0 (got " + dayDraw + ")");
         this.origin = origin;
+        this.dayDraw = dayDraw;
         this.demandShiftMinutes = demandShiftMinutes;
         this.policy = policy;
         this.totals = totals;
@@ -75,7 +80,7 @@ final class Projection {
             if (j.isRunning()) runs.put(j.id(), new Run(endOf(j, j.running().startSeconds(), j.running().placement())));
         }
         ContextBuilder.services(origin).forEach((name, view) -> forecasts.put(name, view.forecast()));
-        for (ServiceState s : origin.services()) seenMinutes.put(s.service().name(), s.observedMinutes());
+        for (ServiceState s : origin.services()) seenSteps.put(s.service().name(), s.observedSteps());
     }
 
     /**
@@ -164,22 +169,37 @@ final class Projection {
     }
 
     /**
-     * The service's demand per minute over [from, to): the same minute a day before, give or take this future's shift,
-     * from the minutes the moment had observed (the daily rhythm with its bursts, which come about the same time of day
-     * but never on the minute; the forecast is an envelope for reserving, far above a typical minute); where no day of
-     * minutes was observed yet, the forecast of the step.
+     * The service's demand per minute over [from, to): the peak of the step that held the same minute on the day this
+     * future repeats, give or take its shift (demand's daily rhythm, with the day-to-day spread the forecast's envelope
+     * is taken over: a quiet Sunday is followed by a busy Monday, which the day before alone never foresees, and bursts
+     * come about the same time of day but never on the minute); where that step was not observed, the forecast of the
+     * step. Per-step peaks are what the control plane stores, so the bench and the service replay the same past.
      */
     private double[] demandMinutes(ServiceState s, long from, long to) {
-        double[] seen = seenMinutes.getOrDefault(s.service().name(), new double[0]);
+        double[] seen = seenSteps.getOrDefault(s.service().name(), new double[0]);
         int n = (int) Math.max(0, (to - from + 59) / 60);
         double[] out = new double[n];
+        long step = origin.stepSeconds();
+        long observedUntil = origin.now() / step * step;
+        long back = daysBack(seen) * DAY_SECONDS;
         for (int k = 0; k < n; k++) {
-            long minuteFromOrigin = (from - origin.now()) / 60 + k;
-            // the nearest minute of the day observed where the shift reaches past it
-            long dayBefore = Math.max(0, Math.min(MINUTES_PER_DAY - 1, minuteFromOrigin - demandShiftMinutes)) + seen.length - MINUTES_PER_DAY;
-            out[k] = seen.length >= MINUTES_PER_DAY && minuteFromOrigin < MINUTES_PER_DAY ? seen[(int) dayBefore] : forecastAt(s, from + 60L * k);
+            long t = from + 60L * k;
+            long then = t - back - 60L * demandShiftMinutes;
+            // past the days replayed (a horizon longer than they are, or a shift later than now), they repeat
+            while (back > 0 && then >= observedUntil) then -= back;
+            long stepsBack = (observedUntil - 1 - then) / step;
+            out[k] = back > 0 && then < observedUntil && stepsBack < seen.length ? seen[seen.length - 1 - (int) stepsBack] : forecastAt(s, t);
         }
         return out;
+    }
+
+    /**
+     * How many days back this future's demand repeats: one of the whole days observed, at most the week the forecast looks
+     * back over, by the future's draw; 0 when not a day was observed.
+     */
+    private int daysBack(double[] seen) {
+        int days = (int) Math.min(ContextBuilder.FORECAST_LOOKBACK_DAYS, seen.length * origin.stepSeconds() / DAY_SECONDS);
+        return days == 0 ? 0 : 1 + dayDraw % days;
     }
 
     private double forecastAt(ServiceState s, long t) {

@@ -18,7 +18,7 @@ import java.util.Set;
  * Start-time bands: when each waiting job of a moment should start, as the median and the 90th percentile of its start
  * over sampled futures of the moment ({@link Projection}). Each future draws every job's duration from the estimator's
  * runs ({@link DurationDraws}) and the work expected to arrive from the recent past ({@link ExpectedArrivals}); inference
- * demand repeats the day before's minutes, shifted by up to {@link #DEMAND_SHIFT_MINUTES} either way; every decision in
+ * demand repeats one of the past week's days (drawn), shifted by up to {@link #DEMAND_SHIFT_MINUTES} either way; every decision in
  * it is the policy's own. It costs some hundreds of plans, so it runs beside the
  * planning loop, never inside it.
  */
@@ -83,7 +83,8 @@ public final class StartBands {
                 totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
-            Map<String, Long> first = new Projection(m, policy, totals, arrivals, shift).firstStarts(decided, tracked);
+            int day = rng.nextInt(Integer.MAX_VALUE);
+            Map<String, Long> first = new Projection(m, policy, totals, arrivals, day, shift).firstStarts(decided, tracked);
             for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
         }
         Map<String, Band> out = new LinkedHashMap<>();

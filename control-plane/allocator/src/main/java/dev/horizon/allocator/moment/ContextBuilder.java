@@ -30,7 +30,7 @@ public final class ContextBuilder {
     /** No estimate is shorter than a minute: a job the estimator thinks done is about to end, not already gone. */
     public static final long MIN_ESTIMATE_SECONDS = 60;
     /** Forecasts look back over a week of the same slot of the day. */
-    static final int FORECAST_LOOKBACK_DAYS = 7;
+    public static final int FORECAST_LOOKBACK_DAYS = 7;
 
     private ContextBuilder() {
     }

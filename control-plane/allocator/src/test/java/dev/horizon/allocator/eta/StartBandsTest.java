@@ -124,6 +124,28 @@ class StartBandsTest {
     }
 
     @Test
+    void inferenceQuietYesterdayButBusyTheRestOfTheWeekIsExpectedBusy() {
+        // the service holds the whole node now; six days of the week it went on holding it for four more hours, but
+        // yesterday (a Sunday) it went idle right after this time: the futures replay the week's days, not yesterday
+        // alone, so most of them keep the node busy
+        int perDay = 96;
+        double[] steps = new double[7 * perDay + 1];
+        steps[steps.length - 1] = 8;
+        for (int day = 2; day <= 7; day++) Arrays.fill(steps, steps.length - day * perDay - 1, steps.length - day * perDay + 16, 8);
+        double[] minutes = new double[1440];
+        Arrays.fill(minutes, minutes.length - 15, minutes.length, 8);
+        List<Placement> held = new ArrayList<>();
+        for (int g = 0; g < 8; g++) held.add(new Placement(List.of(new Placement.Slice(0, g, 1))));
+        ServiceState chat = new ServiceState(new InferenceService("chat", "serving", 10, 8), held, 8, steps, minutes, 8);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 32, List.of(NodeState.ready(node)), List.of(job("w", 1, NOW - 60, null)), null, List.of(chat),
+                runsOf(200));
+        HorizonPolicy policy = new HorizonPolicy();
+        StartBands.Band b = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+        assertTrue(b.p50At() == null || b.p50At() >= NOW + 3 * 3600, "P50 " + (b.p50At() == null ? "beyond the horizon" : b.p50At() - NOW + " s from now")
+                + ": six days in seven the node served inference for the next four hours");
+    }
+
+    @Test
     void aChainOfRunsBeyondTheFineStepsAddsNoStepsToTheWait() {
         // one node, one run ending in 2,400 s and five of the team's jobs queued behind it, each of ~3,000 s: a step is
         // 900 s, so a run that started at the step after its GPUs freed would end up to a step late, link after link
