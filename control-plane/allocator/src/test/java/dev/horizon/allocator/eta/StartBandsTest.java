@@ -104,22 +104,30 @@ class StartBandsTest {
                 "P50 " + (notYetKnown.p50At() == null ? "beyond the horizon" : notYetKnown.p50At() - NOW + " s from now") + " from runs that had not ended");
     }
 
-    @Test
-    void inferenceThatJustBurstFollowsItsUsualMinutesNotItsForecastEnvelope() {
-        // a day of idle minutes but the last five: the burst holds the whole node and its reservation now; the same
-        // minutes yesterday were idle, so the service shrinks at the next step (its forecast, an envelope, stays high
-        // for two hours, and the reservation set for this step would hold the node all day)
-        double[] steps = new double[2 * 96 + 1];
-        steps[steps.length - 1] = 8;
+    /**
+     * The band of a whole-node job waiting behind a service that holds the node now, having shown these per-step peaks
+     * (the last, 8 GPUs, the step that just ended) and 8 GPUs over its last burstMinutes minutes.
+     */
+    private StartBands.Band behindAService(double[] steps, int burstMinutes, int horizonSteps) {
         double[] minutes = new double[1440];
-        Arrays.fill(minutes, minutes.length - 5, minutes.length, 8);
+        Arrays.fill(minutes, minutes.length - burstMinutes, minutes.length, 8);
         List<Placement> held = new ArrayList<>();
         for (int g = 0; g < 8; g++) held.add(new Placement(List.of(new Placement.Slice(0, g, 1))));
         ServiceState chat = new ServiceState(new InferenceService("chat", "serving", 10, 8), held, 8, steps, minutes, 8);
-        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(job("w", 1, NOW - 60, null)), null, List.of(chat),
-                runsOf(200));
+        ClusterMoment m = new ClusterMoment(NOW, 900, horizonSteps, List.of(NodeState.ready(node)), List.of(job("w", 1, NOW - 60, null)), null,
+                List.of(chat), runsOf(200));
         HorizonPolicy policy = new HorizonPolicy();
-        StartBands.Band b = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+        return StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+    }
+
+    @Test
+    void inferenceThatJustBurstFollowsItsUsualDaysNotItsForecastEnvelope() {
+        // idle for two days but the last step: the burst holds the whole node and its reservation now; the same steps on
+        // the days before were idle, so the service shrinks at the next step (its forecast, an envelope, stays high for
+        // two hours, and the reservation set for this step would hold the node all day)
+        double[] steps = new double[2 * 96 + 1];
+        steps[steps.length - 1] = 8;
+        StartBands.Band b = behindAService(steps, 5, 16);
         assertTrue(b.p90At() != null && b.p90At() <= NOW + 900, "P90 " + (b.p90At() == null ? "beyond the horizon" : b.p90At() - NOW + " s from now"));
     }
 
@@ -132,15 +140,7 @@ class StartBandsTest {
         double[] steps = new double[7 * perDay + 1];
         steps[steps.length - 1] = 8;
         for (int day = 2; day <= 7; day++) Arrays.fill(steps, steps.length - day * perDay - 1, steps.length - day * perDay + 16, 8);
-        double[] minutes = new double[1440];
-        Arrays.fill(minutes, minutes.length - 15, minutes.length, 8);
-        List<Placement> held = new ArrayList<>();
-        for (int g = 0; g < 8; g++) held.add(new Placement(List.of(new Placement.Slice(0, g, 1))));
-        ServiceState chat = new ServiceState(new InferenceService("chat", "serving", 10, 8), held, 8, steps, minutes, 8);
-        ClusterMoment m = new ClusterMoment(NOW, 900, 32, List.of(NodeState.ready(node)), List.of(job("w", 1, NOW - 60, null)), null, List.of(chat),
-                runsOf(200));
-        HorizonPolicy policy = new HorizonPolicy();
-        StartBands.Band b = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
+        StartBands.Band b = behindAService(steps, 15, 32);
         assertTrue(b.p50At() == null || b.p50At() >= NOW + 3 * 3600, "P50 " + (b.p50At() == null ? "beyond the horizon" : b.p50At() - NOW + " s from now")
                 + ": six days in seven the node served inference for the next four hours");
     }
