@@ -3,18 +3,22 @@ package dev.horizon.service;
 import static dev.horizon.service.Api.ADMIN;
 import static dev.horizon.service.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.hamcrest.Matchers.containsString;
 
 import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.service.eta.CalibrationStore;
 import dev.horizon.service.eta.StartTimes;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -37,6 +41,8 @@ class StartTimesLiveTest {
     ServiceClock clock;
     @Inject
     StartTimes bands;
+    @Inject
+    CalibrationStore calibrations;
 
     @BeforeEach
     void aDayLaterWithAnEmptyQueue() {
@@ -124,6 +130,35 @@ class StartTimesLiveTest {
         assertEquals("running until its estimated end", other.get("reason"));
         assertTrue(((Number) other.get("untilAt")).longValue() > clock.seconds(), "it ends after now: " + other);
         assertTrue(!e.prettify().contains("secret-eta-other"), "the other team's job name appears nowhere: " + e.prettify());
+    }
+
+    @Test
+    void aCalibrationAnotherControlPlaneSavedIsResumed() {
+        // the leader before this one had learnt that waits run e (2.7) times what the raw bands say
+        CalibrationStore.Saved before = calibrations.load().orElse(null);
+        double[] later = new double[Calibrator.LEVELS.length];
+        Arrays.fill(later, 1.0);
+        int[] outcomes = new int[Calibrator.LEVELS.length];
+        Arrays.fill(outcomes, 500);
+        calibrations.save(new Calibrator.Learnt(later, outcomes), "the-leader-before", clock.seconds());
+        try {
+            long end = runningTenMinutes("eta", "H100-80GB") + ESTIMATE;
+            String waiting = Api.submit(ADMIN, eightOf("eta", "H100-80GB"));
+            planner.planNow();
+            bands.awaitLatest();
+            long now = clock.seconds();
+            long p50 = explanation(ADMIN, waiting, "?alternatives=false").getLong("startP50At");
+            assertTrue(p50 - now > 2 * (end - now), "P50 " + (p50 - now) + " s from now, about e times the raw band's ~" + (end - now) + " s");
+            CalibrationStore.Saved saved = calibrations.load().orElseThrow();
+            assertNotEquals("the-leader-before", saved.writer(), "this control plane saved what it went on learning");
+            assertEquals(now, saved.savedAt());
+            assertTrue(saved.learnt().outcomes()[Calibrator.P50] >= 500, "the outcomes learnt before are kept: " + saved);
+            assertEquals(1.0, saved.learnt().logFactors()[Calibrator.P50], 0.2, "resumed from the saved factor");
+        } finally {
+            // the next tests' bands go on from what this control plane had learnt, as before this one
+            if (before != null) calibrations.save(before.learnt(), "restored-by-the-test", clock.seconds());
+            else calibrations.save(new Calibrator().learnt(), "restored-by-the-test", clock.seconds());
+        }
     }
 
     @Test

@@ -38,6 +38,21 @@ public final class Calibrator {
     /** Jobs followed at most (the oldest are let go first): bounds memory when starts are never reported. */
     static final int MAX_FOLLOWED = 20_000;
 
+    /**
+     * What a calibrator has learnt: per level of {@link #LEVELS}, its log factor and how many outcomes it learnt from. A
+     * control plane keeps it in its store, so a restart or a new leader resumes the calibration instead of starting over.
+     */
+    public record Learnt(double[] logFactors, int[] outcomes) {
+        public Learnt {
+            if (logFactors.length != LEVELS.length || outcomes.length != LEVELS.length) {
+                throw new IllegalArgumentException("a calibration has one factor and one count per level: " + LEVELS.length + " of each (got "
+                        + logFactors.length + " and " + outcomes.length + ")");
+            }
+            logFactors = logFactors.clone();
+            outcomes = outcomes.clone();
+        }
+    }
+
     /** A followed job: per level, whether its outcome is still to learn. */
     private record Followed(boolean[] open) {
     }
@@ -89,6 +104,23 @@ public final class Calibrator {
     /** How many outcomes level i has learnt from. */
     public int outcomes(int i) {
         return outcomes[i];
+    }
+
+    public Learnt learnt() {
+        return new Learnt(logFactors, outcomes);
+    }
+
+    /**
+     * Goes on from what another calibrator learnt (each factor kept within its bounds); the jobs this one follows stay
+     * followed, and what they teach from now on moves the resumed factors.
+     */
+    public void resume(Learnt learnt) {
+        double bound = Math.log(MAX_FACTOR);
+        for (int i = 0; i < LEVELS.length; i++) {
+            double f = learnt.logFactors()[i];
+            logFactors[i] = Double.isFinite(f) ? Math.max(-bound, Math.min(bound, f)) : 0;
+            outcomes[i] = Math.max(0, learnt.outcomes()[i]);
+        }
     }
 
     private Long scaled(int i, long at, Long rawAt) {

@@ -47,6 +47,29 @@ class CalibratorTest {
     }
 
     @Test
+    void aResumedCalibratorShowsWhatTheOneBeforeHadLearnt() {
+        Calibrator before = new Calibrator();
+        for (int k = 0; k < 200; k++) {
+            before.shown("j" + k, 100L * k, says(100L * k, 600));
+            before.started("j" + k, 100L * k + 2400); // every job waited four times what its band said
+        }
+        Calibrator resumed = new Calibrator();
+        resumed.resume(before.learnt());
+        assertArrayEquals(before.shown("next", 40_000, says(40_000, 600)), resumed.shown("next", 40_000, says(40_000, 600)));
+        assertTrue(resumed.factor(Calibrator.P50) > 2, "P50 factor " + resumed.factor(Calibrator.P50));
+        assertEquals(before.outcomes(Calibrator.P50), resumed.outcomes(Calibrator.P50));
+        double[] wild = new double[Calibrator.LEVELS.length];
+        Arrays.fill(wild, 50);
+        wild[0] = Double.NaN;
+        resumed.resume(new Calibrator.Learnt(wild, new int[Calibrator.LEVELS.length]));
+        assertEquals(1, resumed.factor(0), 1e-12, "a factor that is not a number starts afresh");
+        assertEquals(Calibrator.MAX_FACTOR, resumed.factor(Calibrator.P50), 1e-9, "a stored factor is kept within its bounds");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new Calibrator.Learnt(new double[3], new int[3]));
+        assertTrue(e.getMessage().contains("one factor and one count per level: 9 of each (got 3 and 3)"), e.getMessage());
+    }
+
+    @Test
     void aJobThatNeverStartsOnlyPushesLaterBandsLater() {
         Calibrator c = new Calibrator();
         Long[] before = c.shown("waits-forever", 0, says(0, 1000));

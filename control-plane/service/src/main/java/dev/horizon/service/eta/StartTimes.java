@@ -22,8 +22,10 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -39,8 +41,9 @@ import org.jboss.logging.Logger;
  * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day, and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). The
- * calibration lives in memory: a restart begins it afresh.
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). What
+ * the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from whenever another
+ * control plane saved it since (a restart, a new leader); the jobs it follows live in memory only.
  */
 @ApplicationScoped
 public class StartTimes {
@@ -62,6 +65,8 @@ public class StartTimes {
 
     @Inject
     JobStore jobs;
+    @Inject
+    CalibrationStore calibrations;
     @ConfigProperty(name = "horizon.eta.enabled", defaultValue = "true")
     boolean enabled;
     @ConfigProperty(name = "horizon.eta.samples")
@@ -78,6 +83,10 @@ public class StartTimes {
     private final ConcurrentLinkedQueue<Started> starts = new ConcurrentLinkedQueue<>();
     /** Touched only on the worker's thread, in plan order. */
     private final Calibrator calibrator = new Calibrator();
+    /** This process, as the writer of the calibrations it saves. */
+    private final String writer = UUID.randomUUID().toString();
+    /** The plan time of the calibration this process saved last (null: none yet). */
+    private Long savedAt;
 
     void start(@Observes StartupEvent event) {
         samples = samplesConfig.orElse(StartBands.SAMPLES);
@@ -145,6 +154,20 @@ public class StartTimes {
     }
 
     private Snapshot compute(PlannedMoment plan) {
+        resumeSaved();
+        Snapshot out = bands(plan);
+        calibrations.save(calibrator.learnt(), writer, plan.now());
+        savedAt = plan.now();
+        return out;
+    }
+
+    /** Goes on from the saved calibration unless it is this process's own latest: another control plane saved it since. */
+    private void resumeSaved() {
+        calibrations.load().filter(s -> !(s.writer().equals(writer) && Objects.equals(s.savedAt(), savedAt)))
+                .ifPresent(s -> calibrator.resume(s.learnt()));
+    }
+
+    private Snapshot bands(PlannedMoment plan) {
         long t0 = System.nanoTime();
         ClusterMoment m = plan.moment();
         for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) {
