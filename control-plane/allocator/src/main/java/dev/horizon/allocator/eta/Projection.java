@@ -22,9 +22,9 @@ import java.util.Set;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
- * inference repeats one of the past week's days, step by step (the day and a shift in time are the future's draw), and every decision is the
- * policy's own, on the moment as it would see it then (its estimates, not the drawn durations). Only the world is
- * modelled here; what to run is always the policy's answer.
+ * inference repeats one of the past week's days, step by step (the day and a shift in time are the future's draw), and
+ * every decision is the policy's own, on the moment as it would see it then (its estimates, not the drawn durations).
+ * Only the world is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
  * {@link #FINE_STEPS} steps, where a start time matters to the minute, and only at step boundaries after that. A job

@@ -18,9 +18,9 @@ import java.util.Set;
  * Start-time bands: when each waiting job of a moment should start, as the median and the 90th percentile of its start
  * over sampled futures of the moment ({@link Projection}). Each future draws every job's duration from the estimator's
  * runs ({@link DurationDraws}) and the work expected to arrive from the recent past ({@link ExpectedArrivals}); inference
- * demand repeats one of the past week's days (drawn), shifted by up to {@link #DEMAND_SHIFT_MINUTES} either way; every decision in
- * it is the policy's own. It costs some hundreds of plans, so it runs beside the
- * planning loop, never inside it.
+ * demand repeats one of the past week's days (drawn), shifted by up to {@link #DEMAND_SHIFT_MINUTES} either way; every
+ * decision in it is the policy's own. It costs some hundreds of plans, so it runs beside the planning loop, never inside
+ * it.
  */
 public final class StartBands {
     /** Futures per computation: enough for a 90th percentile, few enough to stay cheap. */
