@@ -55,7 +55,7 @@ final class DurationDraws {
     /**
      * The runs j's duration is drawn from at now: the estimator's window of its team and class (else its class), with
      * the finished jobs of its burst ({@link #BURST_GAP_SECONDS}) that ended by now and started before the first of its
-     * burst still running among jobs (the moment's) weighed in at k / (k + {@link #BURST_PRIOR_JOBS}) of a window of
+     * burst still running (among jobs, the moment's; only its running ones matter) weighed in at k / (k + {@link #BURST_PRIOR_JOBS}) of a window of
      * {@link RecentRuns#KEEP}; the window's part keeps its shape at evenly spaced quantiles. Empty when there is neither.
      * Every sibling started before the first one still running has ended, so those are a fair sample of the sweep; the
      * ones that ended since are its short ones so far (on Philly seed 22 / day 28, 2.5 h into a sweep of 160 jobs, the

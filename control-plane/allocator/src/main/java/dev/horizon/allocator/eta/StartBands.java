@@ -70,8 +70,10 @@ public final class StartBands {
         Random rng = new Random(seed);
         Surprises surprises = Surprises.of(m.durations());
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
+        // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
+        List<JobState> running = m.jobs().stream().filter(JobState::isRunning).toList();
         Map<String, Optional<RecentRuns>> windows = new HashMap<>();
-        for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), m.jobs(), m.now()));
+        for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
         for (int k = 0; k < samples; k++) {
             List<JobState> arrivals = expected.draw(m.now(), horizonEnd, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
@@ -80,7 +82,7 @@ public final class StartBands {
                 totals.put(j.id(), DurationDraws.total(j, windows.get(j.id()), m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
             }
             for (JobState j : arrivals) {
-                totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), m.jobs(), m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
+                totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), running, m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
