@@ -65,12 +65,12 @@ public final class DurationEstimator {
 
     /**
      * The durations of remembered runs of this team, class and GPU count that arrived within gapSeconds of
-     * arrivalSeconds, started before startedBefore and ended by now, oldest first.
+     * arrivalSeconds and ended by now, oldest first.
      */
-    public List<Long> finishedLike(String team, JobClass jobClass, int gpus, long arrivalSeconds, long gapSeconds, long now, long startedBefore) {
+    public List<Long> finishedLike(String team, JobClass jobClass, int gpus, long arrivalSeconds, long gapSeconds, long now) {
         List<Long> out = new ArrayList<>();
         for (Finished f : finished) {
-            if (f.endSeconds() <= now && f.endSeconds() - f.durationSeconds() < startedBefore && f.gpus() == gpus && f.jobClass() == jobClass
+            if (f.endSeconds() <= now && f.gpus() == gpus && f.jobClass() == jobClass
                     && Math.abs(f.arrivalSeconds() - arrivalSeconds) <= gapSeconds && f.team().equals(team)) out.add(f.durationSeconds());
         }
         return out;

@@ -17,7 +17,8 @@ import java.util.Optional;
  * age at the median), with a heavy tail.
  *
  * <p>Jobs of one burst run like one another (a sweep's jobs take minutes each where the team's history says days), so
- * the window a job's draw comes from is weighed towards its burst's finished jobs ({@link #window}).
+ * the window a job's draw comes from is weighed towards how its burst's jobs have run so far, ended or still running
+ * ({@link #window}).
  */
 final class DurationDraws {
     /**
@@ -26,8 +27,9 @@ final class DurationDraws {
      */
     static final long BURST_GAP_SECONDS = 600;
     /**
-     * How many of the team's runs a burst's finished jobs are weighed against, in jobs: k finished siblings make a share
-     * k / (k + this) of the window, so one short sibling moves the draw, a dozen all but decide it.
+     * How many jobs the team's runs weigh as against a burst's own, in the burst's Kaplan-Meier estimate: with k siblings
+     * ended and none running they make a share k / (k + this) of the window, so one short sibling moves the draw, a dozen all
+     * but decide it.
      */
     static final double BURST_PRIOR_JOBS = 2;
     /** Lognormal spread of a duration with no run to compare with: the class default says little. */
@@ -53,29 +55,31 @@ final class DurationDraws {
     }
 
     /**
-     * The runs j's duration is drawn from at now: the estimator's window of its team and class (else its class), with
-     * the finished jobs of its burst ({@link #BURST_GAP_SECONDS}) that ended by now and started before the first of its
-     * burst still running (among jobs, the moment's; only its running ones matter) weighed in at k / (k + {@link #BURST_PRIOR_JOBS}) of a window of
-     * {@link RecentRuns#KEEP}; the window's part keeps its shape at evenly spaced quantiles. Empty when there is neither.
-     * Every sibling started before the first one still running has ended, so those are a fair sample of the sweep; the
-     * ones that ended since are its short ones so far (on Philly seed 22 / day 28, 2.5 h into a sweep of 160 jobs, the
-     * 17 that had ended ran 1.6 min at the median and the ones that started later 17 min).
+     * The runs j's duration is drawn from at now: the estimator's window of its team and class (else its class), updated
+     * by how its burst ({@link #BURST_GAP_SECONDS}) has run so far, a Kaplan-Meier estimate over the window (weighing
+     * {@link #BURST_PRIOR_JOBS} jobs) and its siblings: each that ended by now a run of its length, each still running (among
+     * running, the moment's running jobs) a run at least as long as it has done. Empty when there is neither window nor a
+     * sibling that ended. A sweep's siblings still running say as much as its ended ones: the ones that end first are its
+     * short ones (on Philly seed 22 / day 28, 2.5 h into a sweep of 160 jobs, the 17 that had ended ran 1.6 min at the median and
+     * the ones that started later 17 min), and siblings that have run for longer than the team's runs ever took say the sweep runs
+     * long before any of them ends (seed 29 / day 13: the team's 44 runs took 900 s, its next sweep's 1.7 h at the median).
      */
-    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, List<JobState> jobs, long now) {
+    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, List<JobState> running, long now) {
         Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass());
-        long cohortBefore = Long.MAX_VALUE;
-        for (JobState o : jobs) {
-            if (o.isRunning() && o.team().equals(j.team()) && o.jobClass() == j.jobClass() && o.gpus() == j.gpus()
-                    && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) cohortBefore = Math.min(cohortBefore, o.running().startSeconds());
+        List<Long> ended = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now);
+        List<Double> runningFor = new ArrayList<>();
+        for (JobState o : running) {
+            if (!o.id().equals(j.id()) && o.team().equals(j.team()) && o.jobClass() == j.jobClass() && o.gpus() == j.gpus()
+                    && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) runningFor.add(StartBands.doneSeconds(o, now));
         }
-        List<Long> burst = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now, cohortBefore);
-        if (burst.isEmpty()) return usual;
-        int k = burst.size();
-        int fromBurst = usual.isEmpty() ? RecentRuns.KEEP : (int) Math.round(RecentRuns.KEEP * k / (k + BURST_PRIOR_JOBS));
-        List<Long> pooled = new ArrayList<>(RecentRuns.KEEP);
-        for (int i = 0; i < RecentRuns.KEEP - fromBurst; i++) pooled.add(usual.get().quantile((i + 0.5) / (RecentRuns.KEEP - fromBurst)));
-        for (int i = 0; i < fromBurst; i++) pooled.add(burst.get(i % k));
-        return Optional.of(RecentRuns.of(pooled));
+        if (ended.isEmpty() && (usual.isEmpty() || runningFor.isEmpty())) return usual;
+        List<Survival.Run> runs = new ArrayList<>();
+        usual.ifPresent(u -> {
+            for (int i = 0; i < RecentRuns.KEEP; i++) runs.add(new Survival.Run(u.quantile((i + 0.5) / RecentRuns.KEEP), BURST_PRIOR_JOBS / RecentRuns.KEEP, true));
+        });
+        for (long e : ended) runs.add(new Survival.Run(e, 1, true));
+        for (double r : runningFor) runs.add(new Survival.Run(r, 1, false));
+        return Optional.of(RecentRuns.of(Survival.quantiles(runs, RecentRuns.KEEP, DurationDraws::outlived)));
     }
 
     /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */
@@ -104,7 +108,7 @@ final class DurationDraws {
     }
 
     /** What a job that outlived its runs still runs: log-logistic with the estimator's half its age at the median. */
-    private static double outlived(double doneSeconds, double u) {
+    static double outlived(double doneSeconds, double u) {
         double v = 0.01 + 0.98 * u;
         return doneSeconds / 2 * v / (1 - v);
     }

@@ -34,6 +34,14 @@ import java.util.Set;
 final class Projection {
     /** Steps from now during which the policy is asked at every event. */
     static final int FINE_STEPS = 2;
+    /**
+     * After a boundary's decision, how many more times the policy is asked at once when runs it started (taken to have
+     * started when their GPUs were freed) have already ended: the world starts the next job on those GPUs the moment they
+     * free up, so a GPU runs a chain of short jobs within one step, not one job a step (on Philly seed 24 / day 48, a
+     * sweep of 225 jobs of 3 to 15 minutes, 94 of the window's 374 raw medians were beyond the horizon without it, 23
+     * with it).
+     */
+    static final int MAX_CHAINED_DECISIONS = 4;
     /** Events closer than this are decided together. */
     static final long MIN_GAP_SECONDS = 60;
     private static final int MINUTES_PER_DAY = 1440;
@@ -96,6 +104,10 @@ final class Projection {
             if (next >= until) break;
             advanceTo(next);
             apply(policy.decide(ContextBuilder.build(moment())), tracked);
+            for (int c = 0; c < MAX_CHAINED_DECISIONS && now >= fineUntil && anyRunEndedBy(now); c++) {
+                endRunsBy(now);
+                apply(policy.decide(ContextBuilder.build(moment())), tracked);
+            }
             lastDecision = now;
         }
         return firstStarts;
@@ -106,6 +118,11 @@ final class Projection {
         for (Run r : runs.values()) next = Math.min(next, r.endSeconds());
         if (!arrivals.isEmpty()) next = Math.min(next, arrivals.peekFirst().arrivalSeconds());
         return Math.max(next, now + MIN_GAP_SECONDS);
+    }
+
+    private boolean anyRunEndedBy(long t) {
+        for (Run r : runs.values()) if (r.endSeconds() <= t) return true;
+        return false;
     }
 
     private long nextBoundary(long t) {

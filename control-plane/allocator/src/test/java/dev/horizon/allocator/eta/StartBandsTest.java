@@ -165,4 +165,24 @@ class StartBandsTest {
         assertTrue(Math.abs(last - chainEnd) <= 300, "the last of the chain starts at P50 " + (last - NOW) + " s from now; the runs before it end "
                 + (chainEnd - NOW) + " s from now");
     }
+
+    @Test
+    void shortRunsBeyondTheFineStepsFollowOneAnotherWithinAStep() {
+        // one GPU, a run ending 2,400 s from now (past the steps decided at every event) and five jobs of ~200 s queued
+        // behind it: the world starts each the moment the one before ends, so the fifth starts ~3,200 s from now, not
+        // a 900 s step per job later
+        DurationEstimator d = runsOf(100);
+        for (int i = 0; i < 40; i++) d.observe("s", JobClass.TRAINING, 190 + (20 * i) / 39);
+        GpuNode one = new GpuNode("n0", "H100-80GB", 1, 81_559, "rack-a");
+        List<JobState> jobs = new ArrayList<>();
+        jobs.add(new JobState("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 700, null, TRAINING, null, null, null,
+                new JobState.Running(NOW - 1200, new Placement(List.of(new Placement.Slice(0, 0, 1))), false)));
+        for (int i = 1; i <= 5; i++) jobs.add(new JobState("s" + i, "s", JobClass.TRAINING, 1, 1, 1, NOW - 600 + i, null, TRAINING, null, null, null, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(one)), jobs, null, List.of(), d);
+        HorizonPolicy policy = new HorizonPolicy();
+        StartBands.Band fifth = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("s5"), StartBands.SAMPLES, 7)
+                .get("s5");
+        assertNotNull(fifth.p50At(), "the fifth short job starts within the 4 h horizon");
+        assertTrue(Math.abs(fifth.p50At() - (NOW + 3200)) <= 300, "P50 " + (fifth.p50At() - NOW) + " s from now; the four runs before it end ~3,200 s from now");
+    }
 }

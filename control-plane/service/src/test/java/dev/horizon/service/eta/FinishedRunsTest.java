@@ -30,7 +30,7 @@ class FinishedRunsTest {
         ClusterMoment withRuns = StartTimes.withFinishedRuns(m, day, new DurationEstimator());
         assertNotSame(m.durations(), withRuns.durations(), "the plan's own estimator is left as the plan used it");
         // oldest first, each as long as its kept work at full width (2 GPUs)
-        assertEquals(List.of(900L, 600L, 700L), withRuns.durations().finishedLike("sweep", JobClass.BATCH_INFERENCE, 2, NOW - 3600, 600, NOW, Long.MAX_VALUE));
+        assertEquals(List.of(900L, 600L, 700L), withRuns.durations().finishedLike("sweep", JobClass.BATCH_INFERENCE, 2, NOW - 3600, 600, NOW));
         assertTrue(withRuns.durations().runs("sweep", JobClass.BATCH_INFERENCE).isEmpty(),
                 "the store's windows already hold these runs: remembering must not fold them in a second time");
     }
