@@ -9,6 +9,7 @@ import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
 import dev.horizon.allocator.moment.JobState;
@@ -80,6 +81,19 @@ public final class Simulator {
     private final PriorityQueue<LayoutReady> layoutsReady = new PriorityQueue<>(Comparator.comparingLong(LayoutReady::time)
             .thenComparingInt(LayoutReady::node).thenComparingInt(LayoutReady::gpu));
 
+    /**
+     * The runs of the history submitted over the day before the window, remembered with their shape as a control plane
+     * remembers the day's finished runs for the bands' futures (the log has no start, so each is taken to have started
+     * on submission; history that is not placed in time, arriving at 0, is left out): without them, the first hours'
+     * futures know no burst of the past.
+     */
+    private void rememberTheLastDaysRuns(List<SimJob> history) {
+        history.stream().filter(j -> j.arrivalSeconds() >= -ExpectedArrivals.WINDOW_SECONDS && j.arrivalSeconds() + j.trueDurationSeconds() <= 0)
+                .sorted(Comparator.comparingLong(j -> j.arrivalSeconds() + j.trueDurationSeconds()))
+                .forEach(j -> estimator.remember(new DurationEstimator.Finished(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(),
+                        j.arrivalSeconds() + j.trueDurationSeconds(), j.trueDurationSeconds())));
+    }
+
     public Simulator(Scenario scenario, SchedulingPolicy policy) {
         this(scenario, policy, DEFAULT_RECLAIM_SECONDS);
     }
@@ -95,6 +109,7 @@ public final class Simulator {
         }
         this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
+        rememberTheLastDaysRuns(scenario.historyJobs());
         this.inference = new InferenceFleet(scenario, occupancy, reclaimSeconds);
     }
 
