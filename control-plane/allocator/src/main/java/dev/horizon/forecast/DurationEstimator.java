@@ -21,8 +21,7 @@ import java.util.Optional;
 public final class DurationEstimator {
     /** Finished runs remembered with their shape: a busy day's sweeps, not the estimate's statistic. */
     public static final int KEEP_FINISHED = 2000;
-    /** Runs a window needs before an estimate comes from it (else the class's window, else the class default). */
-    public static final int MIN_SAMPLES = 3;
+    private static final int MIN_SAMPLES = 3;
     private final Deque<Finished> finished = new ArrayDeque<>();
     private final Map<String, RecentRuns> byTeamAndClass = new HashMap<>();
     private final Map<JobClass, RecentRuns> byClass = new HashMap<>();
@@ -75,11 +74,6 @@ public final class DurationEstimator {
                     && Math.abs(f.arrivalSeconds() - arrivalSeconds) <= gapSeconds && f.team().equals(team)) out.add(f.durationSeconds());
         }
         return out;
-    }
-
-    /** The remembered finished runs, oldest first: what past bursts did, for those that model bursts. */
-    public List<Finished> finished() {
-        return List.copyOf(finished);
     }
 
     /** Puts back a stored window: a team's (team not null) or the class's across teams (team null). */

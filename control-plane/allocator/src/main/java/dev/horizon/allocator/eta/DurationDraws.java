@@ -54,50 +54,32 @@ final class DurationDraws {
         return Math.max(total, (long) Math.ceil(doneSeconds) + ContextBuilder.MIN_ESTIMATE_SECONDS);
     }
 
-    /** How j's burst has run by a moment: its siblings' lengths that ended, and how long those still running have run. */
-    record Siblings(List<Long> ended, List<Double> runningFor) {
-    }
-
     /**
-     * j's siblings ({@link #BURST_GAP_SECONDS}) at now: each that ended by now (among the estimator's finished runs), each
-     * still running among running (the moment's running jobs).
+     * The runs j's duration is drawn from at now: the estimator's window of its team and class (else its class), updated
+     * by how its burst ({@link #BURST_GAP_SECONDS}) has run so far, a Kaplan-Meier estimate over the window (weighing
+     * {@link #BURST_PRIOR_JOBS} jobs) and its siblings: each that ended by now a run of its length, each still running (among
+     * running, the moment's running jobs) a run at least as long as it has done. Empty when there is neither window nor a
+     * sibling that ended. A sweep's siblings still running say as much as its ended ones: the ones that end first are its
+     * short ones (on Philly seed 22 / day 28, 2.5 h into a sweep of 160 jobs, the 17 that had ended ran 1.6 min at the median and
+     * the ones that started later 17 min), and siblings that have run for longer than the team's runs ever took say the sweep runs
+     * long before any of them ends (seed 29 / day 13: the team's 44 runs took 900 s, its next sweep's 1.7 h at the median).
      */
-    static Siblings siblings(JobState j, DurationEstimator durations, List<JobState> running, long now) {
+    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, List<JobState> running, long now) {
+        Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass());
         List<Long> ended = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now);
         List<Double> runningFor = new ArrayList<>();
         for (JobState o : running) {
             if (!o.id().equals(j.id()) && o.team().equals(j.team()) && o.jobClass() == j.jobClass() && o.gpus() == j.gpus()
                     && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) runningFor.add(StartBands.doneSeconds(o, now));
         }
-        return new Siblings(ended, runningFor);
-    }
-
-    /**
-     * The runs j's duration is drawn from: the estimator's window of its team and class (else its class), scaled by level
-     * (its burst's level in one future, {@link BurstLevels}; 1 for none), updated by how its burst has run so far, a
-     * Kaplan-Meier estimate over the window (weighing {@link #BURST_PRIOR_JOBS} jobs) and its siblings: each that ended a
-     * run of its length, each still running a run at least as long as it has done. Empty when there is neither window nor a
-     * sibling that ended. A sweep's siblings still running say as much as its ended ones: the ones that end first are its
-     * short ones (on Philly seed 22 / day 28, 2.5 h into a sweep of 160 jobs, the 17 that had ended ran 1.6 min at the median and
-     * the ones that started later 17 min), and siblings that have run for longer than the team's runs ever took say the sweep runs
-     * long before any of them ends (seed 29 / day 13: the team's 44 runs took 900 s, its next sweep's 1.7 h at the median).
-     */
-    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, Siblings siblings, double level) {
-        Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass()).map(u -> level == 1 ? u : scaled(u, level));
-        if (siblings.ended().isEmpty() && (usual.isEmpty() || siblings.runningFor().isEmpty())) return usual;
+        if (ended.isEmpty() && (usual.isEmpty() || runningFor.isEmpty())) return usual;
         List<Survival.Run> runs = new ArrayList<>();
         usual.ifPresent(u -> {
             for (int i = 0; i < RecentRuns.KEEP; i++) runs.add(new Survival.Run(u.quantile((i + 0.5) / RecentRuns.KEEP), BURST_PRIOR_JOBS / RecentRuns.KEEP, true));
         });
-        for (long e : siblings.ended()) runs.add(new Survival.Run(e, 1, true));
-        for (double r : siblings.runningFor()) runs.add(new Survival.Run(r, 1, false));
+        for (long e : ended) runs.add(new Survival.Run(e, 1, true));
+        for (double r : runningFor) runs.add(new Survival.Run(r, 1, false));
         return Optional.of(RecentRuns.of(Survival.quantiles(runs, RecentRuns.KEEP, DurationDraws::outlived)));
-    }
-
-    private static RecentRuns scaled(RecentRuns runs, double level) {
-        List<Long> out = new ArrayList<>();
-        for (long v : runs.values()) out.add(Math.max(1, Math.round(v * level)));
-        return RecentRuns.of(out);
     }
 
     /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */
@@ -106,20 +88,15 @@ final class DurationDraws {
     }
 
     /**
-     * The u-quantile of the runs above what the job has done, as surprising as runs were ({@link Surprises}), beyond the
-     * window's longest or shortest run as far as runs went; null when it outlived them all.
+     * The u-quantile of the runs above what the job has done, as surprising as runs were ({@link Surprises}); null when
+     * it outlived them all.
      */
     private static Long fromRuns(RecentRuns runs, Surprises surprises, double scale, double doneSeconds, double u) {
         double window = runs.shareAtMost((long) Math.floor(doneSeconds / scale));
         if (window >= 1) return null;
-        // a job that has done nothing has outlived no run, not the runs shorter than every one before them
-        double below = doneSeconds <= 0 ? 0 : surprises.cdf(window);
+        double below = surprises.cdf(window);
         if (below >= 1) return null;
-        double p = below + (1 - below) * u;
-        double longer = 1 - surprises.longerShare(), shorter = surprises.shorterShare();
-        if (p >= longer && longer < 1) return Math.round(scale * runs.quantile(1) * surprises.beyondLongest((p - longer) / (1 - longer)));
-        if (p < shorter) return Math.round(scale * runs.quantile(0) * surprises.belowShortest(p / shorter));
-        return Math.round(scale * runs.quantile(surprises.quantile(p)));
+        return Math.round(scale * runs.quantile(surprises.quantile(below + (1 - below) * u)));
     }
 
     /** The u-quantile of a lognormal around the median, above what the job has done. */

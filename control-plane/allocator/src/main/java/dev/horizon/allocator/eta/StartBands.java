@@ -5,7 +5,6 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.JobState;
 import dev.horizon.forecast.RecentRuns;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -51,8 +50,7 @@ public final class StartBands {
 
     /**
      * The share of a job's normal score common to its team's jobs of its class: work submitted together runs long or
-     * short together, so its futures must move together too, or the bands come out too sure. A job of a burst moves with
-     * its burst instead: the burst draws one level ({@link BurstLevels}) and its jobs' scores are their own.
+     * short together, so its futures must move together too, or the bands come out too sure.
      */
     static final double SHARED_WITH_TEAM_CLASS = 0.6;
     /** How far from yesterday's time of day a future's inference bursts may come: the daily rhythm is not to the minute. */
@@ -74,35 +72,17 @@ public final class StartBands {
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
         // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
         List<JobState> running = m.jobs().stream().filter(JobState::isRunning).toList();
-        Map<String, DurationDraws.Siblings> siblings = new HashMap<>();
         Map<String, Optional<RecentRuns>> windows = new HashMap<>();
-        for (JobState j : m.jobs()) {
-            siblings.put(j.id(), DurationDraws.siblings(j, m.durations(), running, m.now()));
-            windows.put(j.id(), DurationDraws.window(j, m.durations(), siblings.get(j.id()), 1));
-        }
-        BurstLevels levels = BurstLevels.of(m.durations());
+        for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
         for (int k = 0; k < samples; k++) {
             List<JobState> arrivals = expected.draw(m.now(), horizonEnd, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
-            Map<String, Integer> bursts = levels.learnt() ? BurstLevels.bursts(concat(m.jobs(), arrivals)) : Map.of();
-            Map<Integer, Double> drawnLevels = new HashMap<>();
             for (JobState j : m.jobs()) {
-                Integer burst = bursts.get(j.id());
-                if (burst == null) {
-                    totals.put(j.id(), DurationDraws.total(j, windows.get(j.id()), m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
-                } else {
-                    double level = drawnLevels.computeIfAbsent(burst, b -> levels.factor(rng.nextDouble()));
-                    totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), siblings.get(j.id()), level), m.durations(), surprises,
-                            doneSeconds(j, m.now()), rng.nextGaussian()));
-                }
+                totals.put(j.id(), DurationDraws.total(j, windows.get(j.id()), m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
             }
             for (JobState j : arrivals) {
-                Integer burst = bursts.get(j.id());
-                double level = burst == null ? 1 : drawnLevels.computeIfAbsent(burst, b -> levels.factor(rng.nextDouble()));
-                double z = burst == null ? score(j, shocks, rng) : rng.nextGaussian();
-                Optional<RecentRuns> window = DurationDraws.window(j, m.durations(), DurationDraws.siblings(j, m.durations(), running, m.now()), level);
-                totals.put(j.id(), DurationDraws.total(j, window, m.durations(), surprises, 0, z));
+                totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), running, m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
@@ -115,12 +95,6 @@ public final class StartBands {
             Arrays.sort(sorted);
             out.put(id, new Band(sorted));
         });
-        return out;
-    }
-
-    private static List<JobState> concat(List<JobState> a, List<JobState> b) {
-        List<JobState> out = new ArrayList<>(a);
-        out.addAll(b);
         return out;
     }
 

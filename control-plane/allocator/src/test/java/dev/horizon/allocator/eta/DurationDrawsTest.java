@@ -7,10 +7,8 @@ import dev.horizon.allocator.moment.JobState;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
-import dev.horizon.forecast.RecentRuns;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Which runs a waiting job of a sweep draws its duration from. */
@@ -39,8 +37,7 @@ class DurationDrawsTest {
     private static long medianDrawn(DurationEstimator d, List<Long> runningSince) {
         List<JobState> running = new ArrayList<>();
         for (int i = 0; i < runningSince.size(); i++) running.add(sibling("running-" + i, runningSince.get(i)));
-        JobState waiting = sibling("waiting", null);
-        return DurationDraws.window(waiting, d, DurationDraws.siblings(waiting, d, running, NOW), 1).orElseThrow().quantile(0.5);
+        return DurationDraws.window(sibling("waiting", null), d, running, NOW).orElseThrow().quantile(0.5);
     }
 
     @Test
@@ -70,30 +67,5 @@ class DurationDrawsTest {
         for (int i = 0; i < 12; i++) since.add(NOW - 300 - 140L * i);
         long median = medianDrawn(d, since);
         assertTrue(median > 1800, "half the sweep's running jobs outlived every run of the team's: it runs long (median " + median + " s)");
-    }
-
-    /** A team whose runs came in blocks of four 100 s runs and one 1.5 times as long as the longest before it: 12 blocks. */
-    private static DurationEstimator outgrowingRuns() {
-        DurationEstimator d = new DurationEstimator();
-        double longest = 100;
-        for (int b = 0; b < 12; b++) {
-            for (int i = 0; i < 4; i++) d.observe("t", JobClass.BATCH_INFERENCE, 100);
-            longest *= 1.5;
-            d.observe("t", JobClass.BATCH_INFERENCE, Math.round(longest));
-        }
-        return d;
-    }
-
-    @Test
-    void runsThatKeptOutgrowingTheirWindowAreDrawnBeyondItsLongest() {
-        DurationEstimator d = outgrowingRuns();
-        JobState waiting = sibling("waiting", null);
-        Optional<RecentRuns> window = d.runs("t", JobClass.BATCH_INFERENCE);
-        long longest = window.orElseThrow().quantile(1);
-        long drawn = DurationDraws.total(waiting, window, d, Surprises.of(d), 0, 1.5);
-        assertTrue(drawn > 1.4 * longest, "one run in five outgrew every run before it by half: the 93rd percentile lies beyond the window's longest "
-                + longest + " s (drew " + drawn + " s)");
-        long typical = DurationDraws.total(waiting, window, d, Surprises.of(d), 0, 0);
-        assertTrue(typical <= longest, "the median stays within the window (drew " + typical + " s)");
     }
 }
