@@ -81,19 +81,6 @@ public final class Simulator {
     private final PriorityQueue<LayoutReady> layoutsReady = new PriorityQueue<>(Comparator.comparingLong(LayoutReady::time)
             .thenComparingInt(LayoutReady::node).thenComparingInt(LayoutReady::gpu));
 
-    /**
-     * The runs of the history submitted over the day before the window, remembered with their shape as a control plane
-     * remembers the day's finished runs for the bands' futures (the log has no start, so each is taken to have started
-     * on submission; history that is not placed in time, arriving at 0, is left out): without them, the first hours'
-     * futures know no burst of the past.
-     */
-    private void rememberTheLastDaysRuns(List<SimJob> history) {
-        history.stream().filter(j -> j.arrivalSeconds() >= -ExpectedArrivals.WINDOW_SECONDS && j.arrivalSeconds() + j.trueDurationSeconds() <= 0)
-                .sorted(Comparator.comparingLong(j -> j.arrivalSeconds() + j.trueDurationSeconds()))
-                .forEach(j -> estimator.remember(new DurationEstimator.Finished(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(),
-                        j.arrivalSeconds() + j.trueDurationSeconds(), j.trueDurationSeconds())));
-    }
-
     public Simulator(Scenario scenario, SchedulingPolicy policy) {
         this(scenario, policy, DEFAULT_RECLAIM_SECONDS);
     }
@@ -111,6 +98,20 @@ public final class Simulator {
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
         rememberTheLastDaysRuns(scenario.historyJobs());
         this.inference = new InferenceFleet(scenario, occupancy, reclaimSeconds);
+    }
+
+    /**
+     * The runs of the history submitted over the day before the window, remembered with their shape as a control plane
+     * remembers the day's finished runs for the bands' futures (the log has no start, so each is taken to have started
+     * on submission; history that is not placed in time, arriving at 0, is left out): without them, the first hours'
+     * futures know no burst of the past.
+     */
+    private void rememberTheLastDaysRuns(List<SimJob> history) {
+        history.stream().map(j -> new DurationEstimator.Finished(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(),
+                j.arrivalSeconds() + j.trueDurationSeconds(), j.trueDurationSeconds()))
+                .filter(f -> f.arrivalSeconds() >= -ExpectedArrivals.WINDOW_SECONDS && f.endSeconds() <= 0)
+                .sorted(Comparator.comparingLong(DurationEstimator.Finished::endSeconds))
+                .forEach(estimator::remember);
     }
 
     /** From now on the observer is told of every decision with the moment it was made on. */
