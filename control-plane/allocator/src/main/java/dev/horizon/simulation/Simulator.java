@@ -278,7 +278,7 @@ public final class Simulator {
 
     private JobState jobState(SimJob j, JobState.Running run) {
         JobState.RunHistory history = new JobState.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
-                timesPreempted.getOrDefault(j.id(), 0));
+                timesPreempted.getOrDefault(j.id(), 0), 0);
         return new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), history, run);
     }

@@ -27,6 +27,7 @@ import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
 import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.SetSharing;
 import dev.horizon.agent.v1.TelemetryReport;
+import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.Planner;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -61,6 +62,8 @@ class AgentGrpcTest {
     URL management;
     @Inject
     Planner planner;
+    @Inject
+    JobStore jobStore;
 
     private ManagedChannel channel;
 
@@ -197,6 +200,12 @@ class AgentGrpcTest {
         as(ADMIN).get("/api/v1/nodes/host-b").then().body("health", equalTo("HEALTHY"));
         planner.planNow();
         as(ADMIN).get("/api/v1/jobs/" + wide).then().body("state", equalTo("RUNNING")).body("placement", equalTo("host-b[0-3]"));
+        // what its GPUs hold is its measured peak, which only rises: the alternatives offer a slice where it fits
+        for (long used : new long[] {30_000, 12_000}) {
+            agent.telemetry(Multi.createFrom().item(TelemetryReport.newBuilder().setNodeId("host-b").addGpus(GpuTelemetry.newBuilder()
+                    .setUuid("GPU-host-b-2").setUtilizationPercent(90).setMemoryUsedMib(used)).build())).await().atMost(WAIT);
+        }
+        assertEquals(30_000, jobStore.find(wide).orElseThrow().peakGpuMemoryMiB());
         as(ADMIN).delete("/api/v1/jobs/" + wide).then().statusCode(200);
     }
 

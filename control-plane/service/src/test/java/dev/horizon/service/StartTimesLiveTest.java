@@ -13,6 +13,7 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.service.eta.CalibrationStore;
 import dev.horizon.service.eta.StartTimes;
+import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -43,6 +44,8 @@ class StartTimesLiveTest {
     StartTimes bands;
     @Inject
     CalibrationStore calibrations;
+    @Inject
+    JobStore jobStore;
 
     @BeforeEach
     void aDayLaterWithAnEmptyQueue() {
@@ -113,6 +116,36 @@ class StartTimesLiveTest {
         long sooner = ((Number) onH100.get("plannedStartAt")).longValue();
         assertTrue(planned == null || sooner < planned, "starts at " + sooner + ", planned " + planned);
         assertEquals(clock.seconds(), sooner, "the H100s are idle now");
+    }
+
+    /** One job of the team on the H100s, whole GPUs or a slice, at a priority inside the team (its value order). */
+    private static String onH100(String name, String perReplica, int priority) {
+        return Api.submit(ADMIN, "{\"name\":\"" + name + "\",\"team\":\"eta\",\"class\":\"QUANTIZATION\",\"priority\":" + priority
+                + ",\"perReplica\":{" + perReplica + ",\"gpuTypes\":[\"H100-80GB\"]},\"durationEstimateSeconds\":" + ESTIMATE + "}");
+    }
+
+    @Test
+    void aWholeGpuJobMeasuredWhileItRanIsOfferedAShareBesideAnotherWhenItWaitsAgain() {
+        runningTenMinutes("eta", "A100-80GB");
+        String measured = onH100("measured", "\"gpus\":1", 1);
+        planner.planNow();
+        String placement = as(ADMIN).get("/api/v1/jobs/" + measured).then().extract().path("placement");
+        int gpu = Integer.parseInt(placement.replaceAll(".*\\[(\\d+)-.*", "$1"));
+        String uuid = as(ADMIN).get("/api/v1/nodes/node-0").then().extract().path("gpus[" + gpu + "].uuid");
+        jobStore.measured("node-0", Map.of(uuid, 9_000L));
+        as(ADMIN).body("{\"state\":\"EVICTED\"}").post("/api/v1/jobs/" + measured + "/outcome").then().statusCode(200);
+        // seven whole H100s and half of the eighth go to work ranked above it: it waits, with no whole GPU free for an hour
+        onH100("whole", "\"gpus\":7", 9);
+        onH100("share", "\"gpuMilli\":500,\"memoryMiB\":40000", 9);
+        planner.planNow();
+        JsonPath e = explanation(ADMIN, measured, "");
+        Long planned = e.getLong("plannedStartAt");
+        assertTrue(planned == null || planned > clock.seconds(), "it waits for a whole GPU: " + e.prettify());
+        List<Map<String, Object>> alternatives = e.getList("alternatives");
+        Map<String, Object> share = alternatives.stream().filter(a -> "perReplica.gpuMilli".equals(a.get("field"))).findFirst().orElse(null);
+        assertNotNull(share, "a share of the half-used H100 holds its 9,000 MiB: " + alternatives);
+        assertEquals(clock.seconds(), ((Number) share.get("plannedStartAt")).longValue(), "it starts now beside the other share");
+        assertTrue(String.valueOf(share.get("change")).contains("memoryMiB 9900"), String.valueOf(share.get("change")));
     }
 
     @Test

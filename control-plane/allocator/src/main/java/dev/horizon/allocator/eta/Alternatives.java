@@ -2,6 +2,7 @@ package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.moment.ClusterMoment;
@@ -20,13 +21,16 @@ import java.util.function.Supplier;
 /**
  * What would make a waiting job start sooner: the moment re-planned with the job changed in one way its user could
  * change it (fewer GPUs within its minimum, another GPU model of the cluster, a shorter minimum runtime, a MIG profile
- * instead of a share or a share instead of a MIG profile where its memory fits), each by the same policy on the same
- * moment, keeping the changes whose planned start is strictly sooner than the plan's, soonest first. A whole-GPU job
- * says nothing of its memory, so it is never offered a slice.
+ * instead of a share or a share instead of a MIG profile where its memory fits, a slice instead of a whole GPU where
+ * its measured memory fits), each by the same policy on the same moment, keeping the changes whose planned start is
+ * strictly sooner than the plan's, soonest first. A whole-GPU job says nothing of its memory: only one whose run the
+ * agents measured (a job preempted or evicted, waiting again) is offered a slice.
  */
 public final class Alternatives {
     /** At most this many changes are offered: more is a menu, not advice. */
     public static final int MAX = 3;
+    /** A slice offered for a measured job holds its measured peak and this much more: a run's peak varies with its data. */
+    static final double MEMORY_HEADROOM = 1.1;
 
     /**
      * One change and the start it gets. field: the job JSON field it changes (gpus, perReplica.gpuTypes,
@@ -76,6 +80,46 @@ public final class Alternatives {
                     copy(j, j.gpus(), j.minGpus(), new Contract(shorter, c.resumable(), c.checkpointCostSeconds()), j.slice(), j.rules())));
         }
         if (j.slice() != null) out.addAll(otherSlice(m, j));
+        out.addAll(measuredSlices(m, j));
+        return out;
+    }
+
+    /**
+     * A whole-GPU job of one GPU per replica whose run the agents measured: the smallest MIG profile of an accepted model
+     * whose memory holds its peak with headroom, and a time-slicing share of that memory, with the part of a GPU's compute
+     * that its memory is of the smallest accepted GPU that holds it, in tenths (a share's compute and memory in step, so
+     * shares that fill a GPU's memory also fill its time). Replicas keep their count, one slice each.
+     */
+    private static List<Candidate> measuredSlices(ClusterMoment m, JobState j) {
+        long peak = j.history().peakGpuMemoryMiB();
+        if (j.slice() != null || j.rules().gpusPerReplica() != 1 || peak <= 0) return List.of();
+        long need = (long) Math.ceil(peak * MEMORY_HEADROOM);
+        MigProfile smallest = null;
+        long leastMemory = Long.MAX_VALUE;
+        for (var n : m.nodes()) {
+            GpuNode g = n.node();
+            if (!j.rules().accepts(g.gpuModel()) || g.gpuMemoryMiB() < need) continue;
+            leastMemory = Math.min(leastMemory, g.gpuMemoryMiB());
+            if (!MigGeometry.supportsMig(g.gpuModel())) continue;
+            for (MigProfile p : MigGeometry.of(g.gpuModel()).profiles()) {
+                if (profileMemory(p, g) >= need && (smallest == null || p.gpuFraction() < smallest.gpuFraction())) smallest = p;
+            }
+        }
+        if (leastMemory == Long.MAX_VALUE) return List.of();
+        String instead = " instead of " + j.gpus() + " whole GPU" + (j.gpus() == 1 ? "" : "s") + " (its runs held at most " + peak + " MiB of a GPU)";
+        PlacementRules sliced = new PlacementRules(j.rules().gpuTypes(), 0, j.rules().gang(), j.rules().topology());
+        List<Candidate> out = new ArrayList<>();
+        if (smallest != null) {
+            SliceRequest mig = new SliceRequest(smallest.name(), 0, 0, j.rules().gpuTypes());
+            out.add(new Candidate("ask for migProfile " + smallest.name() + instead, "perReplica.migProfile",
+                    copy(j, j.gpus(), j.minGpus(), j.contract(), mig, sliced)));
+        }
+        int milli = (int) Math.min(1000, Math.ceil(10.0 * need / leastMemory) * 100);
+        if (milli < 1000) {
+            SliceRequest share = new SliceRequest(null, milli, need, j.rules().gpuTypes());
+            out.add(new Candidate("ask for gpuMilli " + milli + " with memoryMiB " + need + instead, "perReplica.gpuMilli",
+                    copy(j, j.gpus(), j.minGpus(), j.contract(), share, sliced)));
+        }
         return out;
     }
 
@@ -158,7 +202,7 @@ public final class Alternatives {
         return g.gpuMemoryMiB() * p.memorySlices() / MigGeometry.MEMORY_SLICES;
     }
 
-    private static JobState copy(JobState j, int gpus, int minGpus, Contract contract, SliceRequest slice, dev.horizon.allocator.PlacementRules rules) {
+    private static JobState copy(JobState j, int gpus, int minGpus, Contract contract, SliceRequest slice, PlacementRules rules) {
         return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), gpus, minGpus, j.arrivalSeconds(), j.userEstimateSeconds(), contract, slice,
                 rules, j.history(), null);
     }

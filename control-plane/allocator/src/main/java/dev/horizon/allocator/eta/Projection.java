@@ -294,7 +294,7 @@ final class Projection {
         long ran = now - j.running().startSeconds();
         int g = j.running().placement().gpus();
         long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + Math.max(0, ran - j.contract().checkpointCostSeconds()) * g : 0;
-        JobState.RunHistory h = new JobState.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1);
+        JobState.RunHistory h = new JobState.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1, j.history().peakGpuMemoryMiB());
         jobs.put(id, new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, null));
     }
@@ -316,7 +316,8 @@ final class Projection {
 
     private static JobState with(JobState j, JobState.Running running) {
         JobState.RunHistory h = j.running() == null && running != null
-                ? new JobState.RunHistory(j.history().doneGpuSeconds(), j.history().timesStarted() + 1, j.history().timesPreempted()) : j.history();
+                ? new JobState.RunHistory(j.history().doneGpuSeconds(), j.history().timesStarted() + 1, j.history().timesPreempted(),
+                j.history().peakGpuMemoryMiB()) : j.history();
         return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, running);
     }

@@ -20,10 +20,11 @@ public record JobState(String id, String team, JobClass jobClass, double priorit
     /**
      * What the job did before now: GPU-seconds of work done and kept (replica-seconds for fractional work; a resumable
      * job keeps what it ran minus the checkpoint cost at each preemption, one that cannot resume keeps nothing), how
-     * often it started and how often it was preempted.
+     * often it started and how often it was preempted, and the most memory one of its whole GPUs held while it ran, as
+     * the agents measured it (0: never measured; trace jobs and slices are never measured).
      */
-    public record RunHistory(long doneGpuSeconds, int timesStarted, int timesPreempted) {
-        public static final RunHistory NEW = new RunHistory(0, 0, 0);
+    public record RunHistory(long doneGpuSeconds, int timesStarted, int timesPreempted, long peakGpuMemoryMiB) {
+        public static final RunHistory NEW = new RunHistory(0, 0, 0, 0);
     }
 
     /** Where the job runs now, since when, and whether on lent GPUs (fill: never protected). */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.GpuShare;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
@@ -118,6 +119,45 @@ class AlternativesTest {
         assertEquals(jobs, m.jobs());
         assertEquals(nodes, m.nodes());
         assertEquals(List.of(8), m.jobs().stream().filter(JobState::isRunning).map(j -> j.running().placement().gpus()).toList());
+    }
+
+    /** A 1-GPU-per-replica job that ran before and waits again, its run measured at peak MiB of a GPU's memory. */
+    private static JobState measured(String id, long peak) {
+        return new JobState(id, "t", JobClass.TRAINING, 1, 1, 1, NOW - 60, 3600L, TRAINING, null, new PlacementRules(Set.of(), 1, true, null),
+                new JobState.RunHistory(1800, 1, 1, peak), null);
+    }
+
+    @Test
+    void aMeasuredWholeGpuJobIsOfferedASliceWhereItsMemoryFitsAndStartsNowOnAGpuSharedAlready() {
+        // seven H100s busy for an hour with whole-GPU work, the eighth holding a share of half its time and 40,000 MiB
+        JobState whole = job("r", 7, 7, Set.of(), onNode(0, 0, 7));
+        JobState shared = new JobState("s", "t", JobClass.TRAINING, 1, 1, 1, NOW - 600, 3600L, TRAINING, new SliceRequest(null, 500, 40_000, Set.of()), null, null,
+                new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 7, 1, GpuShare.timeSlice(500, 40_000)))), false));
+        ClusterMoment m = moment(List.of(H100), whole, shared, measured("w", 9_000));
+        List<Alternatives.Alternative> alts = of(m, "w");
+        Alternatives.Alternative share = alts.stream().filter(a -> a.field().equals("perReplica.gpuMilli")).findFirst().orElse(null);
+        assertNotNull(share, "a share beside the other one starts it sooner: " + alts);
+        assertEquals(NOW, share.plannedStartAt(), "the shared GPU has half its time and 41,559 MiB left: " + alts);
+        assertEquals("ask for gpuMilli 200 with memoryMiB 9900 instead of 1 whole GPU (its runs held at most 9000 MiB of a GPU)", share.change(),
+                "its peak and a tenth more, and the tenths of a GPU that memory is of 81,559 MiB, rounded up");
+
+        List<Alternatives.Candidate> slices = Alternatives.candidates(m, measured("w", 9_000)).stream().filter(c -> c.job().slice() != null).toList();
+        assertEquals("1g.10gb", slices.get(0).job().slice().migProfile(), "the smallest H100 profile holding 9,900 MiB (an eighth of 81,559 is 10,194): " + slices.get(0).change());
+        assertEquals(0, slices.get(0).job().rules().gpusPerReplica(), "a slice is a GPU's part, not whole GPUs");
+        assertEquals(1, slices.get(0).job().gpus(), "one replica, one slice");
+    }
+
+    @Test
+    void aWholeGpuJobNeverMeasuredOrTooLargeForAnySliceIsOfferedNone() {
+        JobState never = measured("w", 0);
+        assertTrue(Alternatives.candidates(moment(List.of(H100), never), never).stream().noneMatch(c -> c.job().slice() != null), "its memory is unknown");
+        JobState large = measured("w", 80_000);
+        assertTrue(Alternatives.candidates(moment(List.of(H100), large), large).stream().noneMatch(c -> c.job().slice() != null),
+                "80,000 MiB and a tenth more is more than an H100 has");
+        JobState eightPerReplica = new JobState("w", "t", JobClass.TRAINING, 1, 8, 8, NOW, 3600L, TRAINING, null, new PlacementRules(Set.of(), 8, true, null),
+                new JobState.RunHistory(1800, 1, 1, 9_000), null);
+        assertTrue(Alternatives.candidates(moment(List.of(H100), eightPerReplica), eightPerReplica).stream().noneMatch(c -> c.job().slice() != null),
+                "a replica of eight GPUs is not one GPU's part");
     }
 
     @Test

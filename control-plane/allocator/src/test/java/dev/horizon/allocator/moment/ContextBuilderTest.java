@@ -37,7 +37,7 @@ class ContextBuilderTest {
 
     private static JobState job(String id, String team, int gpus, long userEstimate, long done, JobState.Running run) {
         return new JobState(id, team, JobClass.TRAINING, 2, gpus, gpus, 0, userEstimate, TRAINING, null, null,
-                new JobState.RunHistory(done, run == null ? 0 : 1, 0), run);
+                new JobState.RunHistory(done, run == null ? 0 : 1, 0, 0), run);
     }
 
     private ClusterMoment moment(List<NodeState> nodes, List<JobState> jobs, Teams teams, List<ServiceState> services) {

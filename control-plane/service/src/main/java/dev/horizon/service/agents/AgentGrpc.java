@@ -32,7 +32,9 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.inject.Inject;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -109,10 +111,14 @@ public class AgentGrpc implements AgentService {
     private void record(Tokens.Grant grant, TelemetryReport report) {
         String node = registered(own(grant, report.getNodeId()));
         AgentMessages.checkSize(report);
-        if (nodes.telemetry(node, AgentMessages.readings(report.getGpusList()), clock.millis())) {
+        List<NodeStore.Reading> readings = AgentMessages.readings(report.getGpusList());
+        if (nodes.telemetry(node, readings, clock.millis())) {
             LOG.infof("node %s is reporting again", node);
             planner.requestPlan();
         }
+        Map<String, Long> memory = new HashMap<>();
+        readings.forEach(r -> memory.put(r.uuid(), r.memoryUsedMiB()));
+        jobs.measured(node, memory);
         for (HealthEvent e : report.getEventsList()) {
             String event = AgentMessages.describe(e);
             if (nodes.healthEvent(node, e.getGpuUuid(), AgentMessages.healthAfter(e), event)) {

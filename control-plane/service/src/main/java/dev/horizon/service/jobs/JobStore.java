@@ -27,6 +27,8 @@ import java.util.UUID;
 public class JobStore {
     static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
             + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch, done_gpu_seconds";
+    /** What a row is read with: the inserted columns and what plans measure afterwards. */
+    static final String READ = COLUMNS + ", peak_gpu_memory_mib";
 
     @Inject
     Db db;
@@ -109,7 +111,7 @@ public class JobStore {
     public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
         String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
         JobRow row = new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
-                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds);
+                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds, 0);
         db.inTransactionRetrying(c -> {
             importFinished(c, List.of(row), endedAt);
             return null;
@@ -134,11 +136,11 @@ public class JobStore {
     }
 
     public Optional<JobRow> find(String id) {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE id = ?", ps -> ps.setString(1, id), JobStore::row).stream().findFirst();
+        return db.query("SELECT " + READ + " FROM jobs WHERE id = ?", ps -> ps.setString(1, id), JobStore::row).stream().findFirst();
     }
 
     public List<JobRow> list(Filter f) {
-        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM jobs WHERE 1 = 1");
+        StringBuilder sql = new StringBuilder("SELECT " + READ + " FROM jobs WHERE 1 = 1");
         List<String> args = new ArrayList<>();
         if (f.state() != null) {
             sql.append(" AND state = ?");
@@ -181,7 +183,7 @@ public class JobStore {
     public List<JobRow> submittedSince(long sinceMillis, int limit) {
         List<JobRow> out = new ArrayList<>();
         for (JobState state : JobState.values()) {
-            out.addAll(db.query("SELECT " + COLUMNS + " FROM jobs WHERE state = ? AND submitted_at >= ? ORDER BY submitted_at DESC, id DESC LIMIT ?", ps -> {
+            out.addAll(db.query("SELECT " + READ + " FROM jobs WHERE state = ? AND submitted_at >= ? ORDER BY submitted_at DESC, id DESC LIMIT ?", ps -> {
                 ps.setString(1, state.name());
                 ps.setLong(2, sinceMillis);
                 ps.setInt(3, limit);
@@ -192,7 +194,7 @@ public class JobStore {
     }
 
     public List<JobRow> active() {
-        return db.query("SELECT " + COLUMNS + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') ORDER BY submitted_at, id", ps -> { },
+        return db.query("SELECT " + READ + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') ORDER BY submitted_at, id", ps -> { },
                 JobStore::row);
     }
 
@@ -207,7 +209,7 @@ public class JobStore {
      */
     public boolean finish(String id, JobState state, long now) {
         return db.inTransactionRetrying(c -> {
-            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
+            List<JobRow> found = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
                     JobStore::row);
             if (found.isEmpty()) return false;
             JobRow j = found.get(0);
@@ -234,7 +236,7 @@ public class JobStore {
      */
     public boolean evict(String id, Contract contract, long now, String why) {
         return db.inTransaction(c -> {
-            List<JobRow> found = Db.query(c, "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND state = 'RUNNING'", ps -> ps.setString(1, id), JobStore::row);
+            List<JobRow> found = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? AND state = 'RUNNING'", ps -> ps.setString(1, id), JobStore::row);
             if (found.isEmpty()) return false;
             JobRow j = found.get(0);
             PlanWrite w = new PlanWrite(j, JobState.PENDING, null, false, null, "preempted", why, null, null, why, j.doneIfTakenOff(contract, now),
@@ -298,6 +300,61 @@ public class JobStore {
         else ps.setLong(i, v);
     }
 
+    /**
+     * What node's agent just measured, its GPUs' memory in use by UUID: each job running there on whole GPUs is measured
+     * by the most one of its GPUs there holds, kept as its peak where that is more. A slice's GPU is shared, so slices are
+     * never measured. A report carries no time of its own: one taken just before a job started on a GPU that another had
+     * just left counts for the new job (a peak too high only hides a slice that would fit).
+     */
+    public void measured(String node, Map<String, Long> memoryByUuid) {
+        if (memoryByUuid.isEmpty()) return;
+        db.inTransaction(c -> {
+            Map<Integer, Long> byIndex = new HashMap<>();
+            Db.query(c, "SELECT idx, uuid FROM gpus WHERE node = ?", ps -> ps.setString(1, node), rs -> {
+                Long used = memoryByUuid.get(rs.getString(2));
+                if (used != null) byIndex.put(rs.getInt(1), used);
+                return null;
+            });
+            Map<String, Long> peaks = new HashMap<>();
+            String running = "SELECT id, placement, peak_gpu_memory_mib FROM jobs WHERE state = 'RUNNING' AND placement LIKE ?";
+            Db.query(c, running, ps -> ps.setString(1, "%" + node + "[%"), rs -> {
+                long held = wholeGpuMemory(rs.getString(2), node, byIndex);
+                if (held > rs.getLong(3)) peaks.put(rs.getString(1), held);
+                return null;
+            });
+            recordPeaks(c, peaks);
+            return null;
+        });
+    }
+
+    /** The most memory a placement's whole GPUs on node hold; 0 for a placement with a slice anywhere. */
+    private static long wholeGpuMemory(String placement, String node, Map<Integer, Long> byIndex) {
+        long most = 0;
+        for (Placements.Part p : Placements.parts(placement)) {
+            if (p.share() != null) return 0;
+            if (!p.node().equals(node)) continue;
+            for (int g = p.first(); g <= p.last(); g++) most = Math.max(most, byIndex.getOrDefault(g, 0L));
+        }
+        return most;
+    }
+
+    /**
+     * The most GPU memory each running job was measured holding, kept where it is more than the stored peak (a peak only
+     * ever rises; a job that ended meanwhile is not written).
+     */
+    private static void recordPeaks(Connection c, Map<String, Long> peaks) throws SQLException {
+        if (peaks.isEmpty()) return;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET peak_gpu_memory_mib = ? WHERE id = ? AND state = 'RUNNING' AND peak_gpu_memory_mib < ?")) {
+            for (Map.Entry<String, Long> e : peaks.entrySet()) {
+                ps.setLong(1, e.getValue());
+                ps.setString(2, e.getKey());
+                ps.setLong(3, e.getValue());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
     /** Inside the plan's transaction: the placements this leader keeps running are its own from now on (adapters refuse older epochs). */
     public static void confirmRunning(Connection c, long epoch) throws SQLException {
         Db.update(c, "UPDATE jobs SET leader_epoch = ? WHERE state = 'RUNNING' AND leader_epoch < ?", ps -> {
@@ -310,7 +367,7 @@ public class JobStore {
         return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
                 rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
                 nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22));
+                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22), rs.getLong(23));
     }
 
     private static Long nullableLong(ResultSet rs, int column) throws SQLException {

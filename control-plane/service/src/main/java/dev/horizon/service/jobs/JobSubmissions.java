@@ -41,7 +41,7 @@ public class JobSubmissions {
         int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
         JobRow row = new JobRow(UUID.randomUUID().toString(), spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
                 spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
-                clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0);
+                clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0, 0);
         jobs.insert(row);
         planner.requestPlan();
         return row;

@@ -123,7 +123,7 @@ public class MomentReader {
                 holding.put(j.id(), p);
                 run = new JobState.Running(j.startedAt(), p, j.fill());
             }
-            JobState state = state(j, spec, new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions()), run);
+            JobState state = state(j, spec, new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions(), j.peakGpuMemoryMiB()), run);
             (run == null ? waiting : running).add(state);
         }
         running.addAll(waiting);

@@ -122,7 +122,7 @@ class HistoryFill {
     private static JobRow row(String id, Workload.Arrival a, String spec, JobState state, long submitted, Long started, long ended, String placement,
                               long doneGpuSeconds, long epoch) {
         return new JobRow(id, "history-" + id.substring(0, 8), a.team(), a.jobClass(), 1, a.gpus(), a.gpus(), spec, state, submitted * 1000, started,
-                ended, placement, false, null, null, null, null, 0, null, epoch, doneGpuSeconds);
+                ended, placement, false, null, null, null, null, 0, null, epoch, doneGpuSeconds, 0);
     }
 
     /** The hour's fair-share booking: what each team's runs held in it, and what the tree owed each for the GPUs it asked. */

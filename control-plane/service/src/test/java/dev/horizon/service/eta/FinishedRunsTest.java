@@ -37,6 +37,6 @@ class FinishedRunsTest {
 
     private static JobRow row(String id, JobState state, Long endedAt, long doneGpuSeconds) {
         return new JobRow(id, id, "sweep", JobClass.BATCH_INFERENCE, 0, 2, 2, "{}", state, (NOW - 3600) * 1000, NOW - 3000, endedAt, null,
-                false, null, null, null, null, 0, null, 0, doneGpuSeconds);
+                false, null, null, null, null, 0, null, 0, doneGpuSeconds, 0);
     }
 }

@@ -71,7 +71,7 @@ class DurationStatsTest {
     private String ran(String team, long seconds) {
         String id = UUID.randomUUID().toString();
         jobs.insert(new JobRow(id, "d", team, JobClass.TRAINING, 0, 1, 1, "{}", JobState.PENDING, (NOW - seconds) * 1000, null, null, null,
-                false, "submitted", "waiting", null, null, 0, null, 0, 0));
+                false, "submitted", "waiting", null, null, 0, null, 0, 0, 0));
         db.update("UPDATE jobs SET state = 'RUNNING', started_at = ?, placement = 'node-0[0-0]' WHERE id = ?", ps -> {
             ps.setLong(1, NOW - seconds);
             ps.setString(2, id);

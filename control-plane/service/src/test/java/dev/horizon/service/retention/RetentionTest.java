@@ -63,7 +63,7 @@ class RetentionTest {
         String cancelled = UUID.randomUUID().toString();
         long cancelledAt = clock.seconds() - 10;
         jobs.insert(new JobRow(cancelled, "never-ran", "retained", JobClass.DEBUG, 0, 1, 1, "{}", JobState.CANCELLED, cancelledAt * 1000 - 5000,
-                null, null, null, false, null, null, null, null, 0, null, 0, 0));
+                null, null, null, false, null, null, null, null, 0, null, 0, 0, 0));
         db.update("UPDATE jobs SET ended_at = ? WHERE id = ?", ps -> {
             ps.setLong(1, cancelledAt);
             ps.setString(2, cancelled);
