@@ -34,6 +34,7 @@ class FollowerTest {
     @Inject
     Db db;
 
+    private static final int STAND_IN_P50 = 1_234_567;
     private HttpServer leader;
 
     @AfterEach
@@ -82,9 +83,18 @@ class FollowerTest {
 
         as(ADMIN).header("Horizon-Forwarded-By", "another-follower").body(command).post("/api/v1/nodes/gpu-9/commands").then().statusCode(503)
                 .body("error", containsString("the leadership is moving"));
+
+        // a waiting job's band lives in the leader's memory: the follower relays the leader's explanation of it
+        String waiting = Api.submit(ADMIN, Api.job("waits", "follow", "TRAINING", 8));
+        as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=false").then().statusCode(200).body("startP50At", equalTo(STAND_IN_P50));
+        assertEquals("GET /api/v1/jobs/" + waiting + "/explanation?alternatives=false", seen.get("request"));
+        assertEquals("Bearer " + ADMIN, seen.get("authorization"), "the leader checks the caller's token again");
+
         leader.stop(0);
         as(ADMIN).body(command).post("/api/v1/nodes/gpu-9/commands").then().statusCode(503).header("Retry-After", "10")
                 .body("error", containsString("did not answer"));
+        as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation").then().statusCode(200).body("state", equalTo("PENDING"))
+                .body("startP50At", org.hamcrest.Matchers.nullValue());
     }
 
     @Test
@@ -127,7 +137,7 @@ class FollowerTest {
         return before;
     }
 
-    /** Answers every request 201 with a command of its own, and remembers what it got. */
+    /** Answers an explanation 200 with a band of its own, every other request 201 with a command of its own, and remembers what it got. */
     private static HttpServer standInLeader(Map<String, String> seen) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
@@ -135,10 +145,12 @@ class FollowerTest {
             seen.put("body", new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             seen.put("authorization", String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
             seen.put("forwardedBy", String.valueOf(exchange.getRequestHeaders().getFirst("Horizon-Forwarded-By")));
-            byte[] answer = "{\"id\":\"from-the-leader\",\"state\":\"QUEUED\"}".getBytes(StandardCharsets.UTF_8);
+            boolean explanation = exchange.getRequestURI().getPath().endsWith("/explanation");
+            byte[] answer = (explanation ? "{\"state\":\"PENDING\",\"startP50At\":" + STAND_IN_P50 + "}" : "{\"id\":\"from-the-leader\",\"state\":\"QUEUED\"}")
+                    .getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.getResponseHeaders().add("Location", "/api/v1/nodes/gpu-9");
-            exchange.sendResponseHeaders(201, answer.length);
+            if (!explanation) exchange.getResponseHeaders().add("Location", "/api/v1/nodes/gpu-9");
+            exchange.sendResponseHeaders(explanation ? 200 : 201, answer.length);
             exchange.getResponseBody().write(answer);
             exchange.close();
         });

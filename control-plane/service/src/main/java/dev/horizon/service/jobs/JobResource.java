@@ -7,6 +7,8 @@ import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.service.leadership.LeaderForwarding;
+import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
@@ -23,6 +25,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
@@ -73,6 +76,10 @@ public class JobResource {
     PlannedDevices devices;
     @Inject
     StartOutlook outlook;
+    @Inject
+    Leadership leadership;
+    @Inject
+    LeaderForwarding forwarding;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -122,12 +129,27 @@ public class JobResource {
         return JobView.of(j, clock.seconds()).withDevices(devices.of(j)).withBand(outlook.band(j.id()));
     }
 
+    /**
+     * Why the job is where it is. A waiting job's band, alternatives and who is ahead live in the leader's memory: a
+     * follower passes the question on to the leader and relays its answer, and answers itself, without them, only
+     * while no leader answers (an election, or forwarding turned off), so a client behind a load balancer gets the
+     * band from whichever replica it reaches.
+     */
     @GET
     @Path("/{id}/explanation")
-    public Explanation explain(@PathParam("id") String id, @QueryParam("alternatives") String alternatives) {
+    public Response explain(@PathParam("id") String id, @QueryParam("alternatives") String alternatives, @Context UriInfo uri,
+                            @Context HttpHeaders headers) {
         boolean withAlternatives = QueryParams.bool("alternatives", alternatives, true);
         JobRow j = find(id);
         caller.requireSeesTeam(j.team(), "job " + id);
+        if (j.state() == JobState.PENDING && !leadership.leading()) {
+            Response relayed = forwarding.toLeader("a waiting job's start-time band", "GET", uri, headers, null);
+            if (relayed.getStatus() == Response.Status.OK.getStatusCode()) return relayed;
+        }
+        return Response.ok(explanation(j, withAlternatives)).build();
+    }
+
+    private Explanation explanation(JobRow j, boolean withAlternatives) {
         if (j.state() != JobState.PENDING) {
             String reason = switch (j.state()) {
                 case RUNNING -> "running on " + j.placement() + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
