@@ -27,7 +27,6 @@ import dev.horizon.agent.v1.MutinyAgentServiceGrpc.MutinyAgentServiceStub;
 import dev.horizon.agent.v1.RegisterReply;
 import dev.horizon.agent.v1.SetSharing;
 import dev.horizon.agent.v1.TelemetryReport;
-import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.Planner;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -62,8 +61,6 @@ class AgentGrpcTest {
     URL management;
     @Inject
     Planner planner;
-    @Inject
-    JobStore jobStore;
 
     private ManagedChannel channel;
 
@@ -205,7 +202,7 @@ class AgentGrpcTest {
             agent.telemetry(Multi.createFrom().item(TelemetryReport.newBuilder().setNodeId("host-b").addGpus(GpuTelemetry.newBuilder()
                     .setUuid("GPU-host-b-2").setUtilizationPercent(90).setMemoryUsedMib(used)).build())).await().atMost(WAIT);
         }
-        assertEquals(30_000, jobStore.find(wide).orElseThrow().peakGpuMemoryMiB());
+        as(ADMIN).get("/api/v1/jobs/" + wide).then().body("peakGpuMemoryMiB", equalTo(30_000));
         as(ADMIN).delete("/api/v1/jobs/" + wide).then().statusCode(200);
     }
 

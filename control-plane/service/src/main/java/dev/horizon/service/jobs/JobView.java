@@ -14,11 +14,14 @@ import java.util.List;
  * job: the epoch of the leader that placed it or confirmed its placement, which adapters check (fencing). devices, on a
  * running job read alone: the placement's GPUs, MIG instances and shares with their UUIDs and GPU modes. startP50At,
  * startP90At, on a pending job: its start-time band (epoch seconds; absent: no band yet, or beyond the horizon).
+ * peakGpuMemoryMiB, for its own team: the most memory one of its whole GPUs held while it ran, as the agents measured it
+ * (absent: never measured).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(String id, String name, String team, @JsonProperty("class") JobClass jobClass, int priority, int gpus,
                       JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, Boolean fill, String reason,
-                      Long plannedStart, Long startP50At, Long startP90At, int preemptions, Long leaderEpoch, @JsonRawValue String spec, List<PlannedDevice> devices) {
+                      Long plannedStart, Long startP50At, Long startP90At, int preemptions, Long leaderEpoch, @JsonRawValue String spec, List<PlannedDevice> devices,
+                      Long peakGpuMemoryMiB) {
     /**
      * The job as caller may see it: in full for its own team (and admins); for other teams only what the plan must show
      * (id, team, class, GPUs, state, times, placement), without name, spec, source or reason.
@@ -26,26 +29,26 @@ public record JobView(String id, String name, String team, @JsonProperty("class"
     public static JobView visibleTo(Caller caller, JobRow j, long nowSeconds) {
         if (caller.seesTeam(j.team())) return of(j, nowSeconds);
         return new JobView(j.id(), null, j.team(), j.jobClass(), j.priority(), j.gpus(), j.state(), j.submittedAt(), j.startedAt(), j.endedAt(),
-                j.placement(), null, null, j.plannedStart(), null, null, j.preemptions(), null, null, null);
+                j.placement(), null, null, j.plannedStart(), null, null, j.preemptions(), null, null, null, null);
     }
 
     public static JobView of(JobRow j, long nowSeconds) {
         return new JobView(j.id(), j.name(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.state(), j.submittedAt(), j.startedAt(),
                 j.endedAt(), j.placement(), j.state() == JobState.RUNNING ? j.fill() : null, WaitReasons.shown(j.reason(), j.plannedStart(), nowSeconds),
                 j.plannedStart(), null, null, j.preemptions(),
-                j.state() == JobState.RUNNING ? j.leaderEpoch() : null, j.spec(), null);
+                j.state() == JobState.RUNNING ? j.leaderEpoch() : null, j.spec(), null, j.peakGpuMemoryMiB() > 0 ? j.peakGpuMemoryMiB() : null);
     }
 
     /** The view with the devices of a running job's placement, which adapters claim or pin (see PlannedDevices). */
     public JobView withDevices(List<PlannedDevice> planned) {
         return new JobView(id, name, team, jobClass, priority, gpus, state, submittedAt, startedAt, endedAt, placement, fill, reason, plannedStart,
-                startP50At, startP90At, preemptions, leaderEpoch, spec, planned.isEmpty() ? null : planned);
+                startP50At, startP90At, preemptions, leaderEpoch, spec, planned.isEmpty() ? null : planned, peakGpuMemoryMiB);
     }
 
     /** The view of a pending job with its start-time band (null: none yet); other states show none. */
     public JobView withBand(StartOutlook.Band band) {
         if (band == null || state != JobState.PENDING) return this;
         return new JobView(id, name, team, jobClass, priority, gpus, state, submittedAt, startedAt, endedAt, placement, fill, reason, plannedStart,
-                band.p50At(), band.p90At(), preemptions, leaderEpoch, spec, devices);
+                band.p50At(), band.p90At(), preemptions, leaderEpoch, spec, devices, peakGpuMemoryMiB);
     }
 }
