@@ -40,6 +40,7 @@ class FollowerTest {
     @AfterEach
     void leadAgain() throws InterruptedException {
         if (leader != null) leader.stop(0);
+        db.update("DELETE FROM start_bands", ps -> { });
         db.update("UPDATE leader_lease SET expires_at = TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00' WHERE name = 'planner'", ps -> { });
         long deadline = System.nanoTime() + 15_000_000_000L;
         while (leadership.epoch() == 0 && System.nanoTime() < deadline) Thread.sleep(100);
@@ -84,8 +85,11 @@ class FollowerTest {
         as(ADMIN).header("Horizon-Forwarded-By", "another-follower").body(command).post("/api/v1/nodes/gpu-9/commands").then().statusCode(503)
                 .body("error", containsString("the leadership is moving"));
 
-        // a waiting job's band lives in the leader's memory: the follower relays the leader's explanation of it
+        // a waiting job's band: the views show the one the leader saved; the explanation is relayed from the leader
         String waiting = Api.submit(ADMIN, Api.job("waits", "follow", "TRAINING", 8));
+        db.update("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, 2000, 3000, 1000)", ps -> ps.setString(1, waiting));
+        as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(2000)).body("startP90At", equalTo(3000));
+        as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(3000));
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=false").then().statusCode(200).body("startP50At", equalTo(STAND_IN_P50));
         assertEquals("GET /api/v1/jobs/" + waiting + "/explanation?alternatives=false", seen.get("request"));
         assertEquals("Bearer " + ADMIN, seen.get("authorization"), "the leader checks the caller's token again");
@@ -93,8 +97,9 @@ class FollowerTest {
         leader.stop(0);
         as(ADMIN).body(command).post("/api/v1/nodes/gpu-9/commands").then().statusCode(503).header("Retry-After", "10")
                 .body("error", containsString("did not answer"));
+        // no leader answers: the follower answers itself, with the band the leader saved and no alternatives (they re-plan its moment)
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation").then().statusCode(200).body("state", equalTo("PENDING"))
-                .body("startP50At", org.hamcrest.Matchers.nullValue());
+                .body("startP50At", equalTo(2000)).body("alternatives", org.hamcrest.Matchers.empty());
     }
 
     @Test

@@ -11,6 +11,7 @@ import static org.hamcrest.Matchers.containsString;
 
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.service.eta.BandStore;
 import dev.horizon.service.eta.CalibrationStore;
 import dev.horizon.service.eta.StartTimes;
 import dev.horizon.service.jobs.JobStore;
@@ -46,6 +47,8 @@ class StartTimesLiveTest {
     CalibrationStore calibrations;
     @Inject
     JobStore jobStore;
+    @Inject
+    BandStore bandStore;
 
     @BeforeEach
     void aDayLaterWithAnEmptyQueue() {
@@ -98,6 +101,8 @@ class StartTimesLiveTest {
         JsonPath plan = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().jsonPath();
         assertEquals(p50, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP50At"), "the plan's waiting entry carries it too");
         assertEquals(p90, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP90At"));
+        StartTimes.Shown saved = bandStore.load().byJob().get(waiting);
+        assertEquals(new StartTimes.Shown(p50, p90), saved, "saved for the replicas that follow");
         assertNull(e.get("alternatives"), "not asked for");
     }
 

@@ -3,23 +3,51 @@ package dev.horizon.service.eta;
 import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
 import dev.horizon.service.jobs.StartOutlook;
+import dev.horizon.service.leadership.Leadership;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 
-/** The job views' {@link StartOutlook}: bands from {@link StartTimes}, alternatives and who is ahead from {@link WhatWouldHelp}. */
+/**
+ * The job views' {@link StartOutlook}: bands from {@link StartTimes} on the leader that computes them, from the store
+ * on a follower (and on a new leader until its first computation), alternatives and who is ahead from
+ * {@link WhatWouldHelp}.
+ */
 @ApplicationScoped
 public class Outlooks implements StartOutlook {
+    /** How long a follower shows the bands it read from the store before reading them again: a job list asks per job. */
+    static final long STORED_FOR_NANOS = 5_000_000_000L;
+
     @Inject
     StartTimes bands;
     @Inject
+    BandStore stored;
+    @Inject
+    Leadership leadership;
+    @Inject
     WhatWouldHelp help;
+
+    private record Read(StartTimes.Snapshot bands, long atNanos) {
+    }
+
+    private volatile Read read;
 
     @Override
     public Band band(String jobId) {
-        StartTimes.Snapshot s = bands.latest();
+        StartTimes.Snapshot s = latest();
         StartTimes.Shown shown = s.byJob().get(jobId);
         return shown == null ? null : new Band(shown.p50At(), shown.p90At(), s.bandsAt());
+    }
+
+    private StartTimes.Snapshot latest() {
+        StartTimes.Snapshot computed = bands.latest();
+        if (leadership.leading() && computed.bandsAt() != null) return computed;
+        Read r = read;
+        if (r == null || System.nanoTime() - r.atNanos() > STORED_FOR_NANOS) {
+            r = new Read(stored.load(), System.nanoTime());
+            read = r;
+        }
+        return r.bands();
     }
 
     @Override

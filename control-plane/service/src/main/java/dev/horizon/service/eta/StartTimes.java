@@ -43,7 +43,8 @@ import org.jboss.logging.Logger;
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
  * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). What
  * the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from whenever another
- * control plane saved it since (a restart, a new leader); the jobs it follows live in memory only.
+ * control plane saved it since (a restart, a new leader); the jobs it follows live in memory only. The bands are saved
+ * too ({@link BandStore}), for the replicas that follow.
  */
 @ApplicationScoped
 public class StartTimes {
@@ -67,6 +68,8 @@ public class StartTimes {
     JobStore jobs;
     @Inject
     CalibrationStore calibrations;
+    @Inject
+    BandStore stored;
     @ConfigProperty(name = "horizon.eta.enabled", defaultValue = "true")
     boolean enabled;
     @ConfigProperty(name = "horizon.eta.samples")
@@ -156,6 +159,7 @@ public class StartTimes {
     private Snapshot compute(PlannedMoment plan) {
         resumeSaved();
         Snapshot out = bands(plan);
+        stored.save(out);
         calibrations.save(calibrator.learnt(), writer, plan.now());
         savedAt = plan.now();
         return out;
