@@ -37,9 +37,18 @@ public class JobSubmissions {
 
     /** Checks the job against the store, stores it as PENDING (committed before this returns) and asks for a plan. */
     public JobRow submit(JobSpec spec) {
+        return submitAs(spec, UUID.randomUUID().toString());
+    }
+
+    /**
+     * As {@link #submit}, under an id the caller chose: the replay keeps the scenario's ids, because the allocator breaks
+     * ties between equal jobs (same value and arrival, or same start among victims) by id, and the simulator's are the
+     * scenario's. Random ids made the service engine break them otherwise, differently from run to run.
+     */
+    public JobRow submitAs(JobSpec spec, String id) {
         checkAgainstStore(spec);
         int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
-        JobRow row = new JobRow(UUID.randomUUID().toString(), spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
+        JobRow row = new JobRow(id, spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
                 spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
                 clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0, 0);
         jobs.insert(row);

@@ -61,8 +61,6 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
     private final Map<String, Boolean> running = new HashMap<>();
     /** Jobs the service refused at submission (a shape the cluster can never hold): the simulator keeps them waiting. */
     private final Set<String> refused = new HashSet<>();
-    /** The scenario's job ids to the service's. */
-    private final Map<String, String> ids = new HashMap<>();
     /** What each service's agents last reported holding, so an unchanged minute reports nothing. */
     private final Map<String, List<String>> heldReported = new HashMap<>();
     private int stepReported;
@@ -73,7 +71,6 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
         scenario = s;
         running.clear();
         refused.clear();
-        ids.clear();
         heldReported.clear();
         stepReported = 0;
         nodeIndex = new HashMap<>();
@@ -90,7 +87,7 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
     public void arrived(SimJob job, long t) {
         at(t);
         try {
-            ids.put(job.id(), submissions.submit(ScenarioJobs.spec(job, scenario.cluster())).id());
+            submissions.submitAs(ScenarioJobs.spec(job, scenario.cluster()), job.id());
         } catch (ApiException e) {
             refused.add(job.id());
         }
@@ -168,7 +165,7 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
         Cluster cluster = scenario.cluster();
         Set<String> stillRunning = new HashSet<>();
         for (JobRow j : jobs.active()) {
-            String id = j.name();
+            String id = j.id();
             if (j.state() == JobState.RUNNING) {
                 stillRunning.add(id);
                 Boolean wasFill = running.get(id);
@@ -193,6 +190,6 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
     }
 
     private JobRow row(String simId) {
-        return jobs.find(ids.get(simId)).orElseThrow(() -> new IllegalStateException("the replay lost job " + simId));
+        return jobs.find(simId).orElseThrow(() -> new IllegalStateException("the replay lost job " + simId));
     }
 }

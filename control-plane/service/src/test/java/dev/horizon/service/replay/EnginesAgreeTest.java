@@ -59,7 +59,7 @@ class EnginesAgreeTest {
     }
 
     /** Per job, each run as start, end, GPUs and whether it ran as fill. */
-    private static Map<String, List<String>> runs(SimResult r) {
+    static Map<String, List<String>> runs(SimResult r) {
         Map<String, List<String>> out = new TreeMap<>();
         for (Segment s : r.segments()) {
             List<String> runs = out.computeIfAbsent(s.jobId(), k -> new ArrayList<>());
