@@ -4,7 +4,6 @@ import dev.horizon.service.store.Db;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
-import java.sql.Types;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +24,8 @@ public class BandStore {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, ?, ?, ?)")) {
                 for (Map.Entry<String, StartTimes.Shown> e : bands.byJob().entrySet()) {
                     ps.setString(1, e.getKey());
-                    setLong(ps, 2, e.getValue().p50At());
-                    setLong(ps, 3, e.getValue().p90At());
+                    Db.setLong(ps, 2, e.getValue().p50At());
+                    Db.setLong(ps, 3, e.getValue().p90At());
                     ps.setLong(4, bands.bandsAt());
                     ps.addBatch();
                 }
@@ -39,20 +38,10 @@ public class BandStore {
     /** The bands last saved (bandsAt null: none saved, or none of the last plan's waiting jobs had one). */
     public StartTimes.Snapshot load() {
         List<Row> rows = db.query("SELECT job_id, p50_at, p90_at, bands_at FROM start_bands", ps -> { },
-                rs -> new Row(rs.getString(1), nullableLong(rs, 2), nullableLong(rs, 3), rs.getLong(4)));
+                rs -> new Row(rs.getString(1), Db.nullableLong(rs, 2), Db.nullableLong(rs, 3), rs.getLong(4)));
         if (rows.isEmpty()) return StartTimes.Snapshot.NONE;
         Map<String, StartTimes.Shown> byJob = new HashMap<>();
         rows.forEach(r -> byJob.put(r.jobId(), new StartTimes.Shown(r.p50At(), r.p90At())));
         return new StartTimes.Snapshot(rows.get(0).bandsAt(), Map.copyOf(byJob));
-    }
-
-    private static Long nullableLong(java.sql.ResultSet rs, int column) throws java.sql.SQLException {
-        long v = rs.getLong(column);
-        return rs.wasNull() ? null : v;
-    }
-
-    private static void setLong(PreparedStatement ps, int i, Long v) throws java.sql.SQLException {
-        if (v == null) ps.setNull(i, Types.BIGINT);
-        else ps.setLong(i, v);
     }
 }

@@ -130,10 +130,10 @@ public class JobResource {
     }
 
     /**
-     * Why the job is where it is. A waiting job's band, alternatives and who is ahead live in the leader's memory: a
-     * follower passes the question on to the leader and relays its answer, and answers itself, without them, only
-     * while no leader answers (an election, or forwarding turned off), so a client behind a load balancer gets the
-     * band from whichever replica it reaches.
+     * Why the job is where it is. A waiting job's alternatives and who is ahead are re-planned in the leader's memory:
+     * a follower passes the question on to the leader and relays its answer, and answers itself (with the band the
+     * leader saved, without alternatives) only while no leader answers (an election, or forwarding turned off), so a
+     * client behind a load balancer gets them from whichever replica it reaches.
      */
     @GET
     @Path("/{id}/explanation")

@@ -10,7 +10,7 @@ import dev.horizon.api.JobClass;
  * value order of the last plan, plannedStart when that plan expects it to start (epoch seconds); lastPreemption why it was last
  * taken off its GPUs; leaderEpoch the epoch of the leader that placed it or, for a running job, last confirmed its
  * placement; doneGpuSeconds the work it has done and kept over its runs (see run_segments); peakGpuMemoryMiB the most
- * memory one of its whole GPUs held at a plan while it ran, as its agent reported it (0: never measured).
+ * memory one of its whole GPUs held while it ran, as its agents reported it (0: never measured).
  */
 public record JobRow(String id, String name, String team, JobClass jobClass, int priority, int gpus, int minGpus, String spec,
                      JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, boolean fill, String rule,

@@ -89,15 +89,15 @@ public class JobStore {
         ps.setString(8, j.spec());
         ps.setString(9, j.state().name());
         ps.setLong(10, j.submittedAt());
-        setLong(ps, 11, j.startedAt());
-        setLong(ps, 12, j.endedAt());
+        Db.setLong(ps, 11, j.startedAt());
+        Db.setLong(ps, 12, j.endedAt());
         ps.setString(13, j.placement());
         ps.setBoolean(14, j.fill());
         ps.setString(15, j.rule());
         ps.setString(16, j.reason());
         if (j.queueRank() == null) ps.setNull(17, Types.INTEGER);
         else ps.setInt(17, j.queueRank());
-        setLong(ps, 18, j.plannedStart());
+        Db.setLong(ps, 18, j.plannedStart());
         ps.setInt(19, j.preemptions());
         ps.setString(20, j.lastPreemption());
         ps.setLong(21, j.leaderEpoch());
@@ -281,23 +281,18 @@ public class JobStore {
         ps.setString(1, w.state().name());
         ps.setString(2, w.placement());
         ps.setBoolean(3, w.fill());
-        setLong(ps, 4, w.startedAt());
+        Db.setLong(ps, 4, w.startedAt());
         ps.setString(5, w.rule());
         ps.setString(6, w.reason());
         if (w.rank() == null) ps.setNull(7, Types.INTEGER);
         else ps.setInt(7, w.rank());
-        setLong(ps, 8, w.plannedStart());
+        Db.setLong(ps, 8, w.plannedStart());
         ps.setInt(9, w.takesOff() ? 1 : 0);
         ps.setString(10, w.lastPreemption());
         ps.setLong(11, epoch);
         ps.setLong(12, w.doneGpuSeconds());
         ps.setString(13, w.before().id());
         ps.setString(14, w.before().state().name());
-    }
-
-    private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
-        if (v == null) ps.setNull(i, Types.BIGINT);
-        else ps.setLong(i, v);
     }
 
     /**
@@ -365,14 +360,9 @@ public class JobStore {
 
     static JobRow row(ResultSet rs) throws SQLException {
         return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
-                rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), nullableLong(rs, 11),
-                nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22), rs.getLong(23));
-    }
-
-    private static Long nullableLong(ResultSet rs, int column) throws SQLException {
-        long v = rs.getLong(column);
-        return rs.wasNull() ? null : v;
+                rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), Db.nullableLong(rs, 11),
+                Db.nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
+                Db.nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22), rs.getLong(23));
     }
 
     private static Integer nullableInt(ResultSet rs, int column) throws SQLException {

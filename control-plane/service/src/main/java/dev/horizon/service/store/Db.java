@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -34,6 +35,18 @@ public class Db {
 
     public interface Work<T> {
         T run(Connection c) throws SQLException;
+    }
+
+    /** Binds a nullable BIGINT. */
+    public static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.BIGINT);
+        else ps.setLong(i, v);
+    }
+
+    /** Reads a nullable BIGINT. */
+    public static Long nullableLong(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
     }
 
     public String kind() {
