@@ -1,5 +1,6 @@
 package dev.horizon.bench;
 
+import dev.horizon.allocator.eta.DurationDraws;
 import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.RtMinute;
@@ -147,6 +148,11 @@ final class HtmlReport {
             }
         });
         b.append("</table>");
+        o.eta().forEach((name, e) -> b.append(String.format("<p>%s: the %d banded jobs came in %d bursts (one team, class and GPU count, arrivals"
+                + " within %d minutes of one another); a perfectly calibrated band, each burst coming true or late as one, would put this"
+                + " window's P50 coverage within %.2f to %.2f with odds %.2f and its P90 coverage within %.2f to %.2f with odds %.2f.</p>",
+                esc(name), e.jobs(), e.bursts(), DurationDraws.BURST_GAP_SECONDS / 60, EtaCalibration.TARGET_P50.low(), EtaCalibration.TARGET_P50.high(), e.calibratedOddsP50(),
+                EtaCalibration.TARGET_P90.low(), EtaCalibration.TARGET_P90.high(), e.calibratedOddsP90())));
     }
 
     /** Coverage against nominal level, one solid line (calibrated) and one dashed (raw) per policy, over the diagonal. */

@@ -98,6 +98,9 @@ final class ResultsWriter {
         n.put("coverageP90", e.coverageP90());
         n.put("medianAbsErrorSeconds", e.medianAbsErrorSeconds());
         n.put("medianWaitSeconds", e.medianWaitSeconds());
+        n.put("bursts", e.bursts());
+        n.put("calibratedOddsP50", e.calibratedOddsP50());
+        n.put("calibratedOddsP90", e.calibratedOddsP90());
         var levels = n.putArray("byLevel");
         for (int i = 0; i < EtaCalibration.LEVELS.length; i++) {
             levels.addObject().put("level", EtaCalibration.LEVELS[i]).put("coverage", e.coverageByLevel()[i])

@@ -28,12 +28,15 @@ public final class EtaCalibration implements DecisionObserver {
     /** The quantile levels bands are computed and charted at. */
     public static final double[] LEVELS = Calibrator.LEVELS;
     static final int P50 = Calibrator.P50, P90 = Calibrator.P90;
+    /** The targets a window's bands are held to: coverage close to the nominal level, neither below nor far above it. */
+    public static final CalibratedOdds.Target TARGET_P50 = new CalibratedOdds.Target(0.4, 0.6), TARGET_P90 = new CalibratedOdds.Target(0.85, 0.95);
     private final SchedulingPolicy planner;
     private final int samples;
     private final Set<String> arrived = new HashSet<>();
     private final List<JobState> arrivals = new ArrayList<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
+    private final Map<String, JobState> banded = new HashMap<>();
     private final Calibrator calibrator = new Calibrator();
     private boolean plansAhead;
 
@@ -51,10 +54,13 @@ public final class EtaCalibration implements DecisionObserver {
     /**
      * The outcome over n banded jobs: the share that started no later than their startP50At and startP90At, the median
      * absolute error of startP50At, the median wait of those jobs from arrival, and per level of {@link #LEVELS} the share
-     * that started no later than the calibrated and the raw quantile (the calibration chart).
+     * that started no later than the calibrated and the raw quantile (the calibration chart); how many bursts the jobs
+     * came in and the odds that a perfectly calibrated band would put this window's coverage within each target
+     * ({@link CalibratedOdds}).
      */
     public record Report(int jobs, double coverageP50, double coverageP90, double medianAbsErrorSeconds, double medianWaitSeconds,
-                         double[] coverageByLevel, double[] rawCoverageByLevel, List<Row> rows) {
+                         double[] coverageByLevel, double[] rawCoverageByLevel, int bursts, double calibratedOddsP50, double calibratedOddsP90,
+                         List<Row> rows) {
     }
 
     /**
@@ -108,6 +114,7 @@ public final class EtaCalibration implements DecisionObserver {
             StartBands.Band raw = bands.get(id);
             Long[] calibrated = calibrator.shown(id, moment.now(), raw);
             recorded.put(id, new Recorded(id, moment.now(), byId.get(id).arrivalSeconds(), decision.plannedStarts().get(id), raw, calibrated));
+            banded.put(id, byId.get(id));
         }
     }
 
@@ -134,7 +141,26 @@ public final class EtaCalibration implements DecisionObserver {
             Long p50 = r.p50At();
             if (p50 != null && (start != null || p50 < windowEnd)) errors.add((double) Math.abs(seen - p50));
         });
-        return new Report(recorded.size(), byLevel[P50], byLevel[P90], median(errors), median(waits), byLevel, raw, rows);
+        List<List<String>> bursts = CalibratedOdds.bursts(new ArrayList<>(banded.values()));
+        return new Report(recorded.size(), byLevel[P50], byLevel[P90], median(errors), median(waits), byLevel, raw, bursts.size(),
+                CalibratedOdds.of(heldToAccount(bursts, P50, windowEnd), LEVELS[P50], TARGET_P50),
+                CalibratedOdds.of(heldToAccount(bursts, P90, windowEnd), LEVELS[P90], TARGET_P90), rows);
+    }
+
+    /** Per burst, how many of its jobs the calibrated coverage at level i holds to account (as {@link #coverage} counts them). */
+    private List<Integer> heldToAccount(List<List<String>> bursts, int i, long windowEnd) {
+        List<Integer> sizes = new ArrayList<>();
+        for (List<String> burst : bursts) {
+            int n = 0;
+            for (String id : burst) if (known(firstStarts.get(id), recorded.get(id).calibrated()[i], windowEnd)) n++;
+            sizes.add(n);
+        }
+        return sizes;
+    }
+
+    /** A band's quantile q can be held to account: the job started, or q passed before the window ended. */
+    private static boolean known(Long start, Long q, long windowEnd) {
+        return start != null || q != null && q < windowEnd;
     }
 
     private double[] coverage(long windowEnd, BiFunction<Recorded, Integer, Long> quantile) {
@@ -143,7 +169,7 @@ public final class EtaCalibration implements DecisionObserver {
             Long start = firstStarts.get(id);
             for (int i = 0; i < LEVELS.length; i++) {
                 Long q = quantile.apply(r, i);
-                if (start == null && (q == null || q >= windowEnd)) continue;
+                if (!known(start, q, windowEnd)) continue;
                 known[i]++;
                 if (start != null && (q == null || start <= q)) covered[i]++;
             }

@@ -39,6 +39,12 @@ class EtaBenchTest {
             assertTrue(c >= 0 && c <= 1, f + " " + eta);
         }
         assertTrue(eta.path("medianAbsErrorSeconds").asDouble(-1) >= 0 && eta.path("medianWaitSeconds").asDouble(-1) >= 0, eta.toString());
+        int bursts = eta.path("bursts").asInt();
+        assertTrue(bursts >= 1 && bursts <= jobs, "the banded jobs came in at least one burst, at most one each: " + eta);
+        for (String f : new String[] {"calibratedOddsP50", "calibratedOddsP90"}) {
+            double odds = eta.path(f).asDouble(-1);
+            assertTrue(odds >= 0 && odds <= 1, f + " " + eta);
+        }
         JsonNode levels = eta.path("byLevel");
         assertEquals(9, levels.size());
         assertEquals(eta.path("coverageP90").asDouble(), levels.get(8).path("coverage").asDouble(), 1e-12);
@@ -49,6 +55,7 @@ class EtaBenchTest {
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("Start-time bands: calibration"));
         assertTrue(html.contains("nominal level") && html.contains("horizon calibrated") && html.contains("horizon raw"), "the calibration chart");
+        assertTrue(html.contains("banded jobs came in " + bursts + " bursts"), "the odds under the chart");
         List<String> rows = Files.readAllLines(out.resolve("eta.csv"));
         assertTrue(rows.get(0).endsWith(",raw_starts_s"), rows.get(0));
         for (String row : rows.subList(1, rows.size())) {

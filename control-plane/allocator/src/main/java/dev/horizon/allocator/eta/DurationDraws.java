@@ -20,12 +20,12 @@ import java.util.Optional;
  * the window a job's draw comes from is weighed towards how its burst's jobs have run so far, ended or still running
  * ({@link #window}).
  */
-final class DurationDraws {
+public final class DurationDraws {
     /**
      * A burst: jobs of one team and class asking for the same GPUs that arrived within this many seconds of each other
      * (measured from the job drawn for, not chained).
      */
-    static final long BURST_GAP_SECONDS = 600;
+    public static final long BURST_GAP_SECONDS = 600;
     /**
      * How many jobs the team's runs weigh as against a burst's own, in the burst's Kaplan-Meier estimate: with k siblings
      * ended and none running they make a share k / (k + this) of the window, so one short sibling moves the draw, a dozen all
