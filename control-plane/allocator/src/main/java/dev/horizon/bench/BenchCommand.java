@@ -189,8 +189,8 @@ public final class BenchCommand {
         }
         o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s);"
                 + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f%n",
-                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds(), e.bursts(), e.calibratedOddsP50(),
-                e.calibratedOddsP90()));
+                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds(), e.bursts(), e.calibratedP50().within(),
+                e.calibratedP90().within()));
         SimResult horizon = o.results().get("horizon");
         if (best != null) out.println("* best baseline: " + best);
         if (horizon != null && best != null) {

@@ -1,6 +1,7 @@
 package dev.horizon.bench;
 
 import dev.horizon.allocator.eta.DurationDraws;
+import dev.horizon.simulation.CalibratedOdds;
 import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.RtMinute;
@@ -149,10 +150,14 @@ final class HtmlReport {
         });
         b.append("</table>");
         o.eta().forEach((name, e) -> b.append(String.format("<p>%s: the %d banded jobs came in %d bursts (one team, class and GPU count, arrivals"
-                + " within %d minutes of one another); a perfectly calibrated band, each burst coming true or late as one, would put this"
-                + " window's P50 coverage within %.2f to %.2f with odds %.2f and its P90 coverage within %.2f to %.2f with odds %.2f.</p>",
-                esc(name), e.jobs(), e.bursts(), DurationDraws.BURST_GAP_SECONDS / 60, EtaCalibration.TARGET_P50.low(), EtaCalibration.TARGET_P50.high(), e.calibratedOddsP50(),
-                EtaCalibration.TARGET_P90.low(), EtaCalibration.TARGET_P90.high(), e.calibratedOddsP90())));
+                + " within %d minutes of one another). A perfectly calibrated band, each burst coming true or late as one, would put this"
+                + " window's coverage %s and %s.</p>", esc(name), e.jobs(), e.bursts(), DurationDraws.BURST_GAP_SECONDS / 60,
+                odds("P50", EtaCalibration.TARGET_P50, e.calibratedP50()), odds("P90", EtaCalibration.TARGET_P90, e.calibratedP90()))));
+    }
+
+    private static String odds(String level, CalibratedOdds.Target target, CalibratedOdds.Odds odds) {
+        return String.format("at %s within %.2f to %.2f with odds %.2f (below it, too early, %.2f; above it, too late, %.2f)", level, target.low(),
+                target.high(), odds.within(), odds.tooEarly(), odds.tooLate());
     }
 
     /** Coverage against nominal level, one solid line (calibrated) and one dashed (raw) per policy, over the diagonal. */

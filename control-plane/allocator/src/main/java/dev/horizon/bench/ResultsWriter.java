@@ -5,6 +5,7 @@ import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.api.JobJson;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.Audit;
+import dev.horizon.simulation.CalibratedOdds;
 import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.Segment;
 import dev.horizon.simulation.ServiceDemand;
@@ -99,14 +100,20 @@ final class ResultsWriter {
         n.put("medianAbsErrorSeconds", e.medianAbsErrorSeconds());
         n.put("medianWaitSeconds", e.medianWaitSeconds());
         n.put("bursts", e.bursts());
-        n.put("calibratedOddsP50", e.calibratedOddsP50());
-        n.put("calibratedOddsP90", e.calibratedOddsP90());
+        ObjectNode odds = n.putObject("calibratedOdds");
+        oddsJson(odds.putObject("p50"), e.calibratedP50());
+        oddsJson(odds.putObject("p90"), e.calibratedP90());
         var levels = n.putArray("byLevel");
         for (int i = 0; i < EtaCalibration.LEVELS.length; i++) {
             levels.addObject().put("level", EtaCalibration.LEVELS[i]).put("coverage", e.coverageByLevel()[i])
                     .put("rawCoverage", e.rawCoverageByLevel()[i]);
         }
         return n;
+    }
+
+    /** Where a perfectly calibrated band would put the window's coverage against the target: below, within, above. */
+    private static void oddsJson(ObjectNode n, CalibratedOdds.Odds odds) {
+        n.put("tooEarly", odds.tooEarly()).put("within", odds.within()).put("tooLate", odds.tooLate());
     }
 
     private static String starts(StartBands.Band b) {

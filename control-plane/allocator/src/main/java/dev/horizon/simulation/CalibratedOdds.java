@@ -14,7 +14,9 @@ import java.util.Random;
  * bursts' rather than its jobs': a sweep's jobs wait behind the same work and start on time or late together, so a
  * window of two large sweeps is about two coin flips however many jobs it bands. Each burst is taken to come true as one,
  * with odds equal to the level; the share of trials whose coverage lands within the target is the chance a calibrated
- * band meets it on this window. Read a window's coverage against it: a miss where the odds were 0.3 says little.
+ * band meets it on this window, and the shares below and above it how often a calibrated band misses early and late.
+ * Read a window's coverage against them: a miss where the odds were 0.3 says little, misses that lean one way over many
+ * windows say the bands do.
  */
 public final class CalibratedOdds {
     /** Monte Carlo trials per figure: the odds are good to about a hundredth. */
@@ -22,9 +24,6 @@ public final class CalibratedOdds {
 
     /** A coverage target, met within low..high inclusive. */
     public record Target(double low, double high) {
-        boolean holds(double coverage) {
-            return coverage >= low && coverage <= high;
-        }
     }
 
     private CalibratedOdds() {
@@ -54,20 +53,27 @@ public final class CalibratedOdds {
         return bursts;
     }
 
+    /** The shares of trials whose coverage fell below the target (bands too early), within it, and above it (too late). */
+    public record Odds(double tooEarly, double within, double tooLate) {
+        static final Odds NONE = new Odds(Double.NaN, Double.NaN, Double.NaN);
+    }
+
     /**
-     * The chance that coverage at level lands within target when each burst of sizes (its jobs held to account at that
-     * level) comes true as one with odds level; NaN without a job to hold to account. Seeded, so a run repeats.
+     * Where coverage at level lands against target when each burst of sizes (its jobs held to account at that level)
+     * comes true as one with odds level; {@link Odds#NONE} without a job to hold to account. Seeded, so a run repeats.
      */
-    static double of(List<Integer> sizes, double level, Target target) {
+    static Odds of(List<Integer> sizes, double level, Target target) {
         int total = sizes.stream().mapToInt(Integer::intValue).sum();
-        if (total == 0) return Double.NaN;
+        if (total == 0) return Odds.NONE;
         Random random = new Random(1);
-        int within = 0;
+        int below = 0, above = 0;
         for (int t = 0; t < TRIALS; t++) {
             int covered = 0;
             for (int n : sizes) if (random.nextDouble() < level) covered += n;
-            if (target.holds(covered / (double) total)) within++;
+            double coverage = covered / (double) total;
+            if (coverage < target.low()) below++;
+            else if (coverage > target.high()) above++;
         }
-        return within / (double) TRIALS;
+        return new Odds(below / (double) TRIALS, (TRIALS - below - above) / (double) TRIALS, above / (double) TRIALS);
     }
 }

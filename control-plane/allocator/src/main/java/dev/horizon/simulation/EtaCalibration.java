@@ -55,11 +55,11 @@ public final class EtaCalibration implements DecisionObserver {
      * The outcome over n banded jobs: the share that started no later than their startP50At and startP90At, the median
      * absolute error of startP50At, the median wait of those jobs from arrival, and per level of {@link #LEVELS} the share
      * that started no later than the calibrated and the raw quantile (the calibration chart); how many bursts the jobs
-     * came in and the odds that a perfectly calibrated band would put this window's coverage within each target
+     * came in and where a perfectly calibrated band would put this window's coverage against each target
      * ({@link CalibratedOdds}).
      */
     public record Report(int jobs, double coverageP50, double coverageP90, double medianAbsErrorSeconds, double medianWaitSeconds,
-                         double[] coverageByLevel, double[] rawCoverageByLevel, int bursts, double calibratedOddsP50, double calibratedOddsP90,
+                         double[] coverageByLevel, double[] rawCoverageByLevel, int bursts, CalibratedOdds.Odds calibratedP50, CalibratedOdds.Odds calibratedP90,
                          List<Row> rows) {
     }
 

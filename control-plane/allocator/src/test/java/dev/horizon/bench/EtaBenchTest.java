@@ -41,9 +41,11 @@ class EtaBenchTest {
         assertTrue(eta.path("medianAbsErrorSeconds").asDouble(-1) >= 0 && eta.path("medianWaitSeconds").asDouble(-1) >= 0, eta.toString());
         int bursts = eta.path("bursts").asInt();
         assertTrue(bursts >= 1 && bursts <= jobs, "the banded jobs came in at least one burst, at most one each: " + eta);
-        for (String f : new String[] {"calibratedOddsP50", "calibratedOddsP90"}) {
-            double odds = eta.path(f).asDouble(-1);
-            assertTrue(odds >= 0 && odds <= 1, f + " " + eta);
+        for (String level : new String[] {"p50", "p90"}) {
+            JsonNode odds = eta.path("calibratedOdds").path(level);
+            double early = odds.path("tooEarly").asDouble(-1), within = odds.path("within").asDouble(-1), late = odds.path("tooLate").asDouble(-1);
+            assertTrue(early >= 0 && within >= 0 && late >= 0, level + " " + eta);
+            assertEquals(1, early + within + late, 1e-9, "every trial lands below, within or above the target: " + odds);
         }
         JsonNode levels = eta.path("byLevel");
         assertEquals(9, levels.size());

@@ -25,12 +25,15 @@ class CalibratedOddsTest {
 
     @Test
     void oneLargeSweepCanNeverMeetATargetAndManyLoneJobsAlmostAlwaysDo() {
-        double oneSweep = CalibratedOdds.of(List.of(300), 0.9, EtaCalibration.TARGET_P90);
-        assertEquals(0, oneSweep, "300 jobs that start on time or late as one cover 0 or 1, never 0.85 to 0.95");
-        double loneJobs = CalibratedOdds.of(Collections.nCopies(1000, 1), 0.9, EtaCalibration.TARGET_P90);
+        CalibratedOdds.Odds oneSweep = CalibratedOdds.of(List.of(300), 0.9, EtaCalibration.TARGET_P90);
+        assertEquals(0, oneSweep.within(), "300 jobs that start on time or late as one cover 0 or 1, never 0.85 to 0.95");
+        assertTrue(oneSweep.tooLate() > 0.88 && oneSweep.tooLate() < 0.92, "all on time (coverage 1, a band too late) 9 times in 10: " + oneSweep);
+        assertEquals(1, oneSweep.tooEarly() + oneSweep.tooLate(), 1e-12);
+        double loneJobs = CalibratedOdds.of(Collections.nCopies(1000, 1), 0.9, EtaCalibration.TARGET_P90).within();
         assertTrue(loneJobs > 0.99, "1,000 independent jobs at odds 0.9 cover 0.9 give or take 0.01: " + loneJobs);
-        double fewSweeps = CalibratedOdds.of(Collections.nCopies(10, 30), 0.5, EtaCalibration.TARGET_P50);
-        assertTrue(fewSweeps > 0.6 && fewSweeps < 0.7, "10 sweeps at odds 1/2 land on 4, 5 or 6 of 10 with odds 0.66: " + fewSweeps);
-        assertTrue(Double.isNaN(CalibratedOdds.of(List.of(0, 0), 0.5, EtaCalibration.TARGET_P50)), "no job held to account, no odds");
+        CalibratedOdds.Odds fewSweeps = CalibratedOdds.of(Collections.nCopies(10, 30), 0.5, EtaCalibration.TARGET_P50);
+        assertTrue(fewSweeps.within() > 0.6 && fewSweeps.within() < 0.7, "10 sweeps at odds 1/2 land on 4, 5 or 6 of 10 with odds 0.66: " + fewSweeps);
+        assertTrue(Math.abs(fewSweeps.tooEarly() - fewSweeps.tooLate()) < 0.05, "and miss either way alike (0.17 each): " + fewSweeps);
+        assertTrue(Double.isNaN(CalibratedOdds.of(List.of(0, 0), 0.5, EtaCalibration.TARGET_P50).within()), "no job held to account, no odds");
     }
 }
