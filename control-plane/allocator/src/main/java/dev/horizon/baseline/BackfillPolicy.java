@@ -35,7 +35,7 @@ public final class BackfillPolicy extends PeakReservingPolicy {
                 decision.waiting(j.id(), "needs " + j.gpus() + " GPUs but only " + partition + " are outside the inference peak reservation");
                 continue;
             }
-            Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
+            Placement p = DevicePluginSlices.place(j, j.gpus(), ctx.occupancy(), NodeOrder.BEST_FIT, false);
             if (head == null) {
                 if (p != null) {
                     ctx.occupancy().occupy(p);

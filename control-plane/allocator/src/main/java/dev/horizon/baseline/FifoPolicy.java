@@ -37,7 +37,7 @@ public final class FifoPolicy extends PeakReservingPolicy {
                 decision.waiting(j.id(), "behind " + blockedBy + " in the FIFO queue");
                 continue;
             }
-            Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT);
+            Placement p = DevicePluginSlices.place(j, j.gpus(), ctx.occupancy(), NodeOrder.BEST_FIT, false);
             if (p == null) {
                 blockedBy = j.id();
                 decision.waiting(j.id(), "head of the queue: waiting for " + j.gpus() + " GPUs");

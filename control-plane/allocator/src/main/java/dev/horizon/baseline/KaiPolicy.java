@@ -23,7 +23,9 @@ import java.util.Map;
  * every moved job lands again at once), reclaim (a queue below its fair share takes GPUs from queues above theirs,
  * while it stays below them), preempt (a job takes GPUs from lower-priority work of its own queue). The min-runtime
  * plugin protects each job for its contract's minimum runtime from reclaim and preemption. Elastic jobs start on as
- * few as their minimum. Inference is autoscaled ({@link AutoscaledInference}).
+ * few as their minimum. A time-slice share is placed as KAI's gpu-fraction (docs/gpu-sharing: a fraction of one GPU
+ * beside other fractions, without isolation), a MIG profile on the static layout's instances ({@link DevicePluginSlices}).
+ * Inference is autoscaled ({@link AutoscaledInference}).
  */
 public final class KaiPolicy extends AutoscaledInference {
     private final TeamShares shares = new TeamShares();
@@ -92,7 +94,7 @@ public final class KaiPolicy extends AutoscaledInference {
             if (jobs.isEmpty()) byQueue.remove(team);
             Placement p = null;
             for (int width : j.allowedSizes()) {
-                p = ctx.occupancy().findBlock(width, j.rules(), NodeOrder.BEST_FIT);
+                p = DevicePluginSlices.place(j, width, ctx.occupancy(), NodeOrder.BEST_FIT, true);
                 if (p != null) break;
             }
             if (p == null) waiting.add(j);

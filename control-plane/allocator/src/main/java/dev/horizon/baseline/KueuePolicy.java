@@ -94,7 +94,7 @@ public final class KueuePolicy extends AutoscaledInference {
     /** Admission with partial admission: the full width, else the widest allowed size that kube-scheduler can place now. */
     private static Placement admit(PendingJob j, Occupancy occupancy) {
         for (int width : j.allowedSizes()) {
-            Placement p = occupancy.findBlock(width, j.rules(), KUBE_SCHEDULER);
+            Placement p = DevicePluginSlices.place(j, width, occupancy, KUBE_SCHEDULER, false);
             if (p != null) return p;
         }
         return null;

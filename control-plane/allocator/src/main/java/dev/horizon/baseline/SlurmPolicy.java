@@ -63,7 +63,7 @@ public final class SlurmPolicy extends AutoscaledInference {
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : queue) {
             Integer s = plan.startStep().get(j.id());
-            Placement p = s != null && s == 0 ? occupancy.findBlock(j.gpus(), j.rules(), NodeOrder.BEST_FIT) : null;
+            Placement p = s != null && s == 0 ? DevicePluginSlices.place(j, j.gpus(), occupancy, NodeOrder.BEST_FIT, false) : null;
             if (p == null) {
                 notStarted.add(j);
                 decision.waiting(j.id(), s == null ? "no room within the backfill window" : "reserved to start in about " + s * ctx.stepSeconds() / 60 + " min");

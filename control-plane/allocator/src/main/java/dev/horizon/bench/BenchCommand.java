@@ -11,6 +11,7 @@ import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
+import dev.horizon.trace.DemoDayScenario;
 import dev.horizon.trace.ScenarioOptions;
 import dev.horizon.trace.Scenarios;
 import dev.horizon.trace.WideGangsScenario;
@@ -31,7 +32,9 @@ public final class BenchCommand {
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE] [--eta on|off]
                                    [--engine simulator|service] [--db-url jdbc:postgresql://...]
-              S: training-heavy | mixed | philly | fairshare | wide-gangs | path of a scenario file
+              S: training-heavy | mixed | philly | fairshare | wide-gangs | demo-day | path of a scenario file
+              demo-day: the day ./horizon demo replays (--seed N; its cluster, MIG layouts, teams and budgets are fixed): node-h100
+                     8 x H100, node-a100 8 x A100 with GPU 6 as 2 x 3g.40gb and GPU 7 as 7 x 1g.10gb; policies fifo,kai,kueue,slurm,horizon
               wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
@@ -79,9 +82,13 @@ public final class BenchCommand {
                     + " from the control plane: ./horizon bench ... --engine service");
         }
         if (a.has("db-url") && engine == Engine.SIMULATOR) throw new CliArgs.UsageException("--db-url is for --engine service (the store it replays through)");
-        boolean fairShare = "fairshare".equals(a.get("scenario", ""));
+        String scenarioName = a.get("scenario", "");
         boolean simulator = engine == Engine.SIMULATOR;
-        String defaults = !simulator ? "horizon" : fairShare ? "fifo,legacy,quota,kai,kueue,slurm,horizon" : "fifo,backfill,priority,kai,kueue,slurm,horizon";
+        String defaults = !simulator ? "horizon" : switch (scenarioName) {
+            case "fairshare" -> "fifo,legacy,quota,kai,kueue,slurm,horizon";
+            case DemoDayScenario.NAME -> "fifo,kai,kueue,slurm,horizon";
+            default -> "fifo,backfill,priority,kai,kueue,slurm,horizon";
+        };
         List<String> policies = List.of(a.get("policies", defaults).split(","));
         for (String p : policies) {
             if (!BenchPolicies.exists(p)) throw new CliArgs.UsageException("--policies: unknown policy '" + p + "'; use any of " + BenchPolicies.NAMES);

@@ -16,12 +16,12 @@ public final class Metrics {
         double window = scenario.windowSeconds();
         double capacity = scenario.cluster().totalGpus() * window;
         double busy = 0, output = 0, lost = 0, occupied = 0;
-        // utilization counts GPU-time whose work was kept, like the output and the fluid bound:
-        // a run lost to a preemption (or the checkpoint it cost) is reported as lostGpuHours
+        // utilization counts GPU-time held by work that was kept (a slice on a whole GPU holds the GPU); output counts what
+        // the work asked for (the slice); a run lost to a preemption (or the checkpoint it cost) is reported as lostGpuHours
         for (Segment s : segments) {
             if (!s.started()) continue;
-            busy += (double) s.gpus() * s.keptSeconds();
-            occupied += (double) s.gpus() * (s.endSeconds() - s.startSeconds());
+            busy += s.heldGpus() * s.keptSeconds();
+            occupied += s.heldGpus() * (s.endSeconds() - s.startSeconds());
             output += s.weight() * s.gpus() * s.keptSeconds() / 3600.0;
             lost += s.gpus() * (double) (s.endSeconds() - s.startSeconds() - s.keptSeconds()) / 3600.0;
         }
@@ -68,7 +68,7 @@ public final class Metrics {
             if (!s.started()) continue;
             for (long k = s.startSeconds() / step; k < steps && k * step < s.endSeconds(); k++) {
                 long a = Math.max(s.startSeconds(), k * step), b = Math.min(s.endSeconds(), (k + 1) * step);
-                busy[(int) k] += s.gpus() * (double) (b - a);
+                busy[(int) k] += s.heldGpus() * (b - a);
             }
         }
         for (RtMinute r : rt) busy[(int) (r.startSeconds() / step)] += r.servedGpuSeconds();

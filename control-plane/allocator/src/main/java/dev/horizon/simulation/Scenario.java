@@ -1,6 +1,7 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Map;
  * budgets: the fair-share tree (null when the scenario has none; job weights are then their value).
  * migPolicy: the MIG policy of every node (null: GPUs stay unpartitioned and MIG work cannot run).
  * drains: nodes that turn unhealthy during the window (no new work lands there from then on).
+ * startLayouts: MIG layouts GPUs have when the window starts (none: every GPU starts unpartitioned).
  * priorArrivals: jobs submitted over the day before the window (arrivals below 0), drawn as the window's jobs are: what a
  * control plane running before the window saw arrive. None of them runs in the window; the start-time bands' model of
  * expected arrivals reads them, as the service reads the last day of submissions from its store.
@@ -19,13 +21,28 @@ import java.util.Map;
 public record Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps,
                        List<SimJob> jobs, List<ServiceDemand> services, List<SimJob> historyJobs,
                        Map<String, Object> description, BudgetTree budgets, MigPolicy migPolicy, List<NodeDrain> drains,
-                       List<SimJob> priorArrivals) {
+                       List<SimJob> priorArrivals, List<StartLayout> startLayouts) {
 
     public Scenario {
+        startLayouts = startLayouts == null ? List.of() : List.copyOf(startLayouts);
         for (SimJob j : priorArrivals) {
             if (j.arrivalSeconds() >= 0) throw new IllegalArgumentException("prior arrival " + j.id() + " arrives at " + j.arrivalSeconds()
                     + " s: prior arrivals come before the window (below 0)");
         }
+    }
+
+    public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,
+                    List<ServiceDemand> services, List<SimJob> historyJobs, Map<String, Object> description, BudgetTree budgets,
+                    MigPolicy migPolicy, List<NodeDrain> drains, List<SimJob> priorArrivals) {
+        this(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, description, budgets, migPolicy, drains,
+                priorArrivals, List.of());
+    }
+
+    /**
+     * GPU gpu of node (index in the cluster) starts the window partitioned to layout, as an operator set it up: a policy
+     * that cannot re-partition MIG keeps it all window.
+     */
+    public record StartLayout(int node, int gpu, MigLayout layout) {
     }
 
     public Scenario(String name, Cluster cluster, long stepSeconds, int windowSteps, int horizonSteps, List<SimJob> jobs,

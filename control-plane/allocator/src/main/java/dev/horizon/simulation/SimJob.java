@@ -1,5 +1,6 @@
 package dev.horizon.simulation;
 
+import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.api.Contract;
@@ -37,6 +38,15 @@ public record SimJob(String id, String team, JobClass jobClass, double weight, i
     /** GPUs the job holds when it runs, a slice counted by its size (as quota counts it). */
     public double gpuFraction() {
         return slice == null ? gpus : gpus * slice.gpuFraction();
+    }
+
+    /**
+     * GPUs the job asked for on that placement, a slice by its size whatever the placement gave it: a policy that cannot
+     * share puts a 1g.10gb on a whole GPU, and the job is still credited and charged 1/7. Whole-GPU work: the GPUs it got
+     * (an elastic job may run narrower than it asked).
+     */
+    public double askedOn(Placement placement) {
+        return slice == null ? placement.gpus() : placement.gpus() * slice.gpuFraction();
     }
 
     public boolean elastic() {

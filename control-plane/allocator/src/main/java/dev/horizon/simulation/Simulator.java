@@ -94,6 +94,7 @@ public final class Simulator {
         if (scenario.migPolicy() != null) {
             for (int n = 0; n < scenario.cluster().nodes().size(); n++) occupancy.setMigPolicy(n, scenario.migPolicy());
         }
+        scenario.startLayouts().forEach(l -> occupancy.setMigLayout(l.node(), l.gpu(), l.layout()));
         this.ledger = scenario.budgets() == null ? null : new FairShareLedger(scenario.budgets(), FAIR_SHARE_WINDOW_SECONDS);
         scenario.historyJobs().forEach(j -> estimator.observe(j.team(), j.jobClass(), j.trueDurationSeconds()));
         rememberTheLastDaysRuns(scenario.historyJobs());
@@ -186,7 +187,7 @@ public final class Simulator {
         }
         for (SimJob j : pending.values()) {
             if (!firstStart.containsKey(j.id())) {
-                segments.add(new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), -1, -1, j.gpuFraction(), "", 0, false));
+                segments.add(new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), -1, -1, j.gpuFraction(), 0, "", 0, false));
             }
         }
         progress.accept(1.0);
@@ -197,12 +198,12 @@ public final class Simulator {
                 firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rt), stillWaiting, audit.report());
     }
 
-    /** Tells the fair-share ledger what each team runs and asks for from now on. */
+    /** Tells the fair-share ledger what each team runs (charged by what it asked for) and asks for from now on. */
     private void bookFairShare(long t) {
         if (ledger == null) return;
         Map<String, Double> run = new HashMap<>(), asked = new HashMap<>();
         for (Run r : running.values()) {
-            run.merge(r.job().team(), r.placement().gpuFraction(), Double::sum);
+            run.merge(r.job().team(), r.job().askedOn(r.placement()), Double::sum);
             asked.merge(r.job().team(), r.job().gpuFraction(), Double::sum);
         }
         for (SimJob j : pending.values()) asked.merge(j.team(), j.gpuFraction(), Double::sum);
@@ -468,7 +469,7 @@ public final class Simulator {
 
     private Segment segment(Run r, long end, long keptSeconds) {
         SimJob j = r.job();
-        return new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), r.start(), end, r.placement().gpuFraction(),
-                r.placement().describe(scenario.cluster()), keptSeconds, r.fill());
+        return new Segment(j.id(), j.jobClass(), j.team(), j.weight(), j.arrivalSeconds(), r.start(), end, j.askedOn(r.placement()),
+                r.placement().gpuFraction(), r.placement().describe(scenario.cluster()), keptSeconds, r.fill());
     }
 }

@@ -22,7 +22,8 @@ import java.util.Random;
 
 /** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
 public final class Scenarios {
-    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare", WideGangsScenario.NAME);
+    public static final List<String> BUILT_IN = List.of("training-heavy", "mixed", "philly", "fairshare", WideGangsScenario.NAME,
+            DemoDayScenario.NAME);
     private static final double[] WEIGHTS = {1, 2, 4, 8};
     private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
     private static final double INFERENCE_WEIGHT = 4;
@@ -43,6 +44,7 @@ public final class Scenarios {
             case "philly" -> philly(o);
             case "fairshare" -> FairShareScenario.build(o);
             case WideGangsScenario.NAME -> WideGangsScenario.build(o);
+            case DemoDayScenario.NAME -> DemoDayScenario.build(o.seed(), o.traceDir(), DemoDayScenario.AS_TRANSLATED).scenario();
             default -> {
                 Path file = Path.of(name);
                 if (!Files.isRegularFile(file)) {

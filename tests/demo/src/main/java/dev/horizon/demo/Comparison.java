@@ -6,6 +6,7 @@ import dev.horizon.bench.BenchPolicies;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
+import dev.horizon.trace.DemoDayScenario;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,9 +21,9 @@ final class Comparison {
     static final String NAME = "demo-day";
     private static final List<String> POLICIES = List.of("fifo", "kai", "kueue", "slurm", "horizon");
 
-    private final DemoDay day;
+    private final DemoDayScenario.Day day;
 
-    Comparison(DemoDay day) {
+    Comparison(DemoDayScenario.Day day) {
         this.day = day;
     }
 

@@ -3,6 +3,7 @@ package dev.horizon.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.trace.DemoDayScenario;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ import java.util.Map;
 public final class DemoMain {
     private final ControlPlane cp;
     private final String admin;
-    private final DemoDay day;
+    private final DemoDayScenario.Day day;
     private final Runs runs;
     private final Serving serving;
     private final long dayStart;
@@ -31,7 +32,7 @@ public final class DemoMain {
     private int evictions;
     private int plans;
 
-    private DemoMain(ControlPlane cp, String admin, DemoDay day, long dayStart, PrintStream out) {
+    private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out) {
         this.cp = cp;
         this.admin = admin;
         this.day = day;
@@ -88,12 +89,12 @@ public final class DemoMain {
     }
 
     static void run(Options o, PrintStream out) throws IOException, InterruptedException {
-        DemoDay day = DemoDay.build(o.seed(), o.traces());
+        DemoDayScenario.Day day = DemoDayScenario.build(o.seed(), o.traces(), new Workloads());
         out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source());
         ControlPlane cp = new ControlPlane(o.url());
         long now = cp.get("/api/v1/clock", o.token()).get("now").asLong() / 1000;
         // the day begins on the next step boundary, so the plan's 15-minute grid and the day's steps line up
-        long dayStart = (now / DemoDay.STEP_SECONDS + 1) * DemoDay.STEP_SECONDS;
+        long dayStart = (now / DemoDayScenario.STEP_SECONDS + 1) * DemoDayScenario.STEP_SECONDS;
         DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
         demo.setUp();
         demo.replay(o.durationSeconds(), o.speed());
@@ -104,12 +105,12 @@ public final class DemoMain {
     /** Teams (parents first) with their budgets, a submitter token per team, the inference service and its demand history. */
     private void setUp() {
         BudgetTree tree = day.scenario().budgets();
-        for (var b : DemoDay.BUDGETS) {
+        for (var b : DemoDayScenario.BUDGETS) {
             ObjectNode t = ControlPlane.object().put("name", b.name()).put("share", tree.shareOf(b.name()));
             if (b.parent() != null) t.put("parent", b.parent());
             cp.post("/api/v1/teams", t, admin, 201);
         }
-        for (var b : DemoDay.BUDGETS) {
+        for (var b : DemoDayScenario.BUDGETS) {
             ObjectNode token = ControlPlane.object().put("role", "submitter").put("team", b.name()).put("label", "demo: " + b.name());
             submitterOf.put(b.name(), cp.post("/api/v1/tokens", token, admin, 201).get("token").asText());
         }
@@ -129,7 +130,7 @@ public final class DemoMain {
         long wallStart = System.nanoTime();
         List<Serving.Gpu> gpus = Serving.gpus(cp.get("/api/v1/nodes", admin));
         int next = 0;
-        List<DemoDay.Submission> subs = day.submissions();
+        List<DemoDayScenario.Submission> subs = day.submissions();
         for (long t = 0; t <= duration; t += 60) {
             moveClock(t);
             boolean changed = false;
@@ -139,18 +140,18 @@ public final class DemoMain {
                 changed = true;
             }
             for (; next < subs.size() && subs.get(next).job().arrivalSeconds() <= t; next++) {
-                DemoDay.Submission s = subs.get(next);
+                DemoDayScenario.Submission s = subs.get(next);
                 String id = cp.post("/api/v1/jobs", s.spec(), submitterOf.get(s.job().team()), 201).get("id").asText();
                 runs.submitted(s.job(), id);
                 submitted++;
                 changed = true;
             }
             changed |= serve(t, gpus);
-            if (changed || t % DemoDay.STEP_SECONDS == 0) {
+            if (changed || t % DemoDayScenario.STEP_SECONDS == 0) {
                 cp.post("/api/v1/plan", null, admin, 200);
                 plans++;
             }
-            if (t % DemoDay.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
+            if (t % DemoDayScenario.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
             runs.observe(cp.jobs("RUNNING", admin), t);
             status(t);
             pace(wallStart, t, speed);
@@ -162,9 +163,9 @@ public final class DemoMain {
     private boolean serve(long t, List<Serving.Gpu> gpus) {
         int m = (int) (t / 60);
         String name = day.service().service().name();
-        if (t > 0 && t % DemoDay.STEP_SECONDS == 0) {
+        if (t > 0 && t % DemoDayScenario.STEP_SECONDS == 0) {
             ObjectNode step = ControlPlane.object().put("heldGpus", serving.held().size());
-            step.putArray("gpus").add(serving.stepDemand((int) (t / DemoDay.STEP_SECONDS) - 1));
+            step.putArray("gpus").add(serving.stepDemand((int) (t / DemoDayScenario.STEP_SECONDS) - 1));
             cp.post("/api/v1/inference-services/" + name + "/demand", step, admin, 200);
         }
         if (m >= day.service().windowMinutes().length) return false;

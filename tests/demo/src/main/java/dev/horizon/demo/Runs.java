@@ -3,6 +3,7 @@ package dev.horizon.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.Contract;
 import dev.horizon.simulation.SimJob;
+import dev.horizon.trace.DemoDayScenario;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -108,14 +109,14 @@ final class Runs {
     /** Jobs whose first start came within a planning step of the start the plan first gave them. */
     long startedAsPlanned() {
         return byId.values().stream().filter(j -> j.firstStart != null && j.firstPlannedStart != null
-                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDay.STEP_SECONDS).count();
+                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDayScenario.STEP_SECONDS).count();
     }
 
     /** Of those, the ones planned at least a step after they arrived: they waited, and started when the plan said. */
     long waitedThenStartedAsPlanned() {
         return byId.values().stream().filter(j -> j.firstStart != null && j.firstPlannedStart != null
-                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDay.STEP_SECONDS
-                && j.firstPlannedStart - j.truth.arrivalSeconds() >= DemoDay.STEP_SECONDS).count();
+                && Math.abs(j.firstStart - j.firstPlannedStart) <= DemoDayScenario.STEP_SECONDS
+                && j.firstPlannedStart - j.truth.arrivalSeconds() >= DemoDayScenario.STEP_SECONDS).count();
     }
 
     /** The running jobs whose work is done by t. */

@@ -8,6 +8,7 @@ import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.simulation.ServiceDemand;
+import dev.horizon.trace.DemoDayScenario;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -73,8 +74,8 @@ final class Serving {
      */
     Resize minute(int m, long t, List<Gpu> gpus, List<Runs.Job> running) {
         if (m > 0) observed[observedCount++] = demand.windowMinutes()[m - 1];
-        if (t % DemoDay.STEP_SECONDS == 0) heldAtStepStart = held.size();
-        int target = target(t, m == 0 || t < DemoDay.STEP_SECONDS);
+        if (t % DemoDayScenario.STEP_SECONDS == 0) heldAtStepStart = held.size();
+        int target = target(t, m == 0 || t < DemoDayScenario.STEP_SECONDS);
         List<String> before = List.copyOf(held);
         while (held.size() > target) held.remove(before.get(held.size() - 1));
         int fromBatch = 0;
@@ -126,7 +127,7 @@ final class Serving {
             candidates.add(new RunningJob(j.id, j.truth.team(), j.truth.jobClass(), j.truth.weight(), j.run.units(), j.truth.arrivalSeconds(),
                     j.run.start(), j.endsAt(), j.truth.contract(), new Placement(List.of(new Placement.Slice(0, 0, j.run.units()))), j.run.fill()));
         }
-        UnmetDemandCost cost = new UnmetDemandCost(HORIZON.unmetInferencePenalty(), demand.service().weightPerGpuHour(), DemoDay.STEP_SECONDS);
+        UnmetDemandCost cost = new UnmetDemandCost(HORIZON.unmetInferencePenalty(), demand.service().weightPerGpuHour(), DemoDayScenario.STEP_SECONDS);
         return HORIZON.inferenceVictims(candidates, gpusNeeded, t, cost).stream().map(r -> byId.get(r.id())).toList();
     }
 

@@ -10,6 +10,7 @@ import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
+import dev.horizon.trace.DemoDayScenario;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,22 +22,24 @@ import java.util.Map;
  * The day's Kubeflow and Ray jobs as manifests (tests/demo/workloads/*.yaml with the job's fields filled in), turned
  * into job JSON by the adapters' own translation, exactly what their controllers submit to the control plane.
  */
-final class Workloads {
+final class Workloads implements DemoDayScenario.Manifests {
     /** Half a GPU's share of memory: the adapter's default time-slicing policy (./horizon translate ray). */
     private static final int SHARED_GPU_MEMORY_MIB = 81_559;
 
     private final String pytorchJob = template("pytorchjob.yaml");
     private final String rayCluster = template("raycluster.yaml");
-    private final Translator kubeflow = new Translator(new TranslationOptions(TeamRule.defaults(), "default", DemoDay.PRIORITY_CLASSES),
+    private final Translator kubeflow = new Translator(new TranslationOptions(TeamRule.defaults(), "default", DemoDayScenario.PRIORITY_CLASSES),
             new RuntimeCatalog("default"));
     private final KubeRayTranslator ray = new KubeRayTranslator("default", new FractionalGpuPolicy.TimeSlicing(SHARED_GPU_MEMORY_MIB), TeamRule.defaults());
 
-    JobSpec pytorchJob(String name, String team, String priorityClass, int gpusPerPod, int workers, long estimateSeconds) {
+    @Override
+    public JobSpec pytorchJob(String name, String team, String priorityClass, int gpusPerPod, int workers, long estimateSeconds) {
         return only(kubeflow.translate(manifest(pytorchJob, Map.of("name", name, "team", team, "priorityClass", priorityClass,
                 "gpusPerPod", String.valueOf(gpusPerPod), "workers", String.valueOf(workers), "estimateSeconds", String.valueOf(estimateSeconds)))), name);
     }
 
-    JobSpec rayCluster(String name, String team, int actors) {
+    @Override
+    public JobSpec rayCluster(String name, String team, int actors) {
         return only(ray.translate(manifest(rayCluster, Map.of("name", name, "team", team, "actors", String.valueOf(actors)))), name);
     }
 

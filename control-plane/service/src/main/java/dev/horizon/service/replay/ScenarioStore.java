@@ -46,8 +46,8 @@ public class ScenarioStore {
     }
 
     void load(Scenario s) {
-        if (s.migPolicy() != null) {
-            throw new IllegalArgumentException("scenario " + s.name() + " has a MIG policy: MIG layouts are applied by agents, which a replay does not run;"
+        if (s.migPolicy() != null || !s.startLayouts().isEmpty()) {
+            throw new IllegalArgumentException("scenario " + s.name() + " has a MIG policy or MIG layouts: MIG layouts are applied by agents, which a replay does not run;"
                     + " replay it with --engine simulator");
         }
         if (!nodes.all().isEmpty() || !jobs.active().isEmpty()) throw new IllegalStateException("a replay needs an empty store; this one has nodes or jobs");
