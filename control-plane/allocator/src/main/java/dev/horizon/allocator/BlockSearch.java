@@ -24,9 +24,14 @@ final class BlockSearch {
 
     Placement find(int gpus, PlacementRules rules, NodeOrder order, boolean[] allowed) {
         if (gpus < 1) return null;
-        boolean[] ok = eligible(rules, allowed);
+        boolean[] eligible = eligible(rules, allowed);
+        return ModelGroups.place(ModelGroups.models(cluster), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyMasks()),
+                p -> p.slices().stream().mapToInt(Placement.Slice::node));
+    }
+
+    private Placement find(int gpus, PlacementRules rules, NodeOrder order, boolean[] ok, long[] busyNow) {
         return switch (rules.topology()) {
-            case SAME_NODE -> singleNode(gpus, ok, order, o.busyMasks());
+            case SAME_NODE -> singleNode(gpus, ok, order, busyNow);
             case SAME_NVLINK_DOMAIN -> inOneDomain(gpus, rules, order, ok);
             case ANY -> within(gpus, rules, order, ok);
         };

@@ -16,8 +16,11 @@ import java.util.Set;
  * <p>Horizon starts and stops a job as one unit, so a gang never runs in part: all its replicas start in the same
  * decision, and preempting or reclaiming the job takes all of them. {@code gang} adds that an elastic job (minReplicas
  * below replicas) shrinks only by whole replicas; a job without a gang shrinks the same way, since a pod is the unit.
+ *
+ * <p>{@code mixModels}: whether the job's GPUs may be of several models (the job JSON's {@code mixModels}, which needs
+ * {@code gpuTypes} naming them); otherwise all of them are of one model ({@link ModelGroups}).
  */
-public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean gang, Topology topology) {
+public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean gang, Topology topology, boolean mixModels) {
 
     /** Where the nodes of one job may be. */
     public enum Topology {
@@ -44,6 +47,11 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
     /** Any model, today's width rule, all replicas together, any nodes: what trace jobs without a job JSON get. */
     public static final PlacementRules ANY = new PlacementRules(Set.of(), 0, true, Topology.ANY);
 
+    /** All on one GPU model. */
+    public PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean gang, Topology topology) {
+        this(gpuTypes, gpusPerReplica, gang, topology, false);
+    }
+
     public PlacementRules {
         gpuTypes = gpuTypes == null ? Set.of() : Set.copyOf(gpuTypes);
         topology = topology == null ? Topology.ANY : topology;
@@ -55,15 +63,15 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
         var shape = spec.perReplica();
         Set<String> types = shape == null || shape.gpuTypes() == null ? Set.of() : Set.copyOf(shape.gpuTypes());
         int perReplica = shape == null || shape.gpus() == null ? 0 : shape.gpus();
-        return new PlacementRules(types, perReplica, spec.gangOrDefault(), Topology.of(spec.topology()));
+        return new PlacementRules(types, perReplica, spec.gangOrDefault(), Topology.of(spec.topology()), spec.mixModelsOrDefault() && types.size() > 1);
     }
 
     public PlacementRules withGpuTypes(Set<String> types) {
-        return new PlacementRules(types, gpusPerReplica, gang, topology);
+        return new PlacementRules(types, gpusPerReplica, gang, topology, mixModels && types.size() > 1);
     }
 
     public PlacementRules withTopology(Topology t) {
-        return new PlacementRules(gpuTypes, gpusPerReplica, gang, t);
+        return new PlacementRules(gpuTypes, gpusPerReplica, gang, t, mixModels);
     }
 
     /** Whether a GPU of this model may hold the job. */

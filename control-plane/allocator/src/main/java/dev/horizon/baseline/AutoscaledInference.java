@@ -18,7 +18,11 @@ import java.util.Map;
  * started (kube-scheduler's choice, which loses the least work), never work inside its minimum runtime.
  */
 abstract class AutoscaledInference implements SchedulingPolicy {
-    private final HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler();
+    private final HorizontalPodAutoscaler hpa;
+
+    AutoscaledInference(HpaSettings hpa) {
+        this.hpa = new HorizontalPodAutoscaler(hpa);
+    }
 
     static final Comparator<RunningJob> LOWEST_PRIORITY_NEWEST_FIRST = Comparator.comparingDouble(RunningJob::weight)
             .thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()).thenComparing(RunningJob::id);

@@ -30,6 +30,15 @@ import java.util.Map;
 public final class KaiPolicy extends AutoscaledInference {
     private final TeamShares shares = new TeamShares();
 
+    public KaiPolicy() {
+        this(HpaSettings.DEFAULT);
+    }
+
+    /** With the inference autoscaler set as given (the bench calibrates it to a service level, see bench/SloCalibration). */
+    public KaiPolicy(HpaSettings hpa) {
+        super(hpa);
+    }
+
     @Override
     public String name() {
         return "kai";

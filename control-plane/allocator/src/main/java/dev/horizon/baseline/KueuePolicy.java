@@ -31,6 +31,15 @@ import java.util.Set;
 public final class KueuePolicy extends AutoscaledInference {
     private final TeamShares shares = new TeamShares();
 
+    public KueuePolicy() {
+        this(HpaSettings.DEFAULT);
+    }
+
+    /** With the inference autoscaler set as given (the bench calibrates it to a service level, see bench/SloCalibration). */
+    public KueuePolicy(HpaSettings hpa) {
+        super(hpa);
+    }
+
     @Override
     public String name() {
         return "kueue";

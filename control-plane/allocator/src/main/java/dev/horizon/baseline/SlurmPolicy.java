@@ -1,6 +1,7 @@
 package dev.horizon.baseline;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.NodeOrder;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
@@ -36,6 +37,15 @@ public final class SlurmPolicy extends AutoscaledInference {
     private final Map<String, Double> usage = new HashMap<>();
     private final Map<String, Double> runningGpus = new HashMap<>();
     private long usageAt;
+
+    public SlurmPolicy() {
+        this(HpaSettings.DEFAULT);
+    }
+
+    /** With the inference autoscaler set as given (the bench calibrates it to a service level, see bench/SloCalibration). */
+    public SlurmPolicy(HpaSettings hpa) {
+        super(hpa);
+    }
 
     @Override
     public String name() {
@@ -123,7 +133,7 @@ public final class SlurmPolicy extends AutoscaledInference {
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.gpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs, PlanProblem.domains(ctx.cluster()));
+        return new PlanProblem(h, 1.0, sizes, capacity, nodeFree, jobs, PlanProblem.domains(ctx.cluster()), ModelGroups.models(ctx.cluster()));
     }
 
     /** Adds the GPU-seconds each account ran since the last decision and decays all usage by the half-life. */

@@ -31,7 +31,8 @@ public final class BenchCommand {
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE] [--eta on|off]
-                                   [--engine simulator|service] [--db-url jdbc:postgresql://...]
+                                   [--engine simulator|service] [--db-url jdbc:postgresql://...] [--slo-target T]
+                                   [--seeds A..B]
               S: training-heavy | mixed | philly | fairshare | wide-gangs | demo-day | path of a scenario file
               demo-day: the day ./horizon demo replays (--seed N; its cluster, MIG layouts, teams and budgets are fixed): node-h100
                      8 x H100, node-a100 8 x A100 with GPU 6 as 2 x 3g.40gb and GPU 7 as 7 x 1g.10gb; policies fifo,kai,kueue,slurm,horizon
@@ -41,26 +42,36 @@ public final class BenchCommand {
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
                      report how well they came true (results.json "eta" per policy that plans ahead, eta.csv; several times slower)
+              --slo-target T (0.99): before the window each policy's inference knob (the HPA's target utilization and
+                     stabilization for kai, kueue, slurm; Horizon's coverage) is set on the day before the window only, to the
+                     cheapest setting that met T there; the headline compares those runs, the untuned ones follow (simulator engine);
+                     off: every policy as configured, one table
+              --seeds A..B: the window of --seed run once per jitter seed, every arrival moved by up to 10 min either way
+                     (jitter seed 0: as it is); each run's ratios, then every ratio's mean and 95% interval (results.json
+                     ratios.interval95; the other files and tables are of the first run)
               every run is audited against the cluster's rules; any violation fails the bench (exit 1) after writing results
               also: horizon-cpsat (the control plane's full mode: CP-SAT warm-started from the heuristic plan, 0.5 s, once
               every 300 s), horizon-cpsat-every (CP-SAT on every decision), horizon-pooled (node pools planned apart)
               --engine service replays the scenario through the control plane's planning code and store (H2 in a temp dir,
               or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
-            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url");
+            "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url",
+            "slo-target", "seeds");
 
     private BenchCommand() {
     }
 
     /**
-     * The results of one bench run, as written to results.json; engine: what made Horizon's decisions; eta: each
-     * policy's start-time band calibration, where it produces bands.
+     * The results of one bench run, as written to results.json; results: each policy at the service level sloTarget (its
+     * inference knob as calibrated, knobs; a policy without one as it is); untuned: each policy with its default knob;
+     * engine: what made Horizon's decisions; eta: each policy's start-time band calibration, where it produces bands.
      */
     public record Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds, String engine,
-                          Map<String, EtaCalibration.Report> eta) {
-        /** On the simulator, without start-time calibration. */
+                          Map<String, EtaCalibration.Report> eta, double sloTarget, Map<String, SloCalibration.Choice> knobs,
+                          Map<String, SimResult> untuned) {
+        /** On the simulator, without start-time or service-level calibration. */
         public Outcome(Scenario scenario, FluidUpperBound.Bound bound, Map<String, SimResult> results, long reclaimSeconds) {
-            this(scenario, bound, results, reclaimSeconds, Engine.SIMULATOR.name(), Map.of());
+            this(scenario, bound, results, reclaimSeconds, Engine.SIMULATOR.name(), Map.of(), SloCalibration.DEFAULT_TARGET, Map.of(), results);
         }
     }
 
@@ -96,19 +107,36 @@ public final class BenchCommand {
                 throw new CliArgs.UsageException("--policies: the " + engine.name() + " engine runs horizon only; run '" + p + "' with --engine simulator");
             }
         }
-        Outcome outcome = bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, eta(a), err);
+        List<Long> seeds = Repeats.seeds(a);
+        List<Outcome> runs = new ArrayList<>();
+        for (long jitter : seeds == null ? List.of(0L) : seeds) {
+            runs.add(bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, eta(a), sloTarget(a), jitter, err));
+        }
+        Outcome outcome = runs.get(0);
+        ObjectNode intervals = seeds == null ? null : Repeats.intervals(runs);
         Path dir = Path.of(a.get("out", null));
         Files.createDirectories(dir);
-        ResultsWriter.write(outcome, dir);
+        ResultsWriter.write(outcome, dir, intervals);
         printTable(outcome, out);
+        if (seeds != null) Repeats.print(seeds, runs, intervals, out);
         out.println("wrote " + dir.resolve("results.json") + ", schedule.csv, rt.csv, report.html");
-        return auditVerdict(outcome, err);
+        int verdict = 0;
+        for (Outcome o : runs) verdict = Math.max(verdict, auditVerdict(o, err));
+        return verdict;
     }
 
     static boolean eta(CliArgs a) {
         String v = a.get("eta", "off");
         if (!v.equals("on") && !v.equals("off")) throw new CliArgs.UsageException("--eta must be on or off (got '" + v + "')");
         return v.equals("on");
+    }
+
+    /** The --slo-target, or NaN for off (every policy as configured, one table). */
+    static double sloTarget(CliArgs a) {
+        if ("off".equals(a.get("slo-target", ""))) return Double.NaN;
+        double t = a.number("slo-target", SloCalibration.DEFAULT_TARGET);
+        if (!(t > 0 && t <= 1)) throw new CliArgs.UsageException("--slo-target must be in (0, 1] or off (got " + t + "); 0.99 means 99% of service-minutes met");
+        return t;
     }
 
     static long reclaimSeconds(CliArgs a) {
@@ -139,23 +167,28 @@ public final class BenchCommand {
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
-        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, false, err);
+        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, false, SloCalibration.DEFAULT_TARGET, 0, err);
     }
 
     /**
      * Horizon's decisions made by engine; eta: also compute and hold to account the start-time bands (beside the run: the
-     * schedule is the same either way).
+     * schedule is the same either way); sloTarget: the service level each policy's inference knob is calibrated to on
+     * the day before the window (simulator engine; the service engine runs Horizon as the control plane is configured);
+     * jitterSeed: moves the window's arrivals a little ({@link Repeats}; 0: as they are).
      */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine, boolean eta,
-                                PrintStream err) throws IOException {
-        Progress progress = new Progress(err);
-        Scenario scenario = Scenarios.build(scenarioName, options);
+                                double sloTarget, long jitterSeed, PrintStream err) throws IOException {
+        Scenario scenario = Scenarios.build(scenarioName, options).withArrivalJitter(jitterSeed, Repeats.ARRIVAL_JITTER_SECONDS);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
         FluidUpperBound.Bound bound = FluidUpperBound.of(scenario);
-        Map<String, SimResult> results = new LinkedHashMap<>();
+        Map<String, SimResult> results = new LinkedHashMap<>(), untuned = new LinkedHashMap<>();
         Map<String, EtaCalibration.Report> bands = new LinkedHashMap<>();
+        Map<String, SloCalibration.Choice> knobs = new LinkedHashMap<>();
+        Progress progress = new Progress(err);
         for (String name : policies) {
-            SchedulingPolicy policy = name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
+            SloCalibration.Choice knob = engine == Engine.SIMULATOR && !Double.isNaN(sloTarget) ? SloCalibration.calibrate(scenario, name, sloTarget) : null;
+            SchedulingPolicy policy = knob != null ? knob.knob().create() : name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
+            if (knob != null) knobs.put(name, knob);
             SchedulingPolicy bandPlanner = eta ? BenchPolicies.create(name) : null;
             EtaCalibration calibration = eta ? new EtaCalibration(bandPlanner, StartBands.SAMPLES, scenario.priorArrivals()) : null;
             progress.reset();
@@ -165,43 +198,82 @@ public final class BenchCommand {
             EtaCalibration.Report report = calibration == null ? null : calibration.report(scenario.windowSeconds());
             if (report != null) bands.put(name, report);
             for (SchedulingPolicy p : java.util.Arrays.asList(policy, bandPlanner)) if (p instanceof PooledHorizonPolicy pooled) pooled.close();
+            if (knob == null || knob.knob().isDefault()) {
+                untuned.put(name, results.get(name));
+                continue;
+            }
+            progress.reset();
+            untuned.put(name, new Simulator(scenario, BenchPolicies.create(name), reclaimSeconds).run(f -> progress.show(name + " untuned", f)));
         }
-        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name(), bands);
+        return new Outcome(scenario, bound, results, reclaimSeconds, engine.name(), bands, sloTarget, knobs, untuned);
     }
 
     /** The policies by priority-weighted output, highest first. */
     static List<SimResult> byOutput(Outcome o) {
-        List<SimResult> sorted = new ArrayList<>(o.results().values());
+        return byOutput(o.results());
+    }
+
+    static List<SimResult> byOutput(Map<String, SimResult> results) {
+        List<SimResult> sorted = new ArrayList<>(results.values());
         sorted.sort(java.util.Comparator.comparingDouble((SimResult r) -> -r.metrics().priorityWeightedOutput()).thenComparing(SimResult::policy));
         return sorted;
     }
 
     /** The baseline (any policy but Horizon's) with the highest output, or null when none ran. */
     static String bestBaseline(Outcome o) {
-        return byOutput(o).stream().map(SimResult::policy).filter(p -> !p.startsWith("horizon")).findFirst().orElse(null);
+        return bestBaseline(o.results());
     }
 
+    static String bestBaseline(Map<String, SimResult> results) {
+        return byOutput(results).stream().map(SimResult::policy).filter(p -> !p.startsWith("horizon")).findFirst().orElse(null);
+    }
+
+    /**
+     * The headline table (each policy at the equal service level, when knobs were calibrated) with the knob each policy
+     * ran with, then the untuned comparison.
+     */
     static void printTable(Outcome o, PrintStream out) {
+        boolean calibrated = !o.knobs().isEmpty();
+        if (calibrated) {
+            out.printf("at equal service level: each inference knob set on the day before the window to the cheapest setting whose per-minute SLO"
+                    + " there was >= %.3f%n", o.sloTarget());
+        }
+        printTable(o, o.results(), out);
+        o.knobs().forEach((name, c) -> out.printf("%s: inference knob %s; day before: rtSLO %.4f%s, %.1f GPU-h held (of %d settings)%n", name,
+                c.knob().json(), c.dayBeforeRtSloAttainment(), c.metTarget() ? "" : " (no setting met the target: the closest)", c.dayBeforeGpuHours(),
+                c.settingsTried()));
+        PeerRatios equal = PeerRatios.of(o.results(), o.bound().priorityWeightedOutput());
+        if (calibrated && equal != null) {
+            out.printf("equal SLO: horizon %.3fx the best peer (%s), %.3f of the bound%n", equal.horizonOverBestPeer(), equal.bestPeer(), equal.horizonOverBound());
+        }
+        o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s);"
+                + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f%n",
+                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds(), e.bursts(), e.calibratedP50().within(),
+                e.calibratedP90().within()));
+        if (calibrated) {
+            out.println();
+            out.println("untuned (every inference knob at its default):");
+            printTable(o, o.untuned(), out);
+        }
+    }
+
+    private static void printTable(Outcome o, Map<String, SimResult> results, PrintStream out) {
         out.printf("%-20s %11s %10s %7s %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "policy", "utilization", "output", "ofBound", "rtSLO/min",
                 "done", "preempt", "lostGpuH", "wide p50 s", "wide p95 s", "wait p95", "audit", "lat p99ms");
         out.printf("%-20s %11.3f %10.1f %7.3f %8s %6s %8s %8s %10s %10s %9s %6s %9s%n", "bound", o.bound().utilization(),
                 o.bound().priorityWeightedOutput(), 1.0, "1.000", "-", "-", "-", "-", "-", "-", "-", "-");
-        String best = bestBaseline(o);
-        for (SimResult r : byOutput(o)) {
+        String best = bestBaseline(results);
+        for (SimResult r : byOutput(results)) {
             PolicyMetrics m = r.metrics();
             out.printf("%-20s %11.3f %10.1f %7.3f %8.4f %6d %8d %8.1f %10.0f %10.0f %9.0f %6d %9.2f%n", r.policy() + (r.policy().equals(best) ? "*" : ""),
                     m.utilization(), m.priorityWeightedOutput(), m.priorityWeightedOutput() / o.bound().priorityWeightedOutput(), m.rtSloAttainment(),
                     m.jobsCompleted(), m.preemptions(), m.lostGpuHours(), m.wideJobWaitSeconds().p50(), m.wideJobWaitSeconds().p95(),
                     m.waitSeconds().p95(), r.audit().violations(), m.decisionLatencyMs().p99());
         }
-        o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s);"
-                + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f%n",
-                name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds(), e.bursts(), e.calibratedP50().within(),
-                e.calibratedP90().within()));
-        SimResult horizon = o.results().get("horizon");
+        SimResult horizon = results.get("horizon");
         if (best != null) out.println("* best baseline: " + best);
         if (horizon != null && best != null) {
-            PolicyMetrics h = horizon.metrics(), b = o.results().get(best).metrics();
+            PolicyMetrics h = horizon.metrics(), b = results.get(best).metrics();
             out.printf("horizon: output %.3fx of the best baseline (%s), %.3f of the bound; rtSLO per minute %.4f vs %.4f%n",
                     h.priorityWeightedOutput() / b.priorityWeightedOutput(), best, h.priorityWeightedOutput() / o.bound().priorityWeightedOutput(),
                     h.rtSloAttainment(), b.rtSloAttainment());

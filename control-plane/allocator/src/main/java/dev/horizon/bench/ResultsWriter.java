@@ -21,11 +21,18 @@ final class ResultsWriter {
     }
 
     static void write(BenchCommand.Outcome o, Path dir) throws IOException {
+        write(o, dir, null);
+    }
+
+    /** interval95: each ratio's mean and interval over jittered repeats (null: one run). */
+    static void write(BenchCommand.Outcome o, Path dir, ObjectNode interval95) throws IOException {
         ObjectNode root = JobJson.mapper().createObjectNode();
         ObjectNode scenario = JobJson.mapper().valueToTree(o.scenario().description());
         scenario.put("rtSloResolutionSeconds", ServiceDemand.SECONDS_PER_MINUTE);
         scenario.put("reclaimSeconds", o.reclaimSeconds());
         scenario.put("engine", o.engine());
+        if (Double.isNaN(o.sloTarget())) scenario.put("sloTarget", "off");
+        else scenario.put("sloTarget", o.sloTarget());
         root.set("scenario", scenario);
         ObjectNode bound = root.putObject("upperBound");
         bound.put("priorityWeightedOutput", o.bound().priorityWeightedOutput());
@@ -36,8 +43,25 @@ final class ResultsWriter {
             m.set("audit", auditJson(r.audit()));
             EtaCalibration.Report eta = o.eta().get(name);
             if (eta != null) m.set("eta", etaJson(eta));
+            SloCalibration.Choice knob = o.knobs().get(name);
+            if (knob != null) {
+                m.set("inferenceKnob", knob.knob().json());
+                m.putObject("dayBefore").put("rtSloAttainment", knob.dayBeforeRtSloAttainment()).put("inferenceGpuHours", knob.dayBeforeGpuHours())
+                        .put("metSloTarget", knob.metTarget()).put("settingsTried", knob.settingsTried());
+            } else {
+                m.putNull("inferenceKnob");
+                m.putNull("dayBefore");
+            }
+            // the same run as the headline where the policy has no knob or its calibrated knob is its default
+            m.set("untuned", BenchCommand.metricsJson(o.untuned().getOrDefault(name, r).metrics()));
             policies.set(name, m);
         });
+        ObjectNode ratios = root.putObject("ratios");
+        PeerRatios equal = PeerRatios.of(o.results(), o.bound().priorityWeightedOutput());
+        PeerRatios untuned = PeerRatios.of(o.untuned(), o.bound().priorityWeightedOutput());
+        if (equal != null && !o.knobs().isEmpty()) ratios.set("equalSlo", equal.json());
+        if (untuned != null) ratios.set("untuned", untuned.json());
+        if (interval95 != null) ratios.set("interval95", interval95);
         JobJson.mapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("results.json").toFile(), root);
 
         try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("schedule.csv"))) {

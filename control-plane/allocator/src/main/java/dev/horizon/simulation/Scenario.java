@@ -75,6 +75,22 @@ public record Scenario(String name, Cluster cluster, long stepSeconds, int windo
         return stepSeconds * windowSteps;
     }
 
+    /**
+     * The same window with every job's arrival moved by up to maxShiftSeconds either way (uniform, drawn from seed alone,
+     * kept inside the window): a repeat that one decision's luck cannot carry. Seed 0 is the window as it is.
+     */
+    public Scenario withArrivalJitter(long seed, long maxShiftSeconds) {
+        if (seed == 0) return this;
+        java.util.Random rng = new java.util.Random(seed);
+        List<SimJob> moved = new java.util.ArrayList<>(jobs.size());
+        for (SimJob j : jobs) {
+            long shift = (long) Math.floor((rng.nextDouble() * 2 - 1) * maxShiftSeconds);
+            moved.add(j.arrivingAt(Math.max(0, Math.min(windowSeconds() - 1, j.arrivalSeconds() + shift))));
+        }
+        return new Scenario(name, cluster, stepSeconds, windowSteps, horizonSteps, moved, services, historyJobs, description, budgets, migPolicy,
+                drains, priorArrivals, startLayouts);
+    }
+
     /** Minutes in the window: inference is scored per minute. */
     public int windowMinutes() {
         return (int) (windowSeconds() / ServiceDemand.SECONDS_PER_MINUTE);

@@ -49,6 +49,11 @@ public record SimJob(String id, String team, JobClass jobClass, double weight, i
         return slice == null ? placement.gpus() : placement.gpus() * slice.gpuFraction();
     }
 
+    /** The same job, arriving at t instead. */
+    public SimJob arrivingAt(long t) {
+        return new SimJob(id, team, jobClass, weight, gpus, minGpus, t, trueDurationSeconds, userEstimateSeconds, contract, slice, rules);
+    }
+
     public boolean elastic() {
         return minGpus < gpus;
     }

@@ -16,13 +16,13 @@ class HorizontalPodAutoscalerTest {
 
     @Test
     void scalesUpAtOnceToTheTargetUtilization() {
-        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler();
+        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler(HpaSettings.DEFAULT);
         assertEquals(6, hpa.replicas("svc", view(2, 4.0), 0), "4 GPUs busy at a 0.7 target need ceil(4 / 0.7) = 6");
     }
 
     @Test
     void scalesDownOnlyOnceTheStabilizationWindowHasPassed() {
-        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler();
+        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler(HpaSettings.DEFAULT);
         assertEquals(6, hpa.replicas("svc", view(2, 4.0), 0));
         for (long t = 60; t <= 300; t += 60) assertEquals(6, hpa.replicas("svc", view(6, 0.5), t), "t=" + t + ": within 300 s of the 6");
         assertEquals(1, hpa.replicas("svc", view(6, 0.5), 360), "every recommendation of the last 300 s is 1");
@@ -30,8 +30,8 @@ class HorizontalPodAutoscalerTest {
 
     @Test
     void keepsItsSizeInsideTheTolerance() {
-        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler();
+        HorizontalPodAutoscaler hpa = new HorizontalPodAutoscaler(HpaSettings.DEFAULT);
         assertEquals(10, hpa.replicas("svc", view(10, 7.3), 0), "7.3 / 10 / 0.7 = 1.04 is within 0.1 of 1");
-        assertEquals(12, new HorizontalPodAutoscaler().replicas("svc", view(10, 7.8), 0), "7.8 / 10 / 0.7 = 1.11 scales to ceil(11.1)");
+        assertEquals(12, new HorizontalPodAutoscaler(HpaSettings.DEFAULT).replicas("svc", view(10, 7.8), 0), "7.8 / 10 / 0.7 = 1.11 scales to ceil(11.1)");
     }
 }

@@ -19,9 +19,24 @@ public record JobSpec(
         String topology,
         Long durationEstimateSeconds,
         Contract contract,
-        JobSource source) {
+        JobSource source,
+        Boolean mixModels) {
 
     public static final List<String> TOPOLOGIES = List.of("any", "same-node", "same-nvlink-domain");
+
+    /** Without mixModels: the replicas of a job all land on one GPU model. */
+    public JobSpec(String name, String team, JobClass jobClass, Integer priority, Integer replicas, Integer minReplicas, GpuShape perReplica,
+                   Boolean gang, String topology, Long durationEstimateSeconds, Contract contract, JobSource source) {
+        this(name, team, jobClass, priority, replicas, minReplicas, perReplica, gang, topology, durationEstimateSeconds, contract, source, null);
+    }
+
+    /**
+     * Whether the job's replicas may run on different GPU models: only when the user says so and lists the models in
+     * perReplica.gpuTypes; by default every replica lands on one model (a gang runs at its slowest member's pace).
+     */
+    public boolean mixModelsOrDefault() {
+        return mixModels != null && mixModels;
+    }
 
     /** Replicas after defaults (1). */
     public int replicaCount() {
@@ -77,6 +92,10 @@ public record JobSpec(
             errors.add("replicas x perReplica.gpus is " + (long) replicaCount() * perReplica.gpus() + " GPUs; the limit is " + Limits.GPUS_PER_JOB);
         }
         if (topology != null && !TOPOLOGIES.contains(topology)) errors.add("topology " + Limits.quote(topology) + " is not one of " + TOPOLOGIES);
+        if (mixModelsOrDefault() && (perReplica == null || perReplica.gpuTypes() == null || perReplica.gpuTypes().stream().distinct().count() < 2)) {
+            errors.add("mixModels: true lets replicas run on different GPU models, so perReplica.gpuTypes must name two or more;"
+                    + " list the models the job may mix, or leave mixModels out to keep every replica on one model");
+        }
         if (durationEstimateSeconds != null && (durationEstimateSeconds < 1 || durationEstimateSeconds > Limits.DURATION_SECONDS)) {
             errors.add("durationEstimateSeconds must be between 1 and " + Limits.DURATION_SECONDS + " (a year) in seconds; got " + durationEstimateSeconds);
         }

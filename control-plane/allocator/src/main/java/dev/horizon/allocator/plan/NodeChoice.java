@@ -1,5 +1,6 @@
 package dev.horizon.allocator.plan;
 
+import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.PlacementRules;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,10 +17,15 @@ public final class NodeChoice {
     private NodeChoice() {
     }
 
-    /** {node, GPUs} slices for the job, or null when the free GPUs cannot hold it. */
+    /** {node, GPUs} slices for the job, or null when the free GPUs cannot hold it: on one GPU model unless it may mix them. */
     public static int[][] choose(PlanProblem p, PlanProblem.Job job, int[] free) {
-        boolean[] ok = new boolean[free.length];
-        for (int n = 0; n < ok.length; n++) ok[n] = job.allows(n);
+        boolean[] allowed = new boolean[free.length];
+        for (int n = 0; n < allowed.length; n++) allowed[n] = job.allows(n);
+        return ModelGroups.place(p.nodeModels(), allowed, allowed.length, job.rules().mixModels(), ok -> choose(p, job, free, ok),
+                slices -> java.util.Arrays.stream(slices).mapToInt(s -> s[0]));
+    }
+
+    private static int[][] choose(PlanProblem p, PlanProblem.Job job, int[] free, boolean[] ok) {
         if (job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN) return within(p, job, free, ok);
         // the fullest domain that can hold it, as BlockSearch packs
         Map<Integer, boolean[]> domains = new LinkedHashMap<>();

@@ -10,13 +10,19 @@ import java.util.List;
  * The GPU x timestep grid a planner fills. capacity[t]: GPUs that protected work may still use in
  * step t (the cluster minus the inference reservation minus inherited running work). nodeFree[n][t]:
  * GPUs of node n free in step t. nodeDomains[n]: the NVLink domain of node n, as an index (null: each
- * node is a domain of its own). Jobs are in the order the heuristic takes them (value first).
+ * node is a domain of its own). nodeModels[n]: the GPU model of node n (null: one model everywhere). Jobs are in the order
+ * the heuristic takes them (value first).
  */
 public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree,
-                          List<Job> jobs, int[] nodeDomains) {
+                          List<Job> jobs, int[] nodeDomains, String[] nodeModels) {
 
     public PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree, List<Job> jobs) {
         this(horizonSteps, decayPerStep, nodeSizes, capacity, nodeFree, jobs, null);
+    }
+
+    /** Every node of one GPU model. */
+    public PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree, List<Job> jobs, int[] nodeDomains) {
+        this(horizonSteps, decayPerStep, nodeSizes, capacity, nodeFree, jobs, nodeDomains, null);
     }
 
     /**

@@ -39,28 +39,39 @@ public final class HorizonPolicy implements SchedulingPolicy {
     /** Value order: weight first, then first come first served. */
     public static final Comparator<PendingJob> VALUE_ORDER = Ranking.VALUE_ORDER;
     /** Covers 99.8% of the minutes it has seen: the per-minute SLO at least as high as an HPA's, at a few GPUs' cost. */
-    static final BurstMargin INFERENCE_SIZING = new BurstMargin(0.998);
+    public static final double DEFAULT_INFERENCE_COVERAGE = 0.998;
 
     private final double unmetInferencePenalty;
+    private final BurstMargin inferenceSizing;
     private final Allocate allocate;
     private final String name;
 
     public HorizonPolicy() {
-        this("horizon", 0.99, 8.0, new HeuristicPlanner()::plan);
+        this(DEFAULT_INFERENCE_COVERAGE);
+    }
+
+    /** Inference sized to cover that share of the minutes it has seen (the bench calibrates it to a service level). */
+    public HorizonPolicy(double inferenceCoverage) {
+        this("horizon", 0.99, 8.0, new HeuristicPlanner()::plan, inferenceCoverage);
+    }
+
+    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner) {
+        this(name, decayPerStep, unmetInferencePenalty, planner, DEFAULT_INFERENCE_COVERAGE);
     }
 
     /**
      * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the
      * horizon); unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation
-     * reward, 5 to 10 as in Dharma's model.
+     * reward, 5 to 10 as in Dharma's model; inferenceCoverage: the share of observed minutes inference is sized to cover.
      */
-    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner) {
+    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner, double inferenceCoverage) {
         if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
         if (unmetInferencePenalty < 5 || unmetInferencePenalty > 10) {
             throw new IllegalArgumentException("unmetInferencePenalty must be between 5 and 10 (Dharma's range): " + unmetInferencePenalty);
         }
         this.name = name;
         this.unmetInferencePenalty = unmetInferencePenalty;
+        this.inferenceSizing = new BurstMargin(inferenceCoverage);
         this.allocate = new Allocate(decayPerStep, planner);
     }
 
@@ -88,13 +99,13 @@ public final class HorizonPolicy implements SchedulingPolicy {
 
     /**
      * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of its last minutes plus the
-     * added GPUs or the factor that covered 99.8% of its minutes over the last day, whichever held fewer); the rest of
+     * added GPUs or the factor that covered its coverage, 99.8% by default, of its minutes over the last day, whichever held fewer); the rest of
      * its reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
      */
     @Override
     public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {
         Map<String, Integer> out = new LinkedHashMap<>();
-        services.forEach((service, view) -> out.put(service, INFERENCE_SIZING.gpus(view.observedMinutes())));
+        services.forEach((service, view) -> out.put(service, inferenceSizing.gpus(view.observedMinutes())));
         return out;
     }
 

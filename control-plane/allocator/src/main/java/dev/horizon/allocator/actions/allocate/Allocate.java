@@ -2,6 +2,7 @@ package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
@@ -100,7 +101,8 @@ public final class Allocate {
             PlacementRules rules = j.slice() == null ? j.rules() : PlacementRules.ANY.withTopology(j.rules().topology());
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
-        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()));
+        return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()),
+                ModelGroups.models(ctx.cluster()));
     }
 
     /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */

@@ -1,0 +1,58 @@
+package dev.horizon.allocator;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.IntStream;
+
+/**
+ * One GPU model per job: a job's GPUs are all of one model unless it may mix them (the job JSON's mixModels, with
+ * gpuTypes naming the models). A placement search runs on the allowed nodes as usual; where what it found spans models,
+ * it runs again on the nodes of one model at a time, the fastest model first, and the first that holds the job wins (or
+ * none, and the job waits): a gang never runs at its slowest member's pace, and never on a slower model than one that
+ * could take it whole now (on the planning grid: at that step). The one place this rule lives: every start
+ * (BlockSearch, under Occupancy.findBlock) and the planning grid (NodeChoice) place through it, in both engines.
+ */
+public final class ModelGroups {
+    /** Training speed, fastest first, of the models clusters carry; a model not listed ranks after these, by name. */
+    private static final List<String> FASTEST_FIRST = List.of("B200", "H200", "H100", "H800", "A100", "A800", "L40S", "L40", "A40", "A10", "V100", "T4");
+
+    private ModelGroups() {
+    }
+
+    /**
+     * What search finds on the allowed nodes (null: all), kept to one model: nodeModels[n] is node n's GPU model (null:
+     * one model everywhere), nodesOf the nodes a placement uses.
+     */
+    public static <P> P place(String[] nodeModels, boolean[] allowed, int nodes, boolean mixModels, Function<boolean[], P> search,
+                              Function<P, IntStream> nodesOf) {
+        P any = search.apply(allowed);
+        if (any == null || mixModels || nodeModels == null || nodesOf.apply(any).mapToObj(n -> nodeModels[n]).distinct().count() <= 1) return any;
+        Map<String, boolean[]> byModel = new LinkedHashMap<>();
+        for (int n = 0; n < nodes; n++) {
+            if (allowed == null || allowed[n]) byModel.computeIfAbsent(nodeModels[n], m -> new boolean[nodes])[n] = true;
+        }
+        List<String> models = new ArrayList<>(byModel.keySet());
+        models.sort(Comparator.comparingInt(ModelGroups::rank).thenComparing(m -> m));
+        for (String m : models) {
+            P one = search.apply(byModel.get(m));
+            if (one != null) return one;
+        }
+        return null;
+    }
+
+    /** Each node's GPU model, by node index. */
+    public static String[] models(Cluster cluster) {
+        return cluster.nodes().stream().map(GpuNode::gpuModel).toArray(String[]::new);
+    }
+
+    private static int rank(String model) {
+        String upper = model.toUpperCase(Locale.ROOT);
+        for (int i = 0; i < FASTEST_FIRST.size(); i++) if (upper.startsWith(FASTEST_FIRST.get(i))) return i;
+        return FASTEST_FIRST.size();
+    }
+}
