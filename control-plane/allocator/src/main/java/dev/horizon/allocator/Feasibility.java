@@ -66,7 +66,19 @@ public final class Feasibility {
             problems.add("topology: same-nvlink-domain needs " + what + " inside one NVLink domain; the most one domain could hold is "
                     + Collections.max(byDomain.values()) + " (domains " + byDomain + "); ask for fewer replicas or topology any");
         }
+        int oneModel = mostOfOneModel(cluster, byNode);
+        if (problems.isEmpty() && !rules.mixModels() && minGpus > oneModel) {
+            problems.add("replicas: " + what + " is more than the " + oneModel + " any one GPU model could ever give it (" + models(cluster, rules, slice)
+                    + "); a job's GPUs are all of one model unless it sets mixModels: true with perReplica.gpuTypes naming the models");
+        }
         return problems;
+    }
+
+    /** The most one GPU model's nodes could hold of the job (byNode: what each node could hold, by name). */
+    private static int mostOfOneModel(Cluster cluster, Map<String, Integer> byNode) {
+        Map<String, Integer> byModel = new LinkedHashMap<>();
+        for (GpuNode n : cluster.nodes()) byModel.merge(n.gpuModel(), byNode.getOrDefault(n.name(), 0), Integer::sum);
+        return Collections.max(byModel.values());
     }
 
     private static List<String> absentTypes(PlacementRules rules, Cluster cluster) {

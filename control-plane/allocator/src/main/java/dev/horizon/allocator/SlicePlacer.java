@@ -63,7 +63,10 @@ public final class SlicePlacer {
                 trial.occupy(new Placement(List.of(s)));
                 slices.add(s);
             }
-            if (slices.size() == j.gpus()) return new Outcome(new Placement(slices), null, null, false);
+            if (slices.size() == j.gpus()) {
+                Placement oneModel = oneModel(occupancy, j, freshGpus, group);
+                if (oneModel != null) return new Outcome(oneModel, null, null, false);
+            }
         }
         String what = j.gpus() + " x " + (r.isMig() ? r.migProfile() : r.milli() + " milli-GPU with " + r.memoryMiB() + " MiB");
         // replicas that must stay together wait for instances for all of them in one place
@@ -80,6 +83,22 @@ public final class SlicePlacer {
         }
         return new Outcome(null, null, "no GPU has room for " + what + (freshGpus ? "" : " beside work it already holds")
                 + (r.isMig() ? " in its current MIG layout, and no idle GPU may be re-partitioned for it" : ""), false);
+    }
+
+    /** Slices for every replica of j inside group (null: any node), on one GPU model unless j may mix them ({@link ModelGroups}), or null. */
+    private Placement oneModel(Occupancy occupancy, PendingJob j, boolean freshGpus, boolean[] group) {
+        Cluster cluster = occupancy.cluster();
+        return ModelGroups.place(ModelGroups.models(cluster), group, cluster.nodes().size(), j.rules().mixModels(), nodes -> {
+            Occupancy trial = occupancy.copy();
+            List<Placement.Slice> slices = new ArrayList<>();
+            for (int i = 0; i < j.gpus(); i++) {
+                Placement.Slice s = best(trial, j.slice(), freshGpus, nodes);
+                if (s == null) return null;
+                trial.occupy(new Placement(List.of(s)));
+                slices.add(s);
+            }
+            return new Placement(slices);
+        }, p -> p.slices().stream().mapToInt(Placement.Slice::node));
     }
 
     /**

@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.plan.NodeChoice;
 import dev.horizon.allocator.plan.PlanProblem;
+import dev.horizon.api.Contract;
 import dev.horizon.api.InvalidJobException;
+import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import java.util.List;
@@ -54,6 +56,28 @@ class OneModelPerGangTest {
         oneOfEach.occupy(new Placement(List.of(new Placement.Slice(2, 4, 4))));
         assertNull(oneOfEach.findBlock(8, TWO_BY_FOUR, NodeOrder.BEST_FIT), "4 A100s and 4 H100s free: it waits rather than mixing");
         assertEquals(2, models(oneOfEach.findBlock(8, MAY_MIX, NodeOrder.BEST_FIT)).size(), "mixModels: true may mix");
+    }
+
+    @Test
+    void sharesOfOneJobStayOnOneModelToo() {
+        Occupancy o = new Occupancy(CLUSTER);
+        o.occupy(new Placement(List.of(new Placement.Slice(0, 0, 6))));
+        o.occupy(new Placement(List.of(new Placement.Slice(1, 0, 7))));
+        o.occupy(new Placement(List.of(new Placement.Slice(2, 0, 8))));
+        o.occupy(new Placement(List.of(new Placement.Slice(3, 0, 8))));
+        PendingJob halves = new PendingJob("halves", "t", JobClass.BATCH_INFERENCE, 1, 4, 4, 0, 3600, Contract.defaultFor(JobClass.BATCH_INFERENCE),
+                SliceRequest.timeSlice(500, 30_000));
+        Placement p = new SlicePlacer(List.of(halves)).place(o, halves, true).placement();
+        assertNotNull(p);
+        assertEquals(Set.of("A100-80GB"), models(p), "one H100 GPU free holds only two halves; the A100's two hold all four: " + p.describe(CLUSTER));
+    }
+
+    @Test
+    void aJobNoOneModelCouldHoldIsRefusedAtSubmission() {
+        Cluster small = new Cluster(List.of(new GpuNode("a", "A100-80GB", 8, 81_920, null), new GpuNode("h", "H100-80GB", 8, 81_559, null)));
+        assertTrue(Feasibility.problems(16, 16, null, TWO_BY_FOUR, small).get(0).contains("any one GPU model could ever give it"),
+                Feasibility.problems(16, 16, null, TWO_BY_FOUR, small).toString());
+        assertEquals(List.of(), Feasibility.problems(16, 16, null, MAY_MIX, small));
     }
 
     @Test
