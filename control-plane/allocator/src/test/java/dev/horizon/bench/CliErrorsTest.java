@@ -34,6 +34,8 @@ class CliErrorsTest {
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--policies", "fifo,lsf"), "unknown policy 'lsf'");
         oneClearLine(run("bench", "--scenario", "mixed", "--frobnicate", "1"), "unknown option '--frobnicate'");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--reclaim-seconds", "-5"), "--reclaim-seconds must be >= 0");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--slo-target", "1.5"), "--slo-target must be in (0, 1] or off");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--seeds", "3..x"), "--seeds must be A..B");
         oneClearLine(run("bench", "--scenario", "wide-gangs", "--out", "/tmp/x", "--gpus", "64"), "--gpus: wide-gangs has a fixed cluster of 128 GPUs");
         oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
