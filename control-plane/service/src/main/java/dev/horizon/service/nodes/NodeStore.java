@@ -32,6 +32,14 @@ public class NodeStore {
                            long lastSeen) {
     }
 
+    /** A registration naming a GPU another node registered: a GPU belongs to one host. */
+    public static class GpuClaimed extends RuntimeException {
+        GpuClaimed(String field, String uuid, String holder) {
+            super(field + ": GPU " + uuid + " is registered on node " + holder + "; a GPU belongs to one host, so a host reusing another's GPU uuids"
+                    + " is refused (if the GPU moved, node " + holder + "'s agent must register without it first)");
+        }
+    }
+
     /** One GPU's telemetry: utilization from 0 to 1, null while MIG is on (the driver does not report it). */
     public record Reading(String uuid, Double utilization, long memoryUsedMiB, List<Gpu.Process> processes) {
     }
@@ -47,13 +55,36 @@ public class NodeStore {
 
     /**
      * The nodes the planner plans on: those agents registered, or, until the first agent registers, those that
-     * horizon.nodes declared. Lost nodes are out of the cluster.
+     * horizon.nodes declared. Lost nodes are out of the cluster, and so are nodes waiting for an admin's approval.
      */
     public List<Node> planned() {
         List<Node> all = all();
         boolean agents = all.stream().anyMatch(n -> Node.FROM_AGENT.equals(n.source()));
         String source = agents ? Node.FROM_AGENT : Node.FROM_CONFIG;
-        return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.gpus().isEmpty()).toList();
+        return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.pendingApproval() && !n.gpus().isEmpty())
+                .toList();
+    }
+
+    /**
+     * Marks a node as enrolled by a token that requires approval, before its inventory is first written, so no plan ever
+     * sees it schedulable; enrolledBy: the enrollment token's id.
+     */
+    public void awaitApproval(String node, String enrolledBy, long now) {
+        try {
+            db.update("INSERT INTO pending_nodes (node, enrolled_by, since) VALUES (?, ?, ?)", ps -> {
+                ps.setString(1, node);
+                ps.setString(2, enrolledBy);
+                ps.setLong(3, now);
+            });
+        } catch (StoreException e) {
+            // an earlier attempt of this enrollment marked it already, and it still waits
+            if (!e.duplicateKey()) throw e;
+        }
+    }
+
+    /** Makes a node waiting for approval schedulable; false when it was not waiting. */
+    public boolean approve(String node) {
+        return db.update("DELETE FROM pending_nodes WHERE node = ?", ps -> ps.setString(1, node)) == 1;
     }
 
     /** How many nodes have each health. */
@@ -79,11 +110,13 @@ public class NodeStore {
                                 rs.getString(11) == null ? List.of() : StoredJson.read(rs.getString(11), PROCESS_LIST), rs.getString(12))))) {
             gpus.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
         }
+        java.util.Set<String> pending = new java.util.HashSet<>(db.query("SELECT node FROM pending_nodes" + (name == null ? "" : " WHERE node = ?"),
+                bind, rs -> rs.getString(1)));
         List<Node> out = new ArrayList<>();
         rows.sort(Comparator.comparing(NodeRow::name, NodeStore::naturalOrder));
         for (NodeRow r : rows) {
             out.add(new Node(r.name(), r.model(), r.memory(), r.domain(), r.source(), r.health(), r.healthReason(), r.lastSeen(),
-                    gpus.getOrDefault(r.name(), List.of())));
+                    gpus.getOrDefault(r.name(), List.of()), pending.contains(r.name())));
         }
         return out;
     }
@@ -109,6 +142,7 @@ public class NodeStore {
             return false;
         }
         db.inTransaction(c -> {
+            if (Node.FROM_AGENT.equals(node.source())) refuseClaimed(c, node);
             Db.update(c, "DELETE FROM gpus WHERE node = ?", ps -> ps.setString(1, node.name()));
             Db.update(c, "DELETE FROM nodes WHERE name = ?", ps -> ps.setString(1, node.name()));
             Db.update(c, "INSERT INTO nodes (name, gpu_model, gpu_memory_mib, nvlink_domain, source, health, health_reason, last_seen)"
@@ -139,6 +173,23 @@ public class NodeStore {
             return null;
         });
         return true;
+    }
+
+    /** GpuClaimed when one of node's GPU uuids is registered on another node. */
+    private static void refuseClaimed(Connection c, Node node) throws SQLException {
+        for (int i = 0; i < node.gpus().size(); i++) {
+            String uuid = node.gpus().get(i).uuid();
+            List<String> holders = Db.query(c, "SELECT node FROM gpus WHERE uuid = ? AND node <> ?", ps -> {
+                ps.setString(1, uuid);
+                ps.setString(2, node.name());
+            }, rs -> rs.getString(1));
+            if (!holders.isEmpty()) throw new GpuClaimed("gpus[" + i + "].uuid", uuid, holders.get(0));
+        }
+    }
+
+    /** The uuids of the GPUs a node registered. */
+    public java.util.Set<String> gpuUuids(String node) {
+        return new java.util.HashSet<>(db.query("SELECT uuid FROM gpus WHERE node = ?", ps -> ps.setString(1, node), rs -> rs.getString(1)));
     }
 
     /**
@@ -201,17 +252,19 @@ public class NodeStore {
 
     /**
      * Records a health event on one GPU. With a gpuHealth (the GPU is lost or broken) the GPU takes that health and the
-     * node is drained with the event as its reason; returns true when the node was healthy until now.
+     * node is drained with the event as its reason; returns true when the node was healthy until now. An event for a GPU
+     * the node does not have changes nothing.
      */
     public boolean healthEvent(String node, String uuid, String gpuHealth, String event) {
         return db.inTransaction(c -> {
-            Db.update(c, "UPDATE gpus SET last_event = ?, health = COALESCE(?, health) WHERE node = ? AND uuid = ?", ps -> {
+            int onNode = Db.update(c, "UPDATE gpus SET last_event = ?, health = COALESCE(?, health) WHERE node = ? AND uuid = ?", ps -> {
                 ps.setString(1, event);
                 ps.setString(2, gpuHealth);
                 ps.setString(3, node);
                 ps.setString(4, uuid);
             });
-            return gpuHealth != null && drainHealthy(c, node, event);
+            // a GPU that is not the node's never drains it
+            return gpuHealth != null && onNode == 1 && drainHealthy(c, node, event);
         });
     }
 
