@@ -11,3 +11,11 @@ CREATE TABLE pending_nodes (
 );
 -- A GPU belongs to one node: registration looks its uuid up on every other node.
 CREATE INDEX gpus_uuid ON gpus (uuid);
+-- What a node enrolled with, under which credential: later registrations with that credential may name no more GPUs and
+-- no other models (a JSON array); a new credential (an admin's re-enrollment) sets a new bound at its first registration.
+CREATE TABLE node_bounds (
+    node VARCHAR(253) PRIMARY KEY,
+    credential VARCHAR(16) NOT NULL,
+    gpus INT NOT NULL,
+    models VARCHAR(4000) NOT NULL
+);

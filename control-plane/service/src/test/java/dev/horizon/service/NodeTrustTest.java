@@ -156,6 +156,30 @@ class NodeTrustTest {
     }
 
     @Test
+    void whatANodeRegistersLaterIsBoundedByWhatItEnrolledWith() {
+        String enrollment = Api.token("agent", null);
+        Inventory enrolled = AgentStub.host("bound-a", 2).toBuilder().setEnrollmentNonce(NONCE).build();
+        String credential = agent(enrollment).register(enrolled).await().atMost(WAIT).getNodeCredential();
+        Status more = refusal(() -> agent(credential).register(AgentStub.host("bound-a", 3)).await().atMost(WAIT));
+        assertEquals(Status.Code.PERMISSION_DENIED, more.getCode());
+        assertTrue(more.getDescription().contains("gpus: node bound-a enrolled with 2 GPUs [H100-80GB]"), more.getDescription());
+        Inventory otherModel = AgentStub.host("bound-a", 2).toBuilder().setGpus(1, AgentStub.h100("GPU-bound-a-1", 1).toBuilder().setModel("B200-180GB"))
+                .build();
+        assertEquals(Status.Code.PERMISSION_DENIED, refusal(() -> agent(credential).register(otherModel).await().atMost(WAIT)).getCode());
+        Inventory retriedBigger = AgentStub.host("bound-a", 8).toBuilder().setEnrollmentNonce(NONCE).build();
+        assertEquals(Status.Code.PERMISSION_DENIED, refusal(() -> agent(enrollment).register(retriedBigger).await().atMost(WAIT)).getCode(),
+                "a retried enrollment is bounded too");
+        as(ADMIN).get("/api/v1/nodes/bound-a").then().body("gpus.size()", equalTo(2));
+
+        // fewer (a GPU fell off the bus) and back is fine; an admin's re-enrollment sets a new bound
+        agent(credential).register(AgentStub.host("bound-a", 1)).await().atMost(WAIT);
+        agent(credential).register(AgentStub.host("bound-a", 2)).await().atMost(WAIT);
+        String reenrolled = as(ADMIN).body("{\"role\":\"agent\",\"node\":\"bound-a\"}").post("/api/v1/tokens").then().statusCode(201).extract().path("token");
+        agent(reenrolled).register(AgentStub.host("bound-a", 4)).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/bound-a").then().body("gpus.size()", equalTo(4));
+    }
+
+    @Test
     void nodeNamesAreDns1123Subdomains() {
         String enrollment = Api.token("agent", null);
         for (String name : new String[] {"../../etc", "%_", "node-1[0-1]+zz", "Upper-Case", "-dash", "a..b", "n".repeat(254)}) {

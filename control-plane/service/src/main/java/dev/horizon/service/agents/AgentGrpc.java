@@ -73,7 +73,8 @@ public class AgentGrpc implements AgentService {
     /**
      * With an enrollment token, enrolls the node (once, or again for a retry with the same nonce; NodeCredentials) and
      * answers its credential, the node waiting for an admin's approval when the token requires it; with a node credential,
-     * only that node's inventory may be written. A GPU uuid another node registered is refused either way.
+     * only that node's inventory may be written, with no more GPUs and no other models than it enrolled with. A GPU uuid
+     * another node registered is refused either way.
      */
     @Override
     @Blocking
@@ -84,13 +85,16 @@ public class AgentGrpc implements AgentService {
         try {
             if (grant.enrollsOnly()) {
                 var attempt = new NodeCredentials.Attempt(grant, AgentTokenInterceptor.enrollmentSecret(), AgentMessages.nonce(inventory));
-                reply.setNodeCredential(credentials.enroll(node.name(), attempt, awaitApproval -> enroll(node, grant, awaitApproval)).token());
+                Tokens.Created credential = credentials.enroll(node.name(), attempt, awaitApproval -> enroll(node, grant, awaitApproval));
+                nodes.bound(node, credential.info().id());
+                reply.setNodeCredential(credential.token());
                 LOG.infof("node %s enrolled with enrollment token %s; its agent got its own credential", node.name(), grant.id());
             } else {
                 own(grant, node.name());
+                nodes.bound(node, grant.id());
                 write(node);
             }
-        } catch (NodeCredentials.Refused e) {
+        } catch (NodeCredentials.Refused | NodeStore.BeyondEnrollment e) {
             throw Status.PERMISSION_DENIED.withDescription(e.getMessage()).asRuntimeException();
         } catch (NodeStore.GpuClaimed e) {
             throw Status.ALREADY_EXISTS.withDescription("invalid inventory: " + e.getMessage()).asRuntimeException();

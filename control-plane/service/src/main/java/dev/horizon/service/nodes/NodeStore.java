@@ -24,6 +24,8 @@ public class NodeStore {
     };
     private static final TypeReference<List<Gpu.Process>> PROCESS_LIST = new TypeReference<>() {
     };
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
 
     @Inject
     Db db;
@@ -37,6 +39,13 @@ public class NodeStore {
         GpuClaimed(String field, String uuid, String holder) {
             super(field + ": GPU " + uuid + " is registered on node " + holder + "; a GPU belongs to one host, so a host reusing another's GPU uuids"
                     + " is refused (if the GPU moved, node " + holder + "'s agent must register without it first)");
+        }
+    }
+
+    /** A registration naming more GPUs, or other models, than the node enrolled with under its credential. */
+    public static class BeyondEnrollment extends RuntimeException {
+        BeyondEnrollment(String message) {
+            super(message);
         }
     }
 
@@ -173,6 +182,36 @@ public class NodeStore {
             return null;
         });
         return true;
+    }
+
+    /**
+     * Bounds what a node registers by what it first registered under this credential: the first registration with a
+     * credential (its enrollment, an admin's re-enrollment, a store from before bounds) sets the bound, every later one
+     * may name no more GPUs and no model outside it (BeyondEnrollment, before anything is written).
+     */
+    public void bound(Node node, String credential) {
+        List<String> models = node.gpus().stream().map(Gpu::model).distinct().sorted().toList();
+        db.inTransactionRetrying(c -> {
+            List<Map.Entry<Integer, List<String>>> bound = Db.query(c, "SELECT gpus, models FROM node_bounds WHERE node = ? AND credential = ?", ps -> {
+                ps.setString(1, node.name());
+                ps.setString(2, credential);
+            }, rs -> Map.entry(rs.getInt(1), StoredJson.read(rs.getString(2), STRINGS)));
+            if (bound.isEmpty()) {
+                Db.update(c, "DELETE FROM node_bounds WHERE node = ?", ps -> ps.setString(1, node.name()));
+                Db.update(c, "INSERT INTO node_bounds (node, credential, gpus, models) VALUES (?, ?, ?, ?)", ps -> {
+                    ps.setString(1, node.name());
+                    ps.setString(2, credential);
+                    ps.setInt(3, node.gpus().size());
+                    ps.setString(4, StoredJson.write(models));
+                });
+            } else if (node.gpus().size() > bound.get(0).getKey() || !bound.get(0).getValue().containsAll(models)) {
+                throw new BeyondEnrollment("gpus: node " + node.name() + " enrolled with " + bound.get(0).getKey() + " GPUs " + bound.get(0).getValue()
+                        + " under credential " + credential + "; this registration names " + node.gpus().size() + " " + models + ". A node reports"
+                        + " no more GPUs and no other models than it enrolled with; after a hardware change an admin re-enrolls it:"
+                        + " ./horizon token create --role agent --node " + node.name());
+            }
+            return null;
+        });
     }
 
     /** GpuClaimed when one of node's GPU uuids is registered on another node. */

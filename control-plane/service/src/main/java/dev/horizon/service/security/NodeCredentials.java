@@ -48,15 +48,14 @@ public class NodeCredentials {
      * retry of that same enrollment) or the token has enrolled its maxUses nodes; otherwise register (the inventory's
      * write, told whether the node waits for an admin's approval) runs, then the node's credential is issued. A
      * credential issued for a node whose inventory was not written could not be fetched again, so the write goes first;
-     * a refused one writes nothing. A retry writes the inventory again, never marking the node pending a second time.
+     * a refused one writes nothing. A retry writes nothing: the attempt it repeats wrote the inventory (and marked the node
+     * pending) already.
      */
     public Tokens.Created enroll(String node, Attempt attempt, Consumer<Boolean> register) {
         Optional<String> derived = attempt.nonce().isEmpty() ? Optional.empty() : Optional.of(derive(attempt, node));
         Optional<Tokens.TokenInfo> retried = derived.flatMap(tokens::bySecret).filter(t -> node.equals(t.node()) && t.revokedAt() == null);
-        if (retried.isPresent()) {
-            register.accept(false);
-            return new Tokens.Created(derived.get(), retried.get());
-        }
+        // the first attempt's inventory is written already: the retry only gets its credential back
+        if (retried.isPresent()) return new Tokens.Created(derived.get(), retried.get());
         List<Tokens.TokenInfo> before = tokens.ofNode(node);
         if (!before.isEmpty()) throw new Refused(enrolledAlready(node, before.get(0)));
         Tokens.TokenInfo enrollment = tokens.find(attempt.enrollment().id()).orElseThrow();
