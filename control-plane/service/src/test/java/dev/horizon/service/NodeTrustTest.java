@@ -152,6 +152,12 @@ class NodeTrustTest {
         assertEquals(Status.Code.ALREADY_EXISTS, refused.getCode());
         assertTrue(refused.getDescription().contains("gpus[1].uuid: GPU GPU-uuid-a-1 is registered on node uuid-a"), refused.getDescription());
         as(ADMIN).get("/api/v1/nodes/uuid-b").then().statusCode(404);
+        // a refused enrollment takes no use of its token and leaves no mark: the name enrolls later, schedulable at once
+        String once = enrollmentToken(",\"maxUses\":1,\"requireApproval\":true");
+        assertEquals(Status.Code.ALREADY_EXISTS, refusal(() -> agent(once).register(copycat).await().atMost(WAIT)).getCode());
+        agent(once).register(AgentStub.host("uuid-c", 1)).await().atMost(WAIT);
+        agent(Api.token("agent", null)).register(AgentStub.host("uuid-b", 2)).await().atMost(WAIT);
+        as(ADMIN).get("/api/v1/nodes/uuid-b").then().body("pendingApproval", equalTo(false));
         as(ADMIN).get("/api/v1/nodes/uuid-a").then().body("gpus.uuid", hasItem("GPU-uuid-a-1"));
     }
 

@@ -84,6 +84,7 @@ public class AgentGrpc implements AgentService {
         RegisterReply.Builder reply = RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(stepSeconds);
         try {
             if (grant.enrollsOnly()) {
+                nodes.refuseClaimed(node);
                 var attempt = new NodeCredentials.Attempt(grant, AgentTokenInterceptor.enrollmentSecret(), AgentMessages.nonce(inventory));
                 Tokens.Created credential = credentials.enroll(node.name(), attempt, awaitApproval -> enroll(node, grant, awaitApproval));
                 nodes.bound(node, credential.info().id());

@@ -214,6 +214,17 @@ public class NodeStore {
         });
     }
 
+    /**
+     * GpuClaimed when one of node's GPU uuids is registered on another node: checked before an enrollment takes a use of
+     * its token or marks the node pending, and again inside the inventory's write.
+     */
+    public void refuseClaimed(Node node) {
+        db.inTransaction(c -> {
+            refuseClaimed(c, node);
+            return null;
+        });
+    }
+
     /** GpuClaimed when one of node's GPU uuids is registered on another node. */
     private static void refuseClaimed(Connection c, Node node) throws SQLException {
         for (int i = 0; i < node.gpus().size(); i++) {
