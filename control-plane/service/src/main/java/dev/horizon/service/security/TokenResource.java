@@ -84,6 +84,18 @@ public class TokenResource {
         Limits.text("team", req.team(), Limits.SHORT_NAME, problems);
         if (req.node() != null && req.node().isBlank()) problems.add("node must not be empty: the node name its agent registers");
         else NodeNames.check("node", req.node(), problems);
+        enrollmentBounds(req, role, problems);
+        Limits.text("label", req.label(), Limits.LABEL, problems);
+        if (req.expiresInSeconds() != null && (req.expiresInSeconds() < 1 || req.expiresInSeconds() > MAX_EXPIRES_IN_SECONDS)) {
+            problems.add("expiresInSeconds must be between 1 and " + MAX_EXPIRES_IN_SECONDS + " (ten years); leave it out for a token that never"
+                    + " expires (got " + req.expiresInSeconds() + ")");
+        }
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid token request", problems);
+        return role;
+    }
+
+    /** maxUses and requireApproval: only on an enrollment token (an agent token bound to no node), maxUses within its limit. */
+    private static void enrollmentBounds(TokenRequest req, Role role, List<String> problems) {
         boolean enrollment = role == Role.AGENT && req.node() == null;
         if (!enrollment && req.maxUses() != null) problems.add("maxUses: only enrollment tokens (role agent, no node) count the nodes they enroll; leave it out");
         if (!enrollment && req.requireApproval() != null) {
@@ -92,13 +104,6 @@ public class TokenResource {
         if (req.maxUses() != null && (req.maxUses() < 1 || req.maxUses() > MAX_USES)) {
             problems.add("maxUses must be 1 to " + MAX_USES + ", the nodes the token may enroll; leave it out for no count (got " + req.maxUses() + ")");
         }
-        Limits.text("label", req.label(), Limits.LABEL, problems);
-        if (req.expiresInSeconds() != null && (req.expiresInSeconds() < 1 || req.expiresInSeconds() > MAX_EXPIRES_IN_SECONDS)) {
-            problems.add("expiresInSeconds must be between 1 and " + MAX_EXPIRES_IN_SECONDS + " (ten years); leave it out for a token that never"
-                    + " expires (got " + req.expiresInSeconds() + ")");
-        }
-        if (!problems.isEmpty()) throw new ApiException(400, "invalid token request", problems);
-        return role;
     }
 
     /** Every token (admins): id, role, team, node, label, created, last used, expiry, revocation; never the secret. */
