@@ -111,11 +111,14 @@ public class Agent {
         }
     }
 
+    /** The host's name in lower case, as kubelets name their nodes: the control plane takes DNS-1123 names only. */
     private static String hostName() {
+        String name;
         try {
-            return InetAddress.getLocalHost().getHostName();
+            name = InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {
-            return Optional.ofNullable(System.getenv("HOSTNAME")).orElse("localhost");
+            name = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("localhost");
         }
+        return name.toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -142,14 +142,17 @@ public class ControlPlaneLink {
         LOG.infof("connected to the control plane at %s:%d as node %s", host, port, nodeId);
     }
 
-    /** Registers; a kept credential the control plane refuses is followed at once by a try with horizon.agent.token. */
+    /**
+     * Registers; a kept credential the control plane refuses is followed at once by a try with horizon.agent.token. An
+     * enrollment carries the node's enrollment nonce, so a retry whose first reply was lost gets the same credential.
+     */
     private void register(Inventory inventory) {
         RegisterReply reply;
         try {
-            reply = blockingStub().register(inventory);
+            reply = blockingStub().register(credential.withEnrollmentNonce(inventory));
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() != Status.Code.UNAUTHENTICATED || !credential.refused(describe(e))) throw e;
-            reply = blockingStub().register(inventory);
+            reply = blockingStub().register(credential.withEnrollmentNonce(inventory));
         }
         if (!reply.getNodeCredential().isEmpty()) credential.issued(reply.getNodeCredential());
         nodeId = reply.getNodeId();

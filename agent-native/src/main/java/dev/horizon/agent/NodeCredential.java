@@ -1,11 +1,14 @@
 package dev.horizon.agent;
 
+import dev.horizon.agent.v1.Inventory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
@@ -21,6 +24,8 @@ import org.jboss.logging.Logger;
 public class NodeCredential {
     private static final Logger LOG = Logger.getLogger(NodeCredential.class);
     static final String FILE = "node-credential";
+    static final String NONCE_FILE = "enrollment-nonce";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     @Inject
     AgentConfig config;
@@ -36,11 +41,41 @@ public class NodeCredential {
         return config.token();
     }
 
-    /** Keeps the credential Register answered; it replaces any kept before. */
+    /**
+     * The inventory as Register sends it: while this agent enrolls (no kept credential in use) with the enrollment nonce,
+     * made once per enrollment and kept in {@code <state-dir>/enrollment-nonce} until the credential is saved, so a
+     * retry, even after a restart, is the same enrollment and gets the same credential.
+     */
+    Inventory withEnrollmentNonce(Inventory inventory) {
+        load();
+        if (kept != null && !keptRefused) return inventory;
+        return inventory.toBuilder().setEnrollmentNonce(nonce()).build();
+    }
+
+    private synchronized String nonce() {
+        Path f = config.stateDir().resolve(NONCE_FILE);
+        try {
+            if (Files.exists(f)) return Files.readString(f).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + f + "; set horizon.agent.state-dir to a readable folder", e);
+        }
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        String nonce = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        StateFiles.writeAtomically(f, nonce + "\n", "horizon.agent.state-dir");
+        return nonce;
+    }
+
+    /** Keeps the credential Register answered; it replaces any kept before, and ends the enrollment its nonce was for. */
     void issued(String credential) {
         StateFiles.writeAtomically(file(), credential + "\n", "horizon.agent.state-dir");
         kept = credential;
         keptRefused = false;
+        try {
+            Files.deleteIfExists(config.stateDir().resolve(NONCE_FILE));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the finished enrollment's nonce from " + config.stateDir(), e);
+        }
         LOG.infof("the control plane enrolled this node; its credential is kept in %s", file());
     }
 

@@ -69,6 +69,8 @@ class AgentTest {
         assertEquals(FakeControlPlane.credential("test-node"), Files.readString(kept).strip(), "the credential Register answered is kept");
         assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(kept),
                 "readable by the agent's user only");
+        assertTrue(inv.getEnrollmentNonce().length() >= 22, "an enrollment carries its nonce, for a retry: " + inv.getEnrollmentNonce());
+        assertFalse(Files.exists(config.stateDir().resolve(NodeCredential.NONCE_FILE)), "the nonce goes once the enrollment's credential is kept");
     }
 
     @Test
@@ -82,6 +84,7 @@ class AgentTest {
         await(() -> lastRegistration().getGpus(0).getMigDevicesCount() == 4, "re-registration with the 4 MIG devices");
         assertEquals("Bearer " + FakeControlPlane.credential("test-node"), CONTROL_PLANE.authorizations.get(CONTROL_PLANE.authorizations.size() - 1),
                 "every call after enrollment carries the node's own credential");
+        assertEquals("", lastRegistration().getEnrollmentNonce(), "a Register with the node's credential enrolls nothing: no nonce");
 
         Set<String> uuids = nvml.session().migDevices(0).stream().map(MigDevice::uuid).collect(Collectors.toSet());
         CommandResult again = CONTROL_PLANE.send(layout.toBuilder().setId("mig-2").build(), WAIT);

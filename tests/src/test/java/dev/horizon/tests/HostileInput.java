@@ -113,6 +113,8 @@ abstract class HostileInput {
         wire.as(tokens.get("node")).register(AgentWire.host(NODE, 8));
         keep();
         admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-chat\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1}", 201);
+        admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-served\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1,"
+                + "\"servedBy\":[\"" + NODE + "\"]}", 201);
         String job = admin.json("POST", "/api/v1/jobs", "{\"name\":\"fz\",\"team\":\"alpha\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}}", 201)
                 .get("id").asText();
         templates = BodyMutations.templates(job, "fz-chat");
@@ -194,8 +196,14 @@ abstract class HostileInput {
         Inventory good = AgentWire.host("new-host", 2);
         GpuInventory gpu = good.getGpus(0);
         Map<String, Inventory> inventories = new LinkedHashMap<>();
-        inventories.put("node_name is 254 characters; the limit is 253", good.toBuilder().setNodeName("n".repeat(254)).build());
-        inventories.put("node_name holds a control character", good.toBuilder().setNodeName("new\u0000host").build());
+        inventories.put("node_name must be a DNS-1123 subdomain", good.toBuilder().setNodeName("n".repeat(254)).build());
+        inventories.put("(got 'new\\u0000host')", good.toBuilder().setNodeName("new\u0000host").build());
+        // '+', '[' and ']' delimit stored placements, '/' and '.' paths, '%' and '_' SQL patterns
+        for (String name : new String[] {"../../etc", "%_", "node-1[0-1]+zz", "Upper", "a\u200Bb"}) {
+            inventories.put("node_name must be a DNS-1123 subdomain, as Kubernetes names nodes: lower-case letters, digits, '-' and '.', starting and"
+                    + " ending with a letter or digit, at most 253 characters (got " + quote(name) + ")", good.toBuilder().setNodeName(name).build());
+        }
+        inventories.put("enrollment_nonce: 22 to 128", good.toBuilder().setEnrollmentNonce("guessable").build());
         inventories.put("node_name", good.toBuilder().setNodeName("").build());
         inventories.put("nvlink_domain", good.toBuilder().setNvlinkDomain("d".repeat(300)).build());
         inventories.put("gpus: a node has 1 to 64 GPUs (got 0)", good.toBuilder().clearGpus().build());
@@ -216,6 +224,9 @@ abstract class HostileInput {
         inventories.forEach((field, inv) -> cases.add(new GrpcCase("Register " + field, () -> status(() -> wire.as(enroll).register(inv)),
                 Status.Code.INVALID_ARGUMENT, field)));
 
+        cases.add(new GrpcCase("Register of a GPU uuid another node registered", () -> status(() -> wire.as(enroll).register(good.toBuilder()
+                .setGpus(1, good.getGpus(1).toBuilder().setUuid("GPU-" + NODE + "-3")).build())), Status.Code.ALREADY_EXISTS,
+                "gpus[1].uuid: GPU GPU-" + NODE + "-3 is registered on node " + NODE));
         cases.add(new GrpcCase("Register with no token", () -> status(() -> wire.as(null).register(good)), Status.Code.UNAUTHENTICATED, "missing bearer"));
         cases.add(new GrpcCase("Register with an unknown token", () -> status(() -> wire.as("x".repeat(4000)).register(good)), Status.Code.UNAUTHENTICATED,
                 "unknown token"));
@@ -244,7 +255,12 @@ abstract class HostileInput {
         for (int i = 0; i < 300; i++) events.addEvents(HealthEvent.newBuilder().setGpuUuid("GPU-" + NODE + "-0").setKind(HealthEvent.Kind.XID).setXid(13));
         cases.add(new GrpcCase("Telemetry with 300 events", () -> telemetry(node, events.build()), Status.Code.INVALID_ARGUMENT, "events: 300"));
         cases.add(new GrpcCase("Telemetry with a violation on a GPU of no node", () -> telemetry(node, mine.clone().addViolations(MemoryViolation.newBuilder()
-                .setGpuUuid("GPU-\u0000elsewhere").setAction(MemoryViolation.Action.REPORTED)).build()), Status.Code.INVALID_ARGUMENT, "gpu_uuid"));
+                .setGpuUuid("GPU-\u0000elsewhere").setAction(MemoryViolation.Action.REPORTED)).build()), Status.Code.PERMISSION_DENIED,
+                "violations[0].gpu_uuid: GPU 'GPU-\\u0000elsewhere' is not a GPU node " + NODE + " registered"));
+        cases.add(new GrpcCase("Telemetry with a fatal event on a GPU not on the node", () -> telemetry(node, mine.clone().addEvents(HealthEvent.newBuilder()
+                .setGpuUuid("GPU-new-host-0").setKind(HealthEvent.Kind.GPU_LOST)).build()), Status.Code.PERMISSION_DENIED, "events[0].gpu_uuid"));
+        cases.add(new GrpcCase("Telemetry reading a GPU not on the node", () -> telemetry(node, mine.clone().addGpus(GpuTelemetry.newBuilder()
+                .setUuid("GPU-new-host-1").setUtilizationPercent(1)).build()), Status.Code.PERMISSION_DENIED, "gpus[0].uuid"));
         cases.add(new GrpcCase("Telemetry with a violation without its action", () -> telemetry(node, mine.clone().addViolations(MemoryViolation
                 .newBuilder().setGpuUuid("GPU-" + NODE + "-0")).build()), Status.Code.INVALID_ARGUMENT, "action"));
         // what a host reports about its own processes is kept, cut and cleaned, not refused
@@ -263,6 +279,11 @@ abstract class HostileInput {
         cases.add(new GrpcCase("ReportResult with a wrong wire type", () -> wire.raw("ReportResult", new byte[] {0x0b, 0x01}, node),
                 Status.Code.INVALID_ARGUMENT, "not a valid"));
         return cases;
+    }
+
+    /** A value as the control plane's errors repeat it (Limits.quote): quoted, control and format characters as they are. */
+    private static String quote(String value) {
+        return "'" + value + "'";
     }
 
     private static CommandResult result(String node, String command, boolean success, String error) {

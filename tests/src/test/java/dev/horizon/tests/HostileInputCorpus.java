@@ -183,6 +183,17 @@ final class HostileInputCorpus {
         for (String s : new String[] {"0", "-1", "315360001", "1.5", "\"60\"", "9223372036854775808"}) {
             add("token expiresInSeconds " + s, "POST", tokens, "admin", "{\"role\":\"admin\",\"expiresInSeconds\":" + s + "}", 400, "expiresInSeconds");
         }
+        for (String name : new String[] {"../../etc", "%_", "node-1[0-1]+zz", "Node-1", "a..b"}) {
+            add("token node " + name, "POST", tokens, "admin", "{\"role\":\"agent\",\"node\":\"" + name + "\"}", 400, "node must be a DNS-1123 subdomain");
+        }
+        for (String uses : new String[] {"0", "-1", "100001", "1.5", "\"2\"", "2147483648"}) {
+            add("token maxUses " + uses, "POST", tokens, "admin", "{\"role\":\"agent\",\"maxUses\":" + uses + "}", 400, "maxUses");
+        }
+        add("token maxUses on a node credential", "POST", tokens, "admin", "{\"role\":\"agent\",\"node\":\"n\",\"maxUses\":1}", 400, "maxUses: only");
+        add("token maxUses on an admin token", "POST", tokens, "admin", "{\"role\":\"admin\",\"maxUses\":1}", 400, "maxUses: only");
+        add("token requireApproval on a submitter", "POST", tokens, "admin", "{\"role\":\"submitter\",\"team\":\"alpha\",\"requireApproval\":true}", 400,
+                "requireApproval: only");
+        add("token requireApproval as a string", "POST", tokens, "admin", "{\"role\":\"agent\",\"requireApproval\":\"yes\"}", 400, "requireApproval");
         add("token by a submitter", "POST", tokens, "submitter", "{\"role\":\"admin\"}", 403, "admin");
         add("tokens listed by a submitter", "GET", tokens, "submitter", null, 403, "admin");
         add("revoking an unknown token", "DELETE", tokens + "/" + LONG_300, "admin", null, 404, "no token");
@@ -211,6 +222,14 @@ final class HostileInputCorpus {
         add("service servedBy with NUL", "POST", services, "admin", "{\"name\":\"s5\"," + valid + ",\"servedBy\":[\"n\\u0000\"]}", 400, "servedBy[0]");
         add("service servedBy entry of 300 characters", "POST", services, "admin", "{\"name\":\"s6\"," + valid + ",\"servedBy\":[\"" + LONG_300 + "\"]}",
                 400, "servedBy[0]");
+        add("service servedBy a name that would break a placement", "POST", services, "admin", "{\"name\":\"s8\"," + valid
+                + ",\"servedBy\":[\"node-1[0-1]+zz\"]}", 400, "servedBy[0] must be a DNS-1123 subdomain");
+        String held = services + "/fz-served/held";
+        add("held naming a GPU not on the node", "PUT", held, "node", "{\"gpuUuids\":[\"GPU-" + HostileInput.NODE + "-0\",\"GPU-elsewhere\"]}", 403,
+                "gpuUuids[1]: GPU 'GPU-elsewhere' is not on node " + HostileInput.NODE);
+        add("held by a node the service is not served by", "PUT", services + "/kept/held", "node", "{\"gpuUuids\":[]}", 403, "not on that node");
+        add("demand holding more GPUs than the serving nodes registered", "POST", services + "/fz-served/demand", "node", "{\"gpus\":[1],\"heldGpus\":9}",
+                403, "heldGpus: 9");
         add("service for another team", "POST", services, "submitter", "{\"name\":\"s7\",\"team\":\"beta\",\"weightPerGpuHour\":2,\"swapCapGpus\":2}", 403,
                 "team");
         String demand = services + "/kept/demand";
@@ -261,6 +280,10 @@ final class HostileInputCorpus {
         add("command slots as a string", "POST", commands, "admin", "{\"applyMigLayout\":{\"gpuUuid\":\"x\",\"slots\":\"all\"}}", 400, "slots");
         add("command by a submitter", "POST", commands, "submitter", "{\"drain\":{}}", 403, "admin");
         add("unknown node", "GET", "/api/v1/nodes/" + LONG_300, "submitter", null, 404, "no node");
+        add("approving a node by a submitter", "POST", "/api/v1/nodes/" + HostileInput.NODE + "/approval", "submitter", null, 403, "admin");
+        add("approving a node by its own credential", "POST", "/api/v1/nodes/" + HostileInput.NODE + "/approval", "node", null, 403, "admin");
+        add("approving a node that does not wait", "POST", "/api/v1/nodes/" + HostileInput.NODE + "/approval", "admin", null, 409, "not waiting");
+        add("approving an unknown node", "POST", "/api/v1/nodes/" + LONG_300 + "/approval", "admin", null, 404, "no node");
     }
 
     private void authAndTransport() {

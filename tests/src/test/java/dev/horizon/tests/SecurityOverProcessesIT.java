@@ -10,6 +10,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.agent.v1.AgentHello;
 import dev.horizon.agent.v1.Command;
 import dev.horizon.agent.v1.CommandResult;
+import dev.horizon.agent.v1.GpuTelemetry;
+import dev.horizon.agent.v1.HealthEvent;
+import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.TelemetryReport;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -40,7 +44,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * (certificates made with keytool at test time): agents given the CA enroll over TLS with one enrollment token and each
  * acts only for its own node; plaintext and another CA are refused; a revoked credential or token is refused on its next
  * call, open streams included; a team sees another team's work only as the plan shows it; the management endpoints are
- * not on the API port.
+ * not on the API port; one node's credential cannot hold, fail or drain another node's GPUs; a node reusing another's GPU
+ * uuid is refused; a retried enrollment gets the same credential; a node an approval-requiring token enrolled gets no work
+ * until an admin approves it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -182,6 +188,86 @@ class SecurityOverProcessesIT {
         JsonNode audit = admin.json("GET", "/api/v1/audit", null, 200);
         assertTrue(audit.toString().contains("revoked agent token " + id + " for node node-a"), "the revocation is in the audit log: " + audit);
         assertTrue(audit.toString().contains("ENROLL"), "so are the enrollments: " + audit);
+    }
+
+    @Test
+    @Order(4)
+    void aNodeActsOnlyOnItsOwnGpusAndJoinsOnlyAsItsEnrollmentAllows() throws Exception {
+        admin.json("POST", "/api/v1/teams", "{\"name\":\"beta\",\"share\":0.5}", 201);
+        String b = Horizon.nodeCredential(dir, "node-b");
+        List<String> gpusOfA = StreamSupport.stream(admin.json("GET", "/api/v1/nodes/node-a", null, 200).path("gpus").spliterator(), false)
+                .map(g -> g.path("uuid").asText()).toList();
+        String onA = admin.json("POST", "/api/v1/jobs", "{\"name\":\"beta-on-a\",\"team\":\"beta\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":8}}",
+                201).path("id").asText();
+        await("beta's job running on node-a", 30, dir, () -> admin.json("GET", "/api/v1/jobs/" + onA, null, 200),
+                j -> "RUNNING".equals(j.path("state").asText()) && j.path("placement").asText().startsWith("node-a["));
+        admin.json("POST", "/api/v1/inference-services", "{\"name\":\"b-chat\",\"team\":\"beta\",\"weightPerGpuHour\":20,\"swapCapGpus\":8,"
+                + "\"servedBy\":[\"node-b\"]}", 201);
+
+        // node B's credential can neither hold, fail nor drain anything on node A's GPUs
+        Horizon.Rest asB = admin.as(b);
+        JsonNode hold = asB.json("PUT", "/api/v1/inference-services/b-chat/held", "{\"gpuUuids\":" + Horizon.JSON.writeValueAsString(gpusOfA) + "}", 403);
+        assertTrue(hold.path("error").asText().contains("gpuUuids[0]: GPU '" + gpusOfA.get(0) + "' is on node node-a"), hold.toString());
+        asB.json("POST", "/api/v1/jobs/" + onA + "/outcome", "{\"state\":\"FAILED\"}", 403);
+        try (AgentWire wire = AgentWire.tls(port, certs.ca())) {
+            Status drain = telemetry(wire, b, TelemetryReport.newBuilder().setNodeId("node-b").addEvents(HealthEvent.newBuilder()
+                    .setGpuUuid(gpusOfA.get(3)).setKind(HealthEvent.Kind.GPU_LOST)).build());
+            assertEquals(Status.Code.PERMISSION_DENIED, drain.getCode(), drain.toString());
+            assertTrue(drain.getDescription().contains("events[0].gpu_uuid: GPU '" + gpusOfA.get(3) + "' is not a GPU node node-b registered"),
+                    drain.getDescription());
+            Status report = telemetry(wire, b, TelemetryReport.newBuilder().setNodeId("node-b").addGpus(GpuTelemetry.newBuilder()
+                    .setUuid(gpusOfA.get(0)).setUtilizationPercent(0)).build());
+            assertEquals(Status.Code.PERMISSION_DENIED, report.getCode(), report.toString());
+            Thread.sleep(2_000);
+            assertEquals("HEALTHY", admin.json("GET", "/api/v1/nodes/node-a", null, 200).path("health").asText(), "node-a is not drained");
+            assertEquals("RUNNING", admin.json("GET", "/api/v1/jobs/" + onA, null, 200).path("state").asText(), "beta's job on node-a still runs");
+            assertEquals(0, admin.json("GET", "/api/v1/inference-services/b-chat", null, 200).path("heldOn").size());
+
+            // a node reusing another node's GPU uuid is refused, and a name that is no DNS-1123 subdomain
+            Inventory copycat = AgentWire.host("copycat", 2).toBuilder().setGpus(1, AgentWire.host("copycat", 2).getGpus(1).toBuilder()
+                    .setUuid(gpusOfA.get(5))).build();
+            StatusRuntimeException reused = assertThrows(StatusRuntimeException.class, () -> wire.as(enrollment).register(copycat));
+            assertEquals(Status.Code.ALREADY_EXISTS, reused.getStatus().getCode());
+            assertTrue(reused.getStatus().getDescription().contains("GPU " + gpusOfA.get(5) + " is registered on node node-a"), reused.getStatus().toString());
+            assertEquals(Status.Code.INVALID_ARGUMENT, AgentWire.code(() -> wire.as(enrollment).register(AgentWire.host("node-1[0-1]+zz", 1))));
+            assertEquals(404, admin.call("GET", "/api/v1/nodes/copycat", null).statusCode());
+
+            // a retried Register (its first reply lost) gets the same credential back
+            String once = admin.json("POST", "/api/v1/tokens", "{\"role\":\"agent\",\"maxUses\":1,\"requireApproval\":true,\"label\":\"one host\"}", 201)
+                    .path("token").asText();
+            Inventory mallory = AgentWire.host("mallory", 8).toBuilder().setEnrollmentNonce("retry-nonce-of-mallory-0123456789").build();
+            String credential = wire.as(once).register(mallory).getNodeCredential();
+            assertEquals(credential, wire.as(once).register(mallory).getNodeCredential(), "the retry's credential");
+            assertEquals(Status.Code.PERMISSION_DENIED, AgentWire.code(() -> wire.as(once).register(AgentWire.host("mallory-2", 1))),
+                    "a single-use enrollment token enrolls no second node");
+
+            // enrolled with a token that requires approval, 8 made-up H100s get no work until an admin approves them
+            assertTrue(admin.json("GET", "/api/v1/nodes/mallory", null, 200).path("pendingApproval").asBoolean());
+            String waits = admin.json("POST", "/api/v1/jobs", "{\"name\":\"beta-waits\",\"team\":\"beta\",\"class\":\"TRAINING\","
+                    + "\"perReplica\":{\"gpus\":8}}", 201).path("id").asText();
+            Thread.sleep(3_000);
+            JsonNode waiting = admin.json("GET", "/api/v1/jobs/" + waits, null, 200);
+            assertEquals("PENDING", waiting.path("state").asText(), "never placed on the unapproved node: " + waiting);
+            assertFalse(admin.json("GET", "/api/v1/plan", null, 200).toString().contains("mallory["), "mallory is in no plan");
+            Process approve = new ProcessBuilder(Horizon.ROOT.resolve("horizon").toString(), "node", "approve", "mallory", "--url", "https://127.0.0.1:"
+                    + port, "--token", ADMIN, "--ca", certs.ca().toString()).redirectErrorStream(true).start();
+            String said = new String(approve.getInputStream().readAllBytes());
+            assertEquals(0, approve.waitFor(), said);
+            assertTrue(said.contains("approved node mallory"), said);
+            await("the job placed on mallory once approved", 30, dir, () -> admin.json("GET", "/api/v1/jobs/" + waits, null, 200),
+                    j -> j.path("placement").asText().startsWith("mallory["));
+            admin.json("DELETE", "/api/v1/jobs/" + waits, null, 200);
+        }
+        admin.json("DELETE", "/api/v1/jobs/" + onA, null, 200);
+    }
+
+    /** What a telemetry stream with one report ends with. */
+    private static Status telemetry(AgentWire wire, String token, TelemetryReport report) throws Exception {
+        CompletableFuture<Status> ended = new CompletableFuture<>();
+        io.grpc.stub.StreamObserver<TelemetryReport> stream = wire.async(token).telemetry(AgentWire.<dev.horizon.agent.v1.TelemetryAck>ending(ended));
+        stream.onNext(report);
+        stream.onCompleted();
+        return ended.get(10, TimeUnit.SECONDS);
     }
 
     /** Two 8-GPU jobs, one on each node once both run: node name to job id. */

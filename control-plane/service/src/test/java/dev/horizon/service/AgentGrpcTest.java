@@ -222,8 +222,8 @@ class AgentGrpcTest {
         MemoryViolation elsewhere = hog.toBuilder().setGpuUuid("GPU-not-here").build();
         StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> agent.telemetry(Multi.createFrom()
                 .item(TelemetryReport.newBuilder().setNodeId("host-v").addViolations(elsewhere).build())).await().atMost(WAIT));
-        assertEquals(Status.Code.INVALID_ARGUMENT, unknown.getStatus().getCode());
-        assertTrue(unknown.getStatus().getDescription().contains("gpu_uuid 'GPU-not-here' is not a GPU of node host-v"),
+        assertEquals(Status.Code.PERMISSION_DENIED, unknown.getStatus().getCode());
+        assertTrue(unknown.getStatus().getDescription().contains("violations[0].gpu_uuid: GPU 'GPU-not-here' is not a GPU node host-v registered"),
                 unknown.getStatus().getDescription());
     }
 

@@ -21,10 +21,15 @@ final class AgentStub {
      * carries the node credential Register answered, as an agent keeps it; each test's node names are its own.
      */
     static MutinyAgentServiceStub enrolled(ManagedChannel channel, Inventory inventory) {
+        return agent(channel, "Bearer " + enrolledCredential(channel, inventory));
+    }
+
+    /** The node credential enrolling inventory's node with a fresh enrollment token answered. */
+    static String enrolledCredential(ManagedChannel channel, Inventory inventory) {
         String credential = agent(channel, "Bearer " + Api.token("agent", null)).register(inventory).await().atMost(Duration.ofSeconds(10))
                 .getNodeCredential();
         if (credential.isEmpty()) throw new AssertionError("enrolling " + inventory.getNodeName() + " answered no node credential");
-        return agent(channel, "Bearer " + credential);
+        return credential;
     }
 
     static MutinyAgentServiceStub agent(ManagedChannel channel, String bearer) {

@@ -71,8 +71,10 @@ public class AgentGrpc implements AgentService {
     long stepSeconds;
 
     /**
-     * With an enrollment token, enrolls the node (once; NodeCredentials) and answers its new credential; with a node
-     * credential, only that node's inventory may be written.
+     * With an enrollment token, enrolls the node (once, or again for a retry with the same nonce; NodeCredentials) and
+     * answers its credential, the node waiting for an admin's approval when the token requires it; with a node credential,
+     * only that node's inventory may be written, with no more GPUs and no other models than it enrolled with. A GPU uuid
+     * another node registered is refused either way.
      */
     @Override
     @Blocking
@@ -80,18 +82,34 @@ public class AgentGrpc implements AgentService {
         Tokens.Grant grant = AgentTokenInterceptor.grant();
         Node node = AgentMessages.node(inventory, clock.millis());
         RegisterReply.Builder reply = RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(stepSeconds);
-        if (grant.enrollsOnly()) {
-            try {
-                reply.setNodeCredential(credentials.enroll(node.name(), grant, () -> write(node)).token());
-            } catch (NodeCredentials.Refused e) {
-                throw Status.PERMISSION_DENIED.withDescription(e.getMessage()).asRuntimeException();
+        try {
+            if (grant.enrollsOnly()) {
+                nodes.refuseClaimed(node);
+                var attempt = new NodeCredentials.Attempt(grant, AgentTokenInterceptor.enrollmentSecret(), AgentMessages.nonce(inventory));
+                Tokens.Created credential = credentials.enroll(node.name(), attempt, awaitApproval -> enroll(node, grant, awaitApproval));
+                nodes.bound(node, credential.info().id());
+                reply.setNodeCredential(credential.token());
+                LOG.infof("node %s enrolled with enrollment token %s; its agent got its own credential", node.name(), grant.id());
+            } else {
+                own(grant, node.name());
+                nodes.bound(node, grant.id());
+                write(node);
             }
-            LOG.infof("node %s enrolled with enrollment token %s; its agent got its own credential", node.name(), grant.id());
-        } else {
-            own(grant, node.name());
-            write(node);
+        } catch (NodeCredentials.Refused | NodeStore.BeyondEnrollment e) {
+            throw Status.PERMISSION_DENIED.withDescription(e.getMessage()).asRuntimeException();
+        } catch (NodeStore.GpuClaimed e) {
+            throw Status.ALREADY_EXISTS.withDescription("invalid inventory: " + e.getMessage()).asRuntimeException();
         }
         return Uni.createFrom().item(reply.build());
+    }
+
+    /** The inventory's first write; a node whose enrollment token requires approval is marked waiting before it. */
+    private void enroll(Node node, Tokens.Grant enrollment, boolean awaitApproval) {
+        if (awaitApproval) {
+            nodes.awaitApproval(node.name(), enrollment.id(), clock.millis());
+            LOG.infof("node %s waits for an admin's approval (./horizon node approve %s) before the planner places work on it", node.name(), node.name());
+        }
+        write(node);
     }
 
     private void write(Node node) {
@@ -111,6 +129,7 @@ public class AgentGrpc implements AgentService {
     private void record(Tokens.Grant grant, TelemetryReport report) {
         String node = registered(own(grant, report.getNodeId()));
         AgentMessages.checkSize(report);
+        AgentMessages.ownGpus(node, nodes.gpuUuids(node), report);
         List<NodeStore.Reading> readings = AgentMessages.readings(report.getGpusList());
         if (nodes.telemetry(node, readings, clock.millis())) {
             LOG.infof("node %s is reporting again", node);

@@ -11,6 +11,7 @@ import dev.horizon.agent.v1.MigSlot;
 import dev.horizon.agent.v1.SetSharing;
 import dev.horizon.agent.v1.TelemetryReport;
 import dev.horizon.api.Limits;
+import dev.horizon.api.NodeNames;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.nodes.Gpu;
@@ -43,6 +44,9 @@ final class AgentMessages {
     private static final int MAX_ENTRIES_PER_REPORT = 256;
     /** Xids after which NVIDIA's Xid catalogue says the GPU needs a reset: double-bit ECC, NVLink, fallen off the bus, uncontained ECC. */
     private static final Set<Integer> FATAL_XIDS = Set.of(48, 74, 79, 95);
+    /** 22 base64 characters hold 128 bits. */
+    private static final int MIN_NONCE = 22;
+    private static final int MAX_NONCE = 128;
 
     private AgentMessages() {
     }
@@ -52,7 +56,7 @@ final class AgentMessages {
         List<String> problems = new ArrayList<>();
         String name = inv.getNodeName();
         if (name.isBlank()) problems.add("node_name: required, the host's name in the cluster");
-        Limits.text("node_name", name, Limits.NAME, problems);
+        else NodeNames.check("node_name", name, problems);
         Limits.text("nvlink_domain", inv.getNvlinkDomain(), Limits.NAME, problems);
         if (inv.getGpusCount() < 1 || inv.getGpusCount() > MAX_GPUS) {
             problems.add("gpus: a node has 1 to " + MAX_GPUS + " GPUs (got " + inv.getGpusCount() + ")");
@@ -80,7 +84,7 @@ final class AgentMessages {
         long memory = gpus.stream().mapToLong(Gpu::memoryMiB).min().orElseThrow();
         String domain = inv.getNvlinkDomain().isBlank() ? name : inv.getNvlinkDomain();
         return new Node(name, gpus.get(0).model(), memory, domain, Node.FROM_AGENT, unhealthy == null ? Node.HEALTHY : Node.UNHEALTHY, unhealthy,
-                now, gpus);
+                now, gpus, false);
     }
 
     private static void gpuProblems(GpuInventory g, String field, Set<String> uuids, Set<Integer> indices, List<String> problems) {
@@ -106,6 +110,33 @@ final class AgentMessages {
             Limits.text(field + ".mig_devices[" + k + "].uuid", g.getMigDevices(k).getUuid(), MAX_ID, problems);
             Limits.text(field + ".mig_devices[" + k + "].profile", g.getMigDevices(k).getProfile(), MAX_ID, problems);
         }
+    }
+
+    /**
+     * The agent's enrollment nonce: "" when it sent none, else 22 to 128 characters of base64 or hex, random enough that
+     * nobody else holding the enrollment token can guess it (it keys the credential a retry gets back).
+     */
+    static String nonce(Inventory inv) {
+        String nonce = inv.getEnrollmentNonce();
+        if (nonce.isEmpty() || nonce.matches("[A-Za-z0-9_\\-+/=]{" + MIN_NONCE + "," + MAX_NONCE + "}")) return nonce;
+        throw invalid("enrollment_nonce: " + MIN_NONCE + " to " + MAX_NONCE + " random base64 or hex characters, the same on every retry of one"
+                + " enrollment (got " + nonce.length() + " characters: " + Limits.quote(nonce) + ")");
+    }
+
+    /**
+     * PERMISSION_DENIED naming the first GPU a report names that node did not register: a node reports on, drains and
+     * holds only its own GPUs. Checked before anything of the report is written.
+     */
+    static void ownGpus(String node, Set<String> registered, TelemetryReport report) {
+        for (int i = 0; i < report.getGpusCount(); i++) own(node, registered, "gpus[" + i + "].uuid", report.getGpus(i).getUuid());
+        for (int i = 0; i < report.getEventsCount(); i++) own(node, registered, "events[" + i + "].gpu_uuid", report.getEvents(i).getGpuUuid());
+        for (int i = 0; i < report.getViolationsCount(); i++) own(node, registered, "violations[" + i + "].gpu_uuid", report.getViolations(i).getGpuUuid());
+    }
+
+    private static void own(String node, Set<String> registered, String field, String uuid) {
+        if (registered.contains(uuid)) return;
+        throw Status.PERMISSION_DENIED.withDescription(field + ": GPU " + Limits.quote(uuid) + " is not a GPU node " + node + " registered; a node"
+                + " reports only on its own GPUs (Register its inventory again if it changed)").asRuntimeException();
     }
 
     /** A report is about one host: no more GPUs, events or violations than one host can have between two reports. */

@@ -22,6 +22,8 @@ import jakarta.inject.Inject;
 public class AgentTokenInterceptor implements ServerInterceptor {
     static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     private static final Context.Key<Tokens.Grant> GRANT = Context.key("horizon-agent-grant");
+    /** The enrollment token's secret, on Register calls made with one: a retried enrollment's credential is derived from it. */
+    private static final Context.Key<String> ENROLLMENT_SECRET = Context.key("horizon-enrollment-secret");
     private static final String REGISTER = "Register";
 
     @Inject
@@ -32,13 +34,20 @@ public class AgentTokenInterceptor implements ServerInterceptor {
         return GRANT.get();
     }
 
+    /** The secret of the enrollment token this Register call was made with; null for a node credential. */
+    static String enrollmentSecret() {
+        return ENROLLMENT_SECRET.get();
+    }
+
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         // one primary-key lookup, on the thread that accepted the call: gRPC interceptors run before any offloading
         Tokens.Authentication auth = tokens.authenticate(headers.get(AUTHORIZATION));
         Status refusal = refusal(auth, call.getMethodDescriptor().getBareMethodName());
         if (refusal == null) {
-            ServerCall.Listener<Q> listener = Contexts.interceptCall(Context.current().withValue(GRANT, auth.grant()), call, headers, next);
+            Context context = Context.current().withValue(GRANT, auth.grant());
+            if (auth.grant().enrollsOnly()) context = context.withValue(ENROLLMENT_SECRET, headers.get(AUTHORIZATION).substring(7).trim());
+            ServerCall.Listener<Q> listener = Contexts.interceptCall(context, call, headers, next);
             return call.getMethodDescriptor().getType().clientSendsOneMessage() ? new OneMessage<>(listener, call) : listener;
         }
         call.close(refusal, new Metadata());

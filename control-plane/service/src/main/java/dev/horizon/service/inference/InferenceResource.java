@@ -2,6 +2,7 @@ package dev.horizon.service.inference;
 
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.api.Limits;
+import dev.horizon.api.NodeNames;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
@@ -21,8 +22,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -136,7 +139,7 @@ public class InferenceResource {
         for (int i = 0; i < Math.min(servedBy.size(), MAX_SERVED_BY); i++) {
             String node = servedBy.get(i);
             if (node == null || node.isBlank()) problems.add("servedBy[" + i + "] must be a node name");
-            Limits.text("servedBy[" + i + "]", node, Limits.NAME, problems);
+            else NodeNames.check("servedBy[" + i + "]", node, problems);
         }
     }
 
@@ -164,14 +167,25 @@ public class InferenceResource {
             problems.add("heldGpus: GPUs serving the service now, 0 to " + MAX_GPUS + " (got " + d.heldGpus() + ")");
         }
         if (!problems.isEmpty()) throw new ApiException(400, "invalid demand report", problems);
+        if (caller.node() != null && d.heldGpus() != null) requireServable(row, d.heldGpus());
         services.report(name, d.gpus(), d.heldGpus());
         planner.requestPlan();
         return get(name);
     }
 
+    /** A node credential reports at most as many held GPUs as the nodes serving the service registered (a 403 otherwise). */
+    private void requireServable(InferenceStore.Row row, int heldGpus) {
+        int registered = row.servedBy().stream().map(nodes::find).flatMap(java.util.Optional::stream).mapToInt(n -> n.gpus().size()).sum();
+        if (heldGpus <= registered) return;
+        throw new ApiException(403, "heldGpus: " + heldGpus + " GPUs held, but the nodes serving service " + row.service().name() + " " + row.servedBy()
+                + " registered " + registered + "; a node reports no more than its nodes registered");
+    }
+
     /**
      * Agents report which GPUs the service's replicas hold now: the plan keeps batch work off them, and a job it finds on
-     * one has lost it to the service and waits to be placed again.
+     * one has lost it to the service and waits to be placed again. An admin replaces the whole list; a node credential
+     * names only its own node's GPUs and replaces only what the service holds there, so it can neither take nor release
+     * another node's GPUs.
      */
     @PUT
     @Path("/{name}/held")
@@ -181,21 +195,37 @@ public class InferenceResource {
         caller.requireOwnNode("reporting the GPUs an inference service holds", row.servedBy()::contains,
                 "service " + name + " (served by " + row.servedBy() + ")");
         Held h = JsonBodies.read(body, Held.class, "{\"gpuUuids\":[\"GPU-...\"]}");
-        List<String> problems = new ArrayList<>();
-        if (h.gpuUuids() == null) problems.add("gpuUuids is required: the uuids of the GPUs serving the service now ([] for none)");
-        else {
-            Set<String> known = new HashSet<>();
-            nodes.planned().forEach(n -> n.gpus().forEach(g -> known.add(g.uuid())));
-            for (int i = 0; i < h.gpuUuids().size(); i++) {
-                String uuid = h.gpuUuids().get(i);
-                if (!known.contains(uuid)) problems.add("gpuUuids[" + i + "]: no GPU " + Limits.quote(uuid) + " on a node in the plan (GET /api/v1/nodes lists them)");
-            }
-            if (new HashSet<>(h.gpuUuids()).size() != h.gpuUuids().size()) problems.add("gpuUuids: a GPU is listed twice");
+        if (h.gpuUuids() == null) {
+            throw new ApiException(422, "invalid held GPUs", List.of("gpuUuids is required: the uuids of the GPUs serving the service now ([] for none)"));
         }
+        Map<String, String> nodeOfGpu = new HashMap<>();
+        nodes.planned().forEach(n -> n.gpus().forEach(g -> nodeOfGpu.put(g.uuid(), n.name())));
+        if (caller.node() != null) requireOwnGpus(h.gpuUuids(), nodeOfGpu);
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < h.gpuUuids().size(); i++) {
+            String uuid = h.gpuUuids().get(i);
+            if (!nodeOfGpu.containsKey(uuid)) problems.add("gpuUuids[" + i + "]: no GPU " + Limits.quote(uuid) + " on a node in the plan (GET /api/v1/nodes lists them)");
+        }
+        if (new HashSet<>(h.gpuUuids()).size() != h.gpuUuids().size()) problems.add("gpuUuids: a GPU is listed twice");
         if (!problems.isEmpty()) throw new ApiException(422, "invalid held GPUs", problems);
-        services.setHeld(name, h.gpuUuids());
+        List<String> held = new ArrayList<>(h.gpuUuids());
+        if (caller.node() != null) row.heldOn().stream().filter(uuid -> !caller.node().equals(nodeOfGpu.get(uuid))).forEach(held::add);
+        services.setHeld(name, held);
         planner.requestPlan();
         return get(name);
+    }
+
+    /** A 403 naming the first GPU that is not on the node credential's node, before anything is written. */
+    private void requireOwnGpus(List<String> uuids, Map<String, String> nodeOfGpu) {
+        Set<String> own = new HashSet<>();
+        nodes.find(caller.node()).ifPresent(n -> n.gpus().forEach(g -> own.add(g.uuid())));
+        for (int i = 0; i < uuids.size(); i++) {
+            String uuid = uuids.get(i);
+            if (own.contains(uuid)) continue;
+            String where = nodeOfGpu.containsKey(uuid) ? "is on node " + nodeOfGpu.get(uuid) : "is not on node " + caller.node();
+            throw new ApiException(403, "gpuUuids[" + i + "]: GPU " + Limits.quote(uuid) + " " + where + "; this credential is node " + caller.node()
+                    + "'s, which reports only what the service holds on its own GPUs");
+        }
     }
 
     private InferenceStore.Row find(String name) {

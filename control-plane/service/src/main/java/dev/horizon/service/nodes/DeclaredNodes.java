@@ -60,7 +60,7 @@ public class DeclaredNodes {
                 String uuid = "GPU-" + UUID.nameUUIDFromBytes((name + "/" + g).getBytes(StandardCharsets.UTF_8));
                 gpus.add(new Gpu(g, uuid, model, memoryMiB, null, List.of(), Node.HEALTHY, null, null, List.of(), null));
             }
-            out.add(new Node(name, model, memoryMiB, "nvl-" + i, Node.FROM_CONFIG, Node.HEALTHY, null, now, gpus));
+            out.add(new Node(name, model, memoryMiB, "nvl-" + i, Node.FROM_CONFIG, Node.HEALTHY, null, now, gpus, false));
         }
         return out;
     }

@@ -5,10 +5,11 @@ import java.util.List;
 /**
  * A GPU host. source is "agent" when an agent registered it, "config" when horizon.nodes declared it. health is
  * HEALTHY, UNHEALTHY (drained: the planner gives it no new work; healthReason says why) or LOST (out of the cluster: its
- * agent has been silent for horizon.agents.heartbeat-timeout-seconds; healthReason says since when).
+ * agent has been silent for horizon.agents.heartbeat-timeout-seconds; healthReason says since when). pendingApproval: an
+ * enrollment token that requires approval enrolled it, and no admin has approved it yet; the planner never places on it.
  */
 public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
-                   String healthReason, long lastSeen, List<Gpu> gpus) {
+                   String healthReason, long lastSeen, List<Gpu> gpus, boolean pendingApproval) {
     public static final String HEALTHY = "HEALTHY";
     public static final String UNHEALTHY = "UNHEALTHY";
     public static final String LOST = "LOST";
@@ -23,6 +24,6 @@ public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlin
     public Node withoutProcesses() {
         return new Node(name, gpuModel, gpuMemoryMiB, nvlinkDomain, source, health, healthReason, lastSeen, gpus.stream()
                 .map(g -> new Gpu(g.index(), g.uuid(), g.model(), g.memoryMiB(), g.migMode(), g.migDevices(), g.health(), g.utilization(),
-                        g.memoryUsedMiB(), java.util.List.of(), g.lastEvent())).toList());
+                        g.memoryUsedMiB(), java.util.List.of(), g.lastEvent())).toList(), pendingApproval);
     }
 }

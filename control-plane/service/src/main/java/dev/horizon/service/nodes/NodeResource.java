@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -53,6 +54,8 @@ public class NodeResource {
     LeaderForwarding forwarding;
     @Inject
     NodePlatform platform;
+    @Inject
+    Planner planner;
 
     /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET
@@ -93,6 +96,21 @@ public class NodeResource {
         }
         NodeCommand command = queue.queue(name, request);
         return Response.created(URI.create("/api/v1/nodes/" + name)).entity(command).build();
+    }
+
+    /**
+     * Approves a node whose enrollment token requires approval: from now on the planner places work on it. 409 when it
+     * is not waiting (approved before, or enrolled by a token that needs no approval).
+     */
+    @POST
+    @Path("/{name}/approval")
+    public Node approve(@PathParam("name") String name) {
+        caller.requireAdmin("approving nodes");
+        find(name);
+        if (!nodes.approve(name)) throw new ApiException(409, "node " + name + " is not waiting for approval; it is schedulable already");
+        caller.noteForAudit("approved node " + name + ": the planner places work on it from now on");
+        planner.requestPlan();
+        return find(name);
     }
 
     private Node find(String name) {

@@ -24,12 +24,29 @@ public class NodeStore {
     };
     private static final TypeReference<List<Gpu.Process>> PROCESS_LIST = new TypeReference<>() {
     };
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
 
     @Inject
     Db db;
 
     private record NodeRow(String name, String model, long memory, String domain, String source, String health, String healthReason,
                            long lastSeen) {
+    }
+
+    /** A registration naming a GPU another node registered: a GPU belongs to one host. */
+    public static class GpuClaimed extends RuntimeException {
+        GpuClaimed(String field, String uuid, String holder) {
+            super(field + ": GPU " + uuid + " is registered on node " + holder + "; a GPU belongs to one host, so a host reusing another's GPU uuids"
+                    + " is refused (if the GPU moved, node " + holder + "'s agent must register without it first)");
+        }
+    }
+
+    /** A registration naming more GPUs, or other models, than the node enrolled with under its credential. */
+    public static class BeyondEnrollment extends RuntimeException {
+        BeyondEnrollment(String message) {
+            super(message);
+        }
     }
 
     /** One GPU's telemetry: utilization from 0 to 1, null while MIG is on (the driver does not report it). */
@@ -47,13 +64,36 @@ public class NodeStore {
 
     /**
      * The nodes the planner plans on: those agents registered, or, until the first agent registers, those that
-     * horizon.nodes declared. Lost nodes are out of the cluster.
+     * horizon.nodes declared. Lost nodes are out of the cluster, and so are nodes waiting for an admin's approval.
      */
     public List<Node> planned() {
         List<Node> all = all();
         boolean agents = all.stream().anyMatch(n -> Node.FROM_AGENT.equals(n.source()));
         String source = agents ? Node.FROM_AGENT : Node.FROM_CONFIG;
-        return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.gpus().isEmpty()).toList();
+        return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.pendingApproval() && !n.gpus().isEmpty())
+                .toList();
+    }
+
+    /**
+     * Marks a node as enrolled by a token that requires approval, before its inventory is first written, so no plan ever
+     * sees it schedulable; enrolledBy: the enrollment token's id.
+     */
+    public void awaitApproval(String node, String enrolledBy, long now) {
+        try {
+            db.update("INSERT INTO pending_nodes (node, enrolled_by, since) VALUES (?, ?, ?)", ps -> {
+                ps.setString(1, node);
+                ps.setString(2, enrolledBy);
+                ps.setLong(3, now);
+            });
+        } catch (StoreException e) {
+            // an earlier attempt of this enrollment marked it already, and it still waits
+            if (!e.duplicateKey()) throw e;
+        }
+    }
+
+    /** Makes a node waiting for approval schedulable; false when it was not waiting. */
+    public boolean approve(String node) {
+        return db.update("DELETE FROM pending_nodes WHERE node = ?", ps -> ps.setString(1, node)) == 1;
     }
 
     /** How many nodes have each health. */
@@ -79,11 +119,13 @@ public class NodeStore {
                                 rs.getString(11) == null ? List.of() : StoredJson.read(rs.getString(11), PROCESS_LIST), rs.getString(12))))) {
             gpus.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
         }
+        java.util.Set<String> pending = new java.util.HashSet<>(db.query("SELECT node FROM pending_nodes" + (name == null ? "" : " WHERE node = ?"),
+                bind, rs -> rs.getString(1)));
         List<Node> out = new ArrayList<>();
         rows.sort(Comparator.comparing(NodeRow::name, NodeStore::naturalOrder));
         for (NodeRow r : rows) {
             out.add(new Node(r.name(), r.model(), r.memory(), r.domain(), r.source(), r.health(), r.healthReason(), r.lastSeen(),
-                    gpus.getOrDefault(r.name(), List.of())));
+                    gpus.getOrDefault(r.name(), List.of()), pending.contains(r.name())));
         }
         return out;
     }
@@ -109,6 +151,7 @@ public class NodeStore {
             return false;
         }
         db.inTransaction(c -> {
+            if (Node.FROM_AGENT.equals(node.source())) refuseClaimed(c, node);
             Db.update(c, "DELETE FROM gpus WHERE node = ?", ps -> ps.setString(1, node.name()));
             Db.update(c, "DELETE FROM nodes WHERE name = ?", ps -> ps.setString(1, node.name()));
             Db.update(c, "INSERT INTO nodes (name, gpu_model, gpu_memory_mib, nvlink_domain, source, health, health_reason, last_seen)"
@@ -139,6 +182,64 @@ public class NodeStore {
             return null;
         });
         return true;
+    }
+
+    /**
+     * Bounds what a node registers by what it first registered under this credential: the first registration with a
+     * credential (its enrollment, an admin's re-enrollment, a store from before bounds) sets the bound, every later one
+     * may name no more GPUs and no model outside it (BeyondEnrollment, before anything is written).
+     */
+    public void bound(Node node, String credential) {
+        List<String> models = node.gpus().stream().map(Gpu::model).distinct().sorted().toList();
+        db.inTransactionRetrying(c -> {
+            List<Map.Entry<Integer, List<String>>> bound = Db.query(c, "SELECT gpus, models FROM node_bounds WHERE node = ? AND credential = ?", ps -> {
+                ps.setString(1, node.name());
+                ps.setString(2, credential);
+            }, rs -> Map.entry(rs.getInt(1), StoredJson.read(rs.getString(2), STRINGS)));
+            if (bound.isEmpty()) {
+                Db.update(c, "DELETE FROM node_bounds WHERE node = ?", ps -> ps.setString(1, node.name()));
+                Db.update(c, "INSERT INTO node_bounds (node, credential, gpus, models) VALUES (?, ?, ?, ?)", ps -> {
+                    ps.setString(1, node.name());
+                    ps.setString(2, credential);
+                    ps.setInt(3, node.gpus().size());
+                    ps.setString(4, StoredJson.write(models));
+                });
+            } else if (node.gpus().size() > bound.get(0).getKey() || !bound.get(0).getValue().containsAll(models)) {
+                throw new BeyondEnrollment("gpus: node " + node.name() + " enrolled with " + bound.get(0).getKey() + " GPUs " + bound.get(0).getValue()
+                        + " under credential " + credential + "; this registration names " + node.gpus().size() + " " + models + ". A node reports"
+                        + " no more GPUs and no other models than it enrolled with; after a hardware change an admin re-enrolls it:"
+                        + " ./horizon token create --role agent --node " + node.name());
+            }
+            return null;
+        });
+    }
+
+    /**
+     * GpuClaimed when one of node's GPU uuids is registered on another node: checked before an enrollment takes a use of
+     * its token or marks the node pending, and again inside the inventory's write.
+     */
+    public void refuseClaimed(Node node) {
+        db.inTransaction(c -> {
+            refuseClaimed(c, node);
+            return null;
+        });
+    }
+
+    /** GpuClaimed when one of node's GPU uuids is registered on another node. */
+    private static void refuseClaimed(Connection c, Node node) throws SQLException {
+        for (int i = 0; i < node.gpus().size(); i++) {
+            String uuid = node.gpus().get(i).uuid();
+            List<String> holders = Db.query(c, "SELECT node FROM gpus WHERE uuid = ? AND node <> ?", ps -> {
+                ps.setString(1, uuid);
+                ps.setString(2, node.name());
+            }, rs -> rs.getString(1));
+            if (!holders.isEmpty()) throw new GpuClaimed("gpus[" + i + "].uuid", uuid, holders.get(0));
+        }
+    }
+
+    /** The uuids of the GPUs a node registered. */
+    public java.util.Set<String> gpuUuids(String node) {
+        return new java.util.HashSet<>(db.query("SELECT uuid FROM gpus WHERE node = ?", ps -> ps.setString(1, node), rs -> rs.getString(1)));
     }
 
     /**
@@ -201,17 +302,19 @@ public class NodeStore {
 
     /**
      * Records a health event on one GPU. With a gpuHealth (the GPU is lost or broken) the GPU takes that health and the
-     * node is drained with the event as its reason; returns true when the node was healthy until now.
+     * node is drained with the event as its reason; returns true when the node was healthy until now. An event for a GPU
+     * the node does not have changes nothing.
      */
     public boolean healthEvent(String node, String uuid, String gpuHealth, String event) {
         return db.inTransaction(c -> {
-            Db.update(c, "UPDATE gpus SET last_event = ?, health = COALESCE(?, health) WHERE node = ? AND uuid = ?", ps -> {
+            int onNode = Db.update(c, "UPDATE gpus SET last_event = ?, health = COALESCE(?, health) WHERE node = ? AND uuid = ?", ps -> {
                 ps.setString(1, event);
                 ps.setString(2, gpuHealth);
                 ps.setString(3, node);
                 ps.setString(4, uuid);
             });
-            return gpuHealth != null && drainHealthy(c, node, event);
+            // a GPU that is not the node's never drains it
+            return gpuHealth != null && onNode == 1 && drainHealthy(c, node, event);
         });
     }
 

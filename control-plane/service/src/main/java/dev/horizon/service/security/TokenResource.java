@@ -3,6 +3,7 @@ package dev.horizon.service.security;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.Limits;
+import dev.horizon.api.NodeNames;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -34,8 +35,11 @@ public class TokenResource {
     private static final String EXAMPLE = "{\"role\":\"submitter\",\"team\":\"nlp\",\"label\":\"ci pipeline\",\"expiresInSeconds\":86400}";
     /** Ten years: a longer expiry is a unit mistake; leave it out for a token that never expires. */
     static final long MAX_EXPIRES_IN_SECONDS = 10L * 365 * 86_400;
+    /** Nodes one enrollment token may enroll: more than any cluster Horizon plans. */
+    static final int MAX_USES = 100_000;
 
-    public record TokenRequest(String role, String team, String node, String label, Long expiresInSeconds) {
+    /** maxUses and requireApproval bound an enrollment token (an agent token without a node). */
+    public record TokenRequest(String role, String team, String node, String label, Long expiresInSeconds, Integer maxUses, Boolean requireApproval) {
     }
 
     /** The new token's secret, shown this once, beside what GET /api/v1/tokens lists for it. */
@@ -60,7 +64,8 @@ public class TokenResource {
                     + Limits.quote(req.team()) + "); create it with POST /api/v1/teams"));
         }
         Long expiresAt = req.expiresInSeconds() == null ? null : System.currentTimeMillis() + req.expiresInSeconds() * 1000;
-        Tokens.Created created = tokens.create(new Tokens.Request(role, req.team(), req.node(), req.label(), expiresAt, caller.tokenId()));
+        Tokens.Created created = tokens.create(new Tokens.Request(role, req.team(), req.node(), req.label(), expiresAt, caller.tokenId(), req.maxUses(),
+                Boolean.TRUE.equals(req.requireApproval())));
         caller.noteForAudit("created " + describe(created.info()));
         return Response.created(URI.create("/api/v1/tokens/" + created.info().id())).entity(new CreatedToken(created.token(), created.info())).build();
     }
@@ -78,7 +83,8 @@ public class TokenResource {
         if (role != Role.AGENT && req.node() != null) problems.add("node: only agent tokens are bound to a node; leave it out");
         Limits.text("team", req.team(), Limits.SHORT_NAME, problems);
         if (req.node() != null && req.node().isBlank()) problems.add("node must not be empty: the node name its agent registers");
-        Limits.text("node", req.node(), Limits.NAME, problems);
+        else NodeNames.check("node", req.node(), problems);
+        enrollmentBounds(req, role, problems);
         Limits.text("label", req.label(), Limits.LABEL, problems);
         if (req.expiresInSeconds() != null && (req.expiresInSeconds() < 1 || req.expiresInSeconds() > MAX_EXPIRES_IN_SECONDS)) {
             problems.add("expiresInSeconds must be between 1 and " + MAX_EXPIRES_IN_SECONDS + " (ten years); leave it out for a token that never"
@@ -86,6 +92,18 @@ public class TokenResource {
         }
         if (!problems.isEmpty()) throw new ApiException(400, "invalid token request", problems);
         return role;
+    }
+
+    /** maxUses and requireApproval: only on an enrollment token (an agent token bound to no node), maxUses within its limit. */
+    private static void enrollmentBounds(TokenRequest req, Role role, List<String> problems) {
+        boolean enrollment = role == Role.AGENT && req.node() == null;
+        if (!enrollment && req.maxUses() != null) problems.add("maxUses: only enrollment tokens (role agent, no node) count the nodes they enroll; leave it out");
+        if (!enrollment && req.requireApproval() != null) {
+            problems.add("requireApproval: only enrollment tokens (role agent, no node) enroll nodes that wait for approval; leave it out");
+        }
+        if (req.maxUses() != null && (req.maxUses() < 1 || req.maxUses() > MAX_USES)) {
+            problems.add("maxUses must be 1 to " + MAX_USES + ", the nodes the token may enroll; leave it out for no count (got " + req.maxUses() + ")");
+        }
     }
 
     /** Every token (admins): id, role, team, node, label, created, last used, expiry, revocation; never the secret. */
@@ -126,6 +144,7 @@ public class TokenResource {
 
     private static String describe(Tokens.TokenInfo t) {
         return t.role() + " token " + t.id() + (t.team() != null ? " for team " + t.team() : "") + (t.node() != null ? " for node " + t.node() : "")
+                + (t.maxUses() != null ? " enrolling at most " + t.maxUses() + " nodes" : "") + (t.requiresApproval() ? " that wait for approval" : "")
                 + (t.label() != null ? " (" + t.label() + ")" : "");
     }
 }

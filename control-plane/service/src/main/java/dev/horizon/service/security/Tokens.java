@@ -42,7 +42,8 @@ public class Tokens {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** last_used_at is written at most this often per token, so reading the API does not write to the store on every call. */
     private static final long TOUCH_MILLIS = 60_000;
-    private static final String COLUMNS = "id, role, team, node, label, created_at, last_used_at, expires_at, revoked_at, created_by";
+    private static final String COLUMNS = "id, role, team, node, label, created_at, last_used_at, expires_at, revoked_at, created_by, max_uses, uses,"
+            + " requires_approval";
 
     /** What a live token may do: its role, the team a submitter token is bound to, the node a node credential is bound to. */
     public record Grant(String id, Role role, String team, String node, String label) {
@@ -56,10 +57,14 @@ public class Tokens {
     public record Authentication(Grant grant, String refusal) {
     }
 
-    /** A token as admins list it: everything but the secret, which is never stored. Times are epoch milliseconds. */
+    /**
+     * A token as admins list it: everything but the secret, which is never stored. Times are epoch milliseconds. An
+     * enrollment token enrolls at most maxUses nodes (null: no count) and has enrolled uses; requiresApproval: the nodes
+     * it enrolls wait for an admin's approval before the planner places anything on them.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TokenInfo(String id, String role, String team, String node, String label, long createdAt, Long lastUsedAt, Long expiresAt,
-                            Long revokedAt, String createdBy) {
+                            Long revokedAt, String createdBy, Integer maxUses, int uses, boolean requiresApproval) {
         boolean live(long now) {
             return revokedAt == null && (expiresAt == null || expiresAt > now);
         }
@@ -73,8 +78,15 @@ public class Tokens {
     public record Revoked(String id) {
     }
 
-    /** What to make: node binds an agent token to one node (a node credential); expiresAt null never expires. */
-    public record Request(Role role, String team, String node, String label, Long expiresAt, String createdBy) {
+    /**
+     * What to make: node binds an agent token to one node (a node credential); expiresAt null never expires; maxUses and
+     * requiresApproval bound an enrollment token (see {@link TokenInfo}).
+     */
+    public record Request(Role role, String team, String node, String label, Long expiresAt, String createdBy, Integer maxUses,
+                          boolean requiresApproval) {
+        public Request(Role role, String team, String node, String label, Long expiresAt, String createdBy) {
+            this(role, team, node, label, expiresAt, createdBy, null, false);
+        }
     }
 
     @Inject
@@ -164,8 +176,25 @@ public class Tokens {
     public Created create(Request request) {
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
-        String token = "hz_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return create("hz_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes), request);
+    }
+
+    /** Stores a token whose secret the caller made (a node credential derived from its enrollment; NodeCredentials). */
+    Created create(String token, Request request) {
         return new Created(token, store(token, request));
+    }
+
+    /** The token whose secret this is, live or not. */
+    Optional<TokenInfo> bySecret(String token) {
+        return row(sha256(token));
+    }
+
+    /**
+     * Counts one enrollment against an enrollment token's maxUses; false when it has enrolled as many nodes as it may.
+     * One conditional update, so two agents enrolling at once cannot both take its last use.
+     */
+    boolean useForEnrollment(String id) {
+        return db.update("UPDATE tokens SET uses = uses + 1 WHERE id = ? AND (max_uses IS NULL OR uses < max_uses)", ps -> ps.setString(1, id)) == 1;
     }
 
     private TokenInfo store(String token, Request r) {
@@ -175,8 +204,8 @@ public class Tokens {
             List<String> old = r.node() == null ? List.of() : Db.query(c, "SELECT id FROM tokens WHERE live_node = ?", ps -> ps.setString(1, r.node()),
                     rs -> rs.getString(1));
             for (String id : old) revoke(c, id, now);
-            Db.update(c, "INSERT INTO tokens (hash, id, role, team, node, live_node, label, created_at, expires_at, created_by)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+            Db.update(c, "INSERT INTO tokens (hash, id, role, team, node, live_node, label, created_at, expires_at, created_by, max_uses,"
+                    + " requires_approval) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                         ps.setString(1, hash);
                         ps.setString(2, id(hash));
                         ps.setString(3, r.role().name());
@@ -188,6 +217,9 @@ public class Tokens {
                         if (r.expiresAt() == null) ps.setNull(9, Types.BIGINT);
                         else ps.setLong(9, r.expiresAt());
                         ps.setString(10, r.createdBy());
+                        if (r.maxUses() == null) ps.setNull(11, Types.INTEGER);
+                        else ps.setInt(11, r.maxUses());
+                        ps.setBoolean(12, r.requiresApproval());
                     });
             return old;
         });
@@ -252,7 +284,8 @@ public class Tokens {
 
     private static TokenInfo info(ResultSet rs) throws SQLException {
         return new TokenInfo(rs.getString(1), rs.getString(2).toLowerCase(java.util.Locale.ROOT), rs.getString(3), rs.getString(4), rs.getString(5),
-                rs.getLong(6), nullable(rs, 7), nullable(rs, 8), nullable(rs, 9), rs.getString(10));
+                rs.getLong(6), nullable(rs, 7), nullable(rs, 8), nullable(rs, 9), rs.getString(10), (Integer) rs.getObject(11), rs.getInt(12),
+                rs.getBoolean(13));
     }
 
     private static Long nullable(ResultSet rs, int column) throws SQLException {

@@ -54,7 +54,7 @@ class SlicePlanningTest {
 
     @Test
     void aNodeIsInThePoolOfTheFirstPolicyThatPartitionsItsModel() {
-        Node h100 = new Node("n", "H100-80GB", 81_559, "nvl", Node.FROM_AGENT, Node.HEALTHY, null, 0, List.of());
+        Node h100 = new Node("n", "H100-80GB", 81_559, "nvl", Node.FROM_AGENT, Node.HEALTHY, null, 0, List.of(), false);
         List<MigPolicyBody.Stored> stored = List.of(
                 new MigPolicyBody.Stored("a100s", Set.of("A100-80GB"), Set.of("1g.10gb"), "DYNAMIC", 0, 1),
                 new MigPolicyBody.Stored("h100s", Set.of("H100-80GB"), Set.of("3g.40gb"), "FIXED", 60, 2));
