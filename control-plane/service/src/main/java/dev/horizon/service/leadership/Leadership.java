@@ -67,6 +67,9 @@ public class Leadership {
     Optional<String> advertiseUrl;
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
+    /** False in a process that only runs a command on the store (./horizon token create --store): it never leads. */
+    @ConfigProperty(name = "horizon.leader.elect", defaultValue = "true")
+    boolean elect;
 
     private final String id = identity();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -81,6 +84,10 @@ public class Leadership {
 
     void start(@Observes @Priority(10) StartupEvent event) {
         checkTimes(leaseSeconds, renewSeconds);
+        if (!elect) {
+            LOG.infof("replica %s takes no part in leader election (horizon.leader.elect=false)", id);
+            return;
+        }
         LOG.infof("replica %s: leader election through the %s store (lease %d s, renewed every %d s)", id, db.kind(), leaseSeconds, renewSeconds);
         // the first election runs before startup completes, so a sole replica leads (and plans) from its first request on
         acquire(System.nanoTime(), "h2".equals(db.kind()));
