@@ -314,7 +314,8 @@ public class Tokens {
         return hash.substring(0, 16);
     }
 
-    static String sha256(String token) {
+    /** The hex SHA-256 of a text's UTF-8 bytes. */
+    public static String sha256(String token) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
