@@ -26,7 +26,8 @@ final class HostileInputCorpus {
     static final String JOB = "/api/v1/jobs";
     /** The Idempotency-Key the test's submitter used for a first job before the corpus runs (HostileInput.start). */
     static final String REUSED_KEY = "hostile-reused-key";
-    private static final String[] CONTROL = {"\\u0000", "\\u001b", "\\n", "\\u007f", "\\ud800"};
+    /** Control characters, then what makes a name display as another (bidi override, zero-width space, BOM), then U+FFFD (bytes that were not UTF-8). */
+    private static final String[] CONTROL = {"\\u0000", "\\u001b", "\\n", "\\u007f", "\\ud800", "\\u202e", "\\u200b", "\\ufeff", "\\ufffd"};
 
     private final List<Case> cases = new ArrayList<>();
 
