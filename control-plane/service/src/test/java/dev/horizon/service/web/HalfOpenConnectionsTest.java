@@ -25,15 +25,20 @@ import org.junit.jupiter.api.Test;
  * headers and part of a body) are closed within the idle timeout, while a normal client keeps being served.
  */
 @QuarkusTest
-@TestProfile(HalfOpenConnectionsTest.ShortIdleTimeout.class)
+@TestProfile(HalfOpenConnectionsTest.ShortTimeouts.class)
 class HalfOpenConnectionsTest {
     static final int IDLE_SECONDS = 2;
 
-    /** A short idle timeout keeps the test fast; production's is 60 s (application.properties). */
-    public static class ShortIdleTimeout implements QuarkusTestProfile {
+    /**
+     * Short timeouts keep the listener tests fast: a 2 s idle timeout (production's is 60 s), and failed tokens slowed
+     * after the second in a minute (production's: after 30), never refused, so no test here locks out the others.
+     */
+    public static class ShortTimeouts implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.http.idle-timeout", IDLE_SECONDS + "s", "quarkus.datasource.jdbc.url", "jdbc:h2:mem:listeners;DB_CLOSE_DELAY=-1");
+            return Map.of("quarkus.http.idle-timeout", IDLE_SECONDS + "s", "quarkus.datasource.jdbc.url", "jdbc:h2:mem:listeners;DB_CLOSE_DELAY=-1",
+                    "horizon.auth.free-failures-per-minute", "2", "horizon.auth.failure-delay", "400ms",
+                    "horizon.auth.refuse-after-failures-per-minute", "100000");
         }
     }
 
