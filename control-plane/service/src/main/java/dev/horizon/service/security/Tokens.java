@@ -118,13 +118,7 @@ public class Tokens {
      */
     BootstrapOutcome bootstrapAdmin(Optional<String> value) {
         List<TokenInfo> live = liveAdmins();
-        if (!live.isEmpty()) {
-            if (value.isEmpty()) return new BootstrapOutcome(false, "the store holds " + live.size() + " live admin token(s)");
-            Optional<TokenInfo> same = row(sha256(value.get())).filter(t -> live.stream().anyMatch(l -> l.id().equals(t.id())));
-            return new BootstrapOutcome(same.isEmpty(), same.map(t -> "HORIZON_BOOTSTRAP_ADMIN_TOKEN is live admin token " + t.id())
-                    .orElse("HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored: the store holds " + live.size() + " live admin token(s) ("
-                            + String.join(", ", live.stream().map(TokenInfo::id).toList()) + "); it applies only when none is live"));
-        }
+        if (!live.isEmpty()) return whileLive(value, live);
         if (value.isEmpty()) {
             return new BootstrapOutcome(true, "the store holds no live admin token: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to a new value and restart,"
                     + " or run ./horizon token create --store DIR|URL --role admin on the stopped store");
@@ -147,6 +141,15 @@ public class Tokens {
             if (!e.duplicateKey()) throw e;
             return new BootstrapOutcome(false, "HORIZON_BOOTSTRAP_ADMIN_TOKEN was stored by another replica starting at the same time");
         }
+    }
+
+    /** With admin tokens live the value is not needed: says whether it is one of them, or ignored (naming them). */
+    private BootstrapOutcome whileLive(Optional<String> value, List<TokenInfo> live) {
+        if (value.isEmpty()) return new BootstrapOutcome(false, "the store holds " + live.size() + " live admin token(s)");
+        Optional<TokenInfo> same = row(sha256(value.get())).filter(t -> live.stream().anyMatch(l -> l.id().equals(t.id())));
+        return new BootstrapOutcome(same.isEmpty(), same.map(t -> "HORIZON_BOOTSTRAP_ADMIN_TOKEN is live admin token " + t.id())
+                .orElse("HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored: the store holds " + live.size() + " live admin token(s) ("
+                        + String.join(", ", live.stream().map(TokenInfo::id).toList()) + "); it applies only when none is live"));
     }
 
     /** What starting did about the bootstrap admin token; leftOut when an operator should read it (logged as a warning). */
