@@ -257,7 +257,8 @@ final class Horizon {
         }
 
         private HttpResponse<String> management(String path) throws IOException, InterruptedException {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort(port) + path)).timeout(Duration.ofSeconds(30))
+            // on TLS the management port serves HTTPS with the API's certificate
+            return http.send(HttpRequest.newBuilder(URI.create((tls == null ? "http" : "https") + "://127.0.0.1:" + managementPort(port) + path)).timeout(Duration.ofSeconds(30))
                     .build(), HttpResponse.BodyHandlers.ofString());
         }
     }

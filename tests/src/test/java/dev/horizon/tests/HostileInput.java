@@ -60,7 +60,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class HostileInput {
-    private static final String ADMIN = "hostile-input-admin";
+    static final String ADMIN = "hostile-input-admin";
     static final String NODE = "hostile-node";
     /** The gRPC codes that mean the server failed rather than refused: the agent protocol's 5xx. */
     private static final int MUTATED_BODIES = 200;
@@ -112,6 +112,9 @@ abstract class HostileInput {
         wire = AgentWire.plaintext(port);
         wire.as(tokens.get("node")).register(AgentWire.host(NODE, 8));
         keep();
+        HttpResponse<String> keyed = send("POST", HostileInputCorpus.JOB, "submitter", HostileInputCorpus.job("name", "\"ok\""),
+                "Idempotency-Key: " + HostileInputCorpus.REUSED_KEY);
+        assertEquals(201, keyed.statusCode(), "the first job under the key the corpus reuses: " + keyed.body());
         admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-chat\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1}", 201);
         admin.json("POST", "/api/v1/inference-services", "{\"name\":\"fz-served\",\"team\":\"alpha\",\"weightPerGpuHour\":5,\"swapCapGpus\":1,"
                 + "\"servedBy\":[\"" + NODE + "\"]}", 201);
@@ -153,17 +156,18 @@ abstract class HostileInput {
     }
 
     /** token: a key of tokens, "none", or "raw:" and the Authorization header's value. */
-    private HttpResponse<String> send(String method, String path, String token, String body) throws Exception {
+    private HttpResponse<String> send(String method, String path, String token, String body, String header) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token.startsWith("raw:")) b.header("Authorization", token.substring(4));
         else if (!token.equals("none")) b.header("Authorization", "Bearer " + tokens.get(token));
+        if (header != null) b.header(header.substring(0, header.indexOf(':')), header.substring(header.indexOf(':') + 1).strip());
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private void check(HostileInputCorpus.Case c) throws Exception {
-        HttpResponse<String> r = send(c.method(), c.path(), c.token(), c.body());
+        HttpResponse<String> r = send(c.method(), c.path(), c.token(), c.body(), c.header());
         assertTrue(r.statusCode() < 500, c.what() + ": a " + r.statusCode() + " " + r.body());
         assertEquals(c.status(), r.statusCode(), c.what() + ": " + r.body());
         JsonNode error = Horizon.JSON.readTree(r.body());
@@ -317,7 +321,7 @@ abstract class HostileInput {
         Random random = new Random(SEED);
         return IntStream.range(0, MUTATED_BODIES).mapToObj(i -> BodyMutations.next(random, templates)).map(m -> DynamicTest.dynamicTest(m.toString(),
                 () -> {
-                    HttpResponse<String> r = send(m.template().method(), m.template().path(), m.template().token(), BodyMutations.apply(m));
+                    HttpResponse<String> r = send(m.template().method(), m.template().path(), m.template().token(), BodyMutations.apply(m), null);
                     assertTrue(r.statusCode() < 500, r.statusCode() + " for " + m + " (seed " + SEED + "): " + r.body());
                     if (r.statusCode() >= 400) assertFalse(Horizon.JSON.readTree(r.body()).path("error").asText().isBlank(), "a refusal says why: " + r.body());
                 }));

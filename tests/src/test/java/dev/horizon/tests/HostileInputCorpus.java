@@ -10,8 +10,11 @@ import java.util.List;
  * as code rather than files because most cases are one field of a valid body changed.
  */
 final class HostileInputCorpus {
-    /** One request: token is a key of the test's tokens (admin, submitter, agent, node, none) or "raw:" and a header value. */
-    record Case(String what, String method, String path, String token, String body, int status, String fragment) {
+    /**
+     * One request: token is a key of the test's tokens (admin, submitter, agent, node, none) or "raw:" and a header value;
+     * header, when not null, one more header as "Name: value".
+     */
+    record Case(String what, String method, String path, String token, String body, int status, String fragment, String header) {
         @Override
         public String toString() {
             return method + " " + (path.length() > 60 ? path.substring(0, 60) + "..." : path) + " " + what + " -> " + status;
@@ -21,7 +24,10 @@ final class HostileInputCorpus {
     static final String LONG_300 = "a".repeat(300);
     static final String LONG_10K = "k".repeat(10_000);
     static final String JOB = "/api/v1/jobs";
-    private static final String[] CONTROL = {"\\u0000", "\\u001b", "\\n", "\\u007f", "\\ud800"};
+    /** The Idempotency-Key the test's submitter used for a first job before the corpus runs (HostileInput.start). */
+    static final String REUSED_KEY = "hostile-reused-key";
+    /** Control characters, then what makes a name display as another (bidi override, zero-width space, BOM), then U+FFFD (bytes that were not UTF-8). */
+    private static final String[] CONTROL = {"\\u0000", "\\u001b", "\\n", "\\u007f", "\\ud800", "\\u202e", "\\u200b", "\\ufeff", "\\ufffd"};
 
     private final List<Case> cases = new ArrayList<>();
 
@@ -38,11 +44,12 @@ final class HostileInputCorpus {
         c.migPolicies();
         c.nodeCommands();
         c.authAndTransport();
+        c.retriesAndBreakGlass();
         return c.cases;
     }
 
     private void add(String what, String method, String path, String token, String body, int status, String fragment) {
-        cases.add(new Case(what, method, path, token, body, status, fragment));
+        cases.add(new Case(what, method, path, token, body, status, fragment, null));
     }
 
     /** A valid job body with one field's raw JSON value replaced (or added). */
@@ -297,5 +304,26 @@ final class HostileInputCorpus {
         add("PUT on the jobs collection", "PUT", JOB, "admin", "{}", 405, "method not allowed");
         add("an unknown API path", "GET", "/api/v1/" + LONG_300, "admin", null, 404, "no such resource");
         add("a body of 2 MiB", "POST", JOB, "submitter", job("name", "\"" + "x".repeat(2 * 1024 * 1024) + "\""), 413, "larger than");
+    }
+
+    /** Idempotency keys that are malformed or reused for another job, and an admin revoking the last admin token. */
+    private void retriesAndBreakGlass() {
+        for (String key : new String[] {"two words", "k".repeat(256), "tab\there"}) {
+            cases.add(new Case("Idempotency-Key " + key.substring(0, Math.min(10, key.length())), "POST", JOB, "submitter", job("name", "\"ok\""), 400,
+                    "Idempotency-Key", "Idempotency-Key: " + key));
+        }
+        cases.add(new Case("Idempotency-Key reused for another job", "POST", JOB, "submitter", job("name", "\"another\""), 422,
+                "was used for another job", "Idempotency-Key: " + REUSED_KEY));
+        String adminId = sha256(HostileInput.ADMIN).substring(0, 16);
+        add("revoking the last admin token", "DELETE", "/api/v1/tokens/" + adminId, "admin", null, 409, "last live admin token");
+    }
+
+    private static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 }

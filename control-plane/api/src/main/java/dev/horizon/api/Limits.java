@@ -30,19 +30,47 @@ public final class Limits {
     public static final long CHECKPOINT_COST_SECONDS = 86_400;
     /** How much of a refused value an error message repeats. */
     private static final int ECHO = 40;
+    /** The character that stands for bytes that were not UTF-8 once a body is decoded. */
+    private static final char REPLACEMENT = 0xFFFD;
 
     private Limits() {
     }
 
-    /** Adds the problem with an optional text field (null passes): too long, or holding a control character. */
+    /**
+     * Adds the problem with an optional text field (null passes): too long, holding a control character, an invisible or
+     * direction-changing character, or U+FFFD (what bytes that are not UTF-8 decode to).
+     */
     public static void text(String field, String value, int max, List<String> problems) {
         if (value == null) return;
         if (value.length() > max) {
             problems.add(field + " is " + value.length() + " characters; the limit is " + max);
         } else if (controlCharacterAt(value) >= 0) {
-            problems.add(field + " holds a control character (U+" + String.format("%04X", (int) value.charAt(controlCharacterAt(value)))
-                    + " at " + controlCharacterAt(value) + "); use printable characters only");
+            problems.add(field + " holds a control character (" + codePoint(value, controlCharacterAt(value)) + "); use printable characters only");
+        } else if (invisibleAt(value) >= 0) {
+            problems.add(field + " holds an invisible or direction-changing character (" + codePoint(value, invisibleAt(value)) + "), which can make"
+                    + " a name read as another; remove it");
+        } else if (value.indexOf(REPLACEMENT) >= 0) {
+            problems.add(field + " holds U+FFFD at " + value.indexOf(REPLACEMENT) + ", what bytes that are not UTF-8 decode to; send the body as UTF-8");
         }
+    }
+
+    /**
+     * The first character in value that shows nothing or reorders what follows, or -1: bidirectional embeddings,
+     * overrides, isolates and marks ("Trojan Source"), zero-width spaces and joiners, the word joiner and the byte order
+     * mark. A name holding one can display as another name.
+     */
+    public static int invisibleAt(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if ((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0x061C || c == 0xFEFF) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String codePoint(String value, int at) {
+        return "U+" + String.format("%04X", (int) value.charAt(at)) + " at " + at;
     }
 
     /** The first control character (C0, DEL, C1) or unpaired surrogate in value, or -1. */

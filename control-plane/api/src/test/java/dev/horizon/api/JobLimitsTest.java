@@ -34,6 +34,16 @@ class JobLimitsTest {
     }
 
     @Test
+    void invisibleAndDirectionChangingCharactersAndUndecodableBytesAreRefused() {
+        // "Trojan Source": a right-to-left override (U+202E) makes a name display as another
+        assertTrue(refusal(job("\"evil\\u202etxt\"", "")).contains("name holds an invisible or direction-changing character (U+202E at 4)"));
+        assertTrue(refusal(job("\"ok\"", ",\"source\":{\"name\":\"a\\u200bb\"}")).contains("source.name holds an invisible"));
+        assertTrue(refusal(job("\"a\\u2066b\"", "")).contains("U+2066"));
+        assertTrue(refusal(job("\"\\ufeffbom\"", "")).contains("U+FEFF at 0"));
+        assertTrue(refusal(job("\"bad\\ufffdbytes\"", "")).contains("name holds U+FFFD at 3, what bytes that are not UTF-8 decode to"));
+    }
+
+    @Test
     void aHugeSourceKindIsNamedWithoutBeingRepeated() {
         String m = refusal(job("\"ok\"", ",\"source\":{\"kind\":\"" + "K".repeat(10_000) + "\"}"));
         assertTrue(m.contains("source.kind is 10000 characters; the limit is 63"), m);

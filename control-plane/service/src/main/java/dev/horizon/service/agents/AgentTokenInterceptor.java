@@ -1,10 +1,12 @@
 package dev.horizon.service.agents;
 
+import dev.horizon.service.security.FailedTokens;
 import dev.horizon.service.security.Role;
 import dev.horizon.service.security.Tokens;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.ForwardingServerCallListener;
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -12,6 +14,8 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * Agents authenticate as REST clients do, with a bearer token, sent as gRPC metadata "authorization: Bearer <token>";
@@ -28,6 +32,8 @@ public class AgentTokenInterceptor implements ServerInterceptor {
 
     @Inject
     Tokens tokens;
+    @Inject
+    FailedTokens failedTokens;
 
     /** The grant of the call being served; set for every call that reaches AgentGrpc. */
     static Tokens.Grant grant() {
@@ -41,8 +47,18 @@ public class AgentTokenInterceptor implements ServerInterceptor {
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        // failed tokens count against their source as on REST; a source past the limit is refused without a look at its
+        // token (no delay here: this is the thread that accepted the call)
+        String source = source(call);
+        if (failedTokens.refused(source)) {
+            call.close(Status.RESOURCE_EXHAUSTED.withDescription("too many failed tokens from " + source + " in the last minute; retry after "
+                    + failedTokens.retryAfterSeconds(source) + " s"), new Metadata());
+            return new ServerCall.Listener<>() {
+            };
+        }
         // one primary-key lookup, on the thread that accepted the call: gRPC interceptors run before any offloading
         Tokens.Authentication auth = tokens.authenticate(headers.get(AUTHORIZATION));
+        if (auth.grant() == null && headers.get(AUTHORIZATION) != null) failedTokens.failed(source);
         Status refusal = refusal(auth, call.getMethodDescriptor().getBareMethodName());
         if (refusal == null) {
             Context context = Context.current().withValue(GRANT, auth.grant());
@@ -53,6 +69,11 @@ public class AgentTokenInterceptor implements ServerInterceptor {
         call.close(refusal, new Metadata());
         return new ServerCall.Listener<>() {
         };
+    }
+
+    private static String source(ServerCall<?, ?> call) {
+        SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        return remote instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress().getHostAddress() : String.valueOf(remote);
     }
 
     /**

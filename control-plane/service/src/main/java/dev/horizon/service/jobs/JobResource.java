@@ -19,6 +19,7 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -83,14 +84,18 @@ public class JobResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response submit(String body) {
+    public Response submit(String body, @HeaderParam(IdempotencyKeys.HEADER) String idempotencyKey) {
         if (body == null || body.isBlank()) {
             throw new ApiException(400, "invalid job", List.of("the body is empty: send one job as a JSON object (see the design's job JSON)"));
         }
         JobSpec spec = JobJson.parse(body);
         caller.requireTeam(spec.team(), "submitting a job for team '" + spec.team() + "'");
-        JobRow row = submissions.submit(spec);
-        return Response.created(URI.create("/api/v1/jobs/" + row.id())).entity(JobView.of(row, clock.seconds())).build();
+        JobSubmissions.Submitted s = idempotencyKey == null ? new JobSubmissions.Submitted(submissions.submit(spec), false)
+                : submissions.submitOnce(spec, IdempotencyKeys.of(caller.tokenId(), idempotencyKey, JobJson.write(spec)));
+        // a replay answers as the first request did (201, as Stripe does), with the job as it is now and a header saying so
+        Response.ResponseBuilder answer = Response.created(URI.create("/api/v1/jobs/" + s.job().id())).entity(JobView.of(s.job(), clock.seconds()));
+        if (s.replayed()) answer.header("Idempotent-Replayed", "true");
+        return answer.build();
     }
 
     /**

@@ -72,6 +72,23 @@ public class JobStore {
         db.inTransaction(c -> insert(c, j));
     }
 
+    /**
+     * Inserts the job and the idempotency key that names it in one transaction: when another request inserted the same
+     * caller's key first, neither is written and this throws a StoreException whose duplicateKey() is true.
+     */
+    public void insertKeyed(JobRow j, IdempotencyKeys.Key key, long now) {
+        db.inTransaction(c -> {
+            insert(c, j);
+            return Db.update(c, "INSERT INTO idempotency_keys (caller, idem_key, body_sha256, job_id, created_at) VALUES (?, ?, ?, ?, ?)", ps -> {
+                ps.setString(1, key.caller());
+                ps.setString(2, key.key());
+                ps.setString(3, key.bodySha256());
+                ps.setString(4, j.id());
+                ps.setLong(5, now);
+            });
+        });
+    }
+
     private static int insert(Connection c, JobRow j) throws SQLException {
         return Db.update(c, "INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 ps -> bindInsert(ps, j));

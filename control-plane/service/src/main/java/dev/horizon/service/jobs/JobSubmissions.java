@@ -10,12 +10,14 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.planning.Planner;
+import dev.horizon.service.store.StoreException;
 import dev.horizon.service.teams.Team;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -34,6 +36,8 @@ public class JobSubmissions {
     NodeStore nodes;
     @Inject
     Planner planner;
+    @Inject
+    IdempotencyKeys idempotencyKeys;
 
     /** Checks the job against the store, stores it as PENDING (committed before this returns) and asks for a plan. */
     public JobRow submit(JobSpec spec) {
@@ -47,13 +51,44 @@ public class JobSubmissions {
      */
     public JobRow submitAs(JobSpec spec, String id) {
         checkAgainstStore(spec);
-        int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
-        JobRow row = new JobRow(id, spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
-                spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
-                clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0, 0);
+        JobRow row = pending(spec, id);
         jobs.insert(row);
         planner.requestPlan();
         return row;
+    }
+
+    /** A submission and whether it is the job an earlier request with the same Idempotency-Key made (replayed). */
+    public record Submitted(JobRow job, boolean replayed) {
+    }
+
+    /**
+     * As {@link #submit}, once per idempotency key: a retry with the same key and job gets the job the first request
+     * made, even one racing it on another replica (the key and the job are inserted in one transaction).
+     */
+    public Submitted submitOnce(JobSpec spec, IdempotencyKeys.Key key) {
+        Optional<Submitted> earlier = earlier(key);
+        if (earlier.isPresent()) return earlier.get();
+        checkAgainstStore(spec);
+        JobRow row = pending(spec, UUID.randomUUID().toString());
+        try {
+            jobs.insertKeyed(row, key, clock.millis());
+        } catch (StoreException e) {
+            if (!e.duplicateKey()) throw e;
+            return earlier(key).orElseThrow(() -> e);
+        }
+        planner.requestPlan();
+        return new Submitted(row, false);
+    }
+
+    private Optional<Submitted> earlier(IdempotencyKeys.Key key) {
+        return idempotencyKeys.earlierJob(key).flatMap(jobs::find).map(j -> new Submitted(j, true));
+    }
+
+    private JobRow pending(JobSpec spec, String id) {
+        int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
+        return new JobRow(id, spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
+                spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
+                clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0, 0);
     }
 
     /** A running job ended (the agents' and adapters' report): its run is closed and its GPUs go back to the plan. */

@@ -32,7 +32,8 @@ import org.jboss.logging.Logger;
  * partitioned) can never commit a plan or queue a command after a takeover.
  *
  * <p>On the embedded H2 file only one process can open the store, so that process takes the lease at once when it
- * starts, without waiting for the lease of the process before it to expire.
+ * starts, without waiting for the lease of the process before it to expire, and keeps it until it stops: a renewal
+ * that fails (H2 lock timeouts under a burst of writes) can never hand the lease to anyone, so it never stops leading.
  */
 @Singleton
 public class Leadership {
@@ -67,6 +68,9 @@ public class Leadership {
     Optional<String> advertiseUrl;
     @ConfigProperty(name = "quarkus.http.port")
     int httpPort;
+    /** False in a process that only runs a command on the store (./horizon token create --store): it never leads. */
+    @ConfigProperty(name = "horizon.leader.elect", defaultValue = "true")
+    boolean elect;
 
     private final String id = identity();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -78,12 +82,19 @@ public class Leadership {
     private volatile long epoch;
     /** System.nanoTime() after which this replica stops acting as leader unless a renewal succeeded since. */
     private volatile long leadUntilNanos;
+    /** True on the embedded H2 file: this process is the only one that can open the store, so its lease never lapses. */
+    private volatile boolean sole;
 
     void start(@Observes @Priority(10) StartupEvent event) {
         checkTimes(leaseSeconds, renewSeconds);
+        if (!elect) {
+            LOG.infof("replica %s takes no part in leader election (horizon.leader.elect=false)", id);
+            return;
+        }
         LOG.infof("replica %s: leader election through the %s store (lease %d s, renewed every %d s)", id, db.kind(), leaseSeconds, renewSeconds);
+        sole = "h2".equals(db.kind());
         // the first election runs before startup completes, so a sole replica leads (and plans) from its first request on
-        acquire(System.nanoTime(), "h2".equals(db.kind()));
+        acquire(System.nanoTime(), sole);
         loop.scheduleWithFixedDelay(this::tick, renewSeconds, renewSeconds, TimeUnit.SECONDS);
         loop.scheduleWithFixedDelay(this::takePlanRequest, FORWARD_POLL_MILLIS, FORWARD_POLL_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -120,7 +131,7 @@ public class Leadership {
 
     /** True while this replica holds the lease, as far as it knows; writes that matter are fenced in the store anyway. */
     public boolean leading() {
-        return epoch != 0 && System.nanoTime() < leadUntilNanos;
+        return epoch != 0 && (sole || System.nanoTime() < leadUntilNanos);
     }
 
     /** The epoch this replica leads in, 0 while it follows. */
@@ -145,11 +156,13 @@ public class Leadership {
      * the lock keeps a takeover waiting until they are committed, so they land inside this leader's term.
      */
     public void fence(Connection c, long expectedEpoch) throws SQLException {
-        List<Long> held = Db.query(c, "SELECT epoch FROM leader_lease WHERE name = ? AND holder = ? AND epoch = ? AND expires_at > CURRENT_TIMESTAMP"
-                + " FOR UPDATE", ps -> {
+        // on H2 no other process can take the lease over, so a lease whose renewals were late is still this replica's
+        List<Long> held = Db.query(c, "SELECT epoch FROM leader_lease WHERE name = ? AND holder = ? AND epoch = ? AND (expires_at > CURRENT_TIMESTAMP"
+                + " OR ?) FOR UPDATE", ps -> {
                     ps.setString(1, LEASE);
                     ps.setString(2, id);
                     ps.setLong(3, expectedEpoch);
+                    ps.setBoolean(4, sole);
                 }, rs -> rs.getLong(1));
         if (held.isEmpty()) throw new NotLeaderException("replica " + id + " no longer holds the leadership of epoch " + expectedEpoch);
     }
@@ -187,7 +200,7 @@ public class Leadership {
             else acquire(started, false);
         } catch (RuntimeException e) {
             LOG.warnf("replica %s: the lease could not be read or renewed: %s", id, e.getMessage());
-            if (epoch != 0 && System.nanoTime() >= leadUntilNanos) stepDown("its lease ran out while the store did not answer");
+            if (epoch != 0 && !sole && System.nanoTime() >= leadUntilNanos) stepDown("its lease ran out while the store did not answer");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.horizon.service.security;
 
+import dev.horizon.service.web.ErrorBody;
 import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -37,22 +38,32 @@ public class AuditResource {
                 : (long) QueryParams.number("before", before, 0, 1, Integer.MAX_VALUE));
     }
 
-    /** Records each successful change made with an admin token: who (the token), what (method, path, detail), when. */
+    /**
+     * Records each successful change made with an admin token, every cancel of a job whoever made it, and every change
+     * refused to a known token (403, or 409 such as revoking the last admin token): who (the token), what (method, path,
+     * detail or the refusal), when.
+     */
     @ServerResponseFilter
     public void record(ContainerRequestContext request, ContainerResponseContext response) {
-        if (!CHANGES.contains(request.getMethod()) || response.getStatus() >= 400) return;
+        if (!CHANGES.contains(request.getMethod())) return;
         String path = request.getUriInfo().getPath();
-        if (!path.startsWith("/api/") || isWork(request.getMethod(), path)) return;
+        if (!path.startsWith("/api/")) return;
         Tokens.Grant grant;
         try {
             grant = caller.grant();
         } catch (RuntimeException e) {
             return;
         }
-        if (grant == null || grant.role() != Role.ADMIN) return;
-        String location = response.getHeaderString("Location");
-        String detail = caller.auditDetail() != null ? caller.auditDetail() : location;
-        audit.record(grant, request.getMethod(), path, response.getStatus(), detail);
+        if (grant == null) return;
+        int status = response.getStatus();
+        boolean refused = status == 403 || status == 409;
+        boolean cancel = request.getMethod().equals("DELETE") && path.startsWith("/api/v1/jobs/") && status < 400;
+        boolean adminChange = grant.role() == Role.ADMIN && status < 400 && !isWork(request.getMethod(), path);
+        if (!refused && !cancel && !adminChange) return;
+        String detail = refused && response.getEntity() instanceof ErrorBody e ? "refused: " + e.error()
+                : caller.auditDetail() != null ? caller.auditDetail() : cancel ? "cancelled job " + path.substring("/api/v1/jobs/".length())
+                        : response.getHeaderString("Location");
+        audit.record(grant, request.getMethod(), path, status, detail);
     }
 
     private static boolean isWork(String method, String path) {

@@ -1,6 +1,7 @@
 package dev.horizon.service.security;
 
 import dev.horizon.service.web.ErrorBody;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -18,12 +19,17 @@ public class BearerTokenFilter {
     Tokens tokens;
     @Inject
     Caller caller;
+    @Inject
+    FailedTokens failedTokens;
 
     @ServerRequestFilter
-    public Optional<Response> authenticate(ContainerRequestContext request) {
+    public Optional<Response> authenticate(ContainerRequestContext request, HttpServerRequest http) {
         if (!request.getUriInfo().getPath().startsWith("/api/")) return Optional.empty();
-        Tokens.Authentication auth = tokens.authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
-        if (auth.grant() == null) return Optional.of(unauthorized(auth.refusal()));
+        String source = http.remoteAddress() == null ? "unknown" : http.remoteAddress().hostAddress();
+        if (failedTokens.refused(source)) return Optional.of(tooMany(source));
+        String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
+        Tokens.Authentication auth = tokens.authenticate(header);
+        if (auth.grant() == null) return Optional.of(failed(source, header, auth.refusal()));
         if (auth.grant().enrollsOnly()) {
             return Optional.of(new ErrorBody(403, "token " + auth.grant().id() + " is an enrollment token: it only registers nodes (the agents'"
                     + " gRPC Register), which answers each node its own credential; use that credential, or an admin or submitter token", List.of())
@@ -31,6 +37,26 @@ public class BearerTokenFilter {
         }
         caller.set(auth.grant());
         return Optional.empty();
+    }
+
+    /** A presented token that failed counts against its source, whose answers then slow down, then stop (FailedTokens). */
+    private Response failed(String source, String header, String refusal) {
+        if (header == null || header.isBlank()) return unauthorized(refusal);
+        switch (failedTokens.failed(source)) {
+            case DELAY -> failedTokens.pause(source);
+            case REFUSE -> {
+                return tooMany(source);
+            }
+            case CHECK -> {
+            }
+        }
+        return unauthorized(refusal);
+    }
+
+    private Response tooMany(String source) {
+        long retry = failedTokens.retryAfterSeconds(source);
+        return Response.fromResponse(new ErrorBody(429, "too many failed tokens from " + source + " in the last minute; retry after " + retry + " s",
+                List.of()).response()).header(HttpHeaders.RETRY_AFTER, retry).build();
     }
 
     private static Response unauthorized(String message) {

@@ -58,19 +58,23 @@ public class TokenResource {
     public Response create(String body) {
         caller.requireAdmin("creating tokens");
         TokenRequest req = JsonBodies.read(body, TokenRequest.class, EXAMPLE);
+        Role role = checked(req, teams);
+        Tokens.Created created = tokens.create(new Tokens.Request(role, req.team(), req.node(), req.label(), req.expiresInSeconds(), caller.tokenId(),
+                req.maxUses(), Boolean.TRUE.equals(req.requireApproval())));
+        caller.noteForAudit("created " + describe(created.info()));
+        return Response.created(URI.create("/api/v1/tokens/" + created.info().id())).entity(new CreatedToken(created.token(), created.info())).build();
+    }
+
+    /** Checks the request's fields and its team; the role they ask for. The offline command (TokenCommand) checks the same. */
+    static Role checked(TokenRequest req, TeamStore teams) {
         Role role = role(req);
         if (role == Role.SUBMITTER && (req.team() == null || teams.find(req.team()).isEmpty())) {
             throw new ApiException(422, "invalid token request", List.of("team: a submitter token needs an existing team (got "
                     + Limits.quote(req.team()) + "); create it with POST /api/v1/teams"));
         }
-        Long expiresAt = req.expiresInSeconds() == null ? null : System.currentTimeMillis() + req.expiresInSeconds() * 1000;
-        Tokens.Created created = tokens.create(new Tokens.Request(role, req.team(), req.node(), req.label(), expiresAt, caller.tokenId(), req.maxUses(),
-                Boolean.TRUE.equals(req.requireApproval())));
-        caller.noteForAudit("created " + describe(created.info()));
-        return Response.created(URI.create("/api/v1/tokens/" + created.info().id())).entity(new CreatedToken(created.token(), created.info())).build();
+        return role;
     }
 
-    /** Checks the request's fields; the role they ask for. */
     private static Role role(TokenRequest req) {
         List<String> problems = new ArrayList<>();
         Role role = null;
@@ -129,11 +133,11 @@ public class TokenResource {
         if (token.revokedAt() != null) {
             throw new ApiException(409, "token " + id + " was revoked already, at " + Instant.ofEpochMilli(token.revokedAt()));
         }
-        if (token.role().equals("admin") && tokens.otherLiveAdmins(id) == 0) {
-            throw new ApiException(409, "token " + id + " is the last live admin token; create another admin token first, or nobody could"
-                    + " administer the cluster");
+        try {
+            tokens.revoke(id);
+        } catch (Tokens.LastAdminException e) {
+            throw new ApiException(409, e.getMessage());
         }
-        tokens.revoke(id);
         caller.noteForAudit("revoked " + describe(token));
         return find(id);
     }
@@ -142,7 +146,7 @@ public class TokenResource {
         return tokens.find(id).orElseThrow(() -> new ApiException(404, "no token with id " + Limits.quote(id) + "; GET /api/v1/tokens lists them"));
     }
 
-    private static String describe(Tokens.TokenInfo t) {
+    static String describe(Tokens.TokenInfo t) {
         return t.role() + " token " + t.id() + (t.team() != null ? " for team " + t.team() : "") + (t.node() != null ? " for node " + t.node() : "")
                 + (t.maxUses() != null ? " enrolling at most " + t.maxUses() + " nodes" : "") + (t.requiresApproval() ? " that wait for approval" : "")
                 + (t.label() != null ? " (" + t.label() + ")" : "");

@@ -1,7 +1,6 @@
 package dev.horizon.service.security;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
 import io.quarkus.runtime.StartupEvent;
@@ -79,18 +78,16 @@ public class Tokens {
     }
 
     /**
-     * What to make: node binds an agent token to one node (a node credential); expiresAt null never expires; maxUses and
-     * requiresApproval bound an enrollment token (see {@link TokenInfo}).
+     * What to make: node binds an agent token to one node (a node credential); expiresInSeconds null never expires;
+     * maxUses and requiresApproval bound an enrollment token (see {@link TokenInfo}).
      */
-    public record Request(Role role, String team, String node, String label, Long expiresAt, String createdBy, Integer maxUses,
+    public record Request(Role role, String team, String node, String label, Long expiresInSeconds, String createdBy, Integer maxUses,
                           boolean requiresApproval) {
-        public Request(Role role, String team, String node, String label, Long expiresAt, String createdBy) {
-            this(role, team, node, label, expiresAt, createdBy, null, false);
+        public Request(Role role, String team, String node, String label, Long expiresInSeconds, String createdBy) {
+            this(role, team, node, label, expiresInSeconds, createdBy, null, false);
         }
     }
 
-    @Inject
-    ServiceClock clock;
     @Inject
     Db db;
     @Inject
@@ -103,12 +100,15 @@ public class Tokens {
     private final Map<String, Long> touched = new ConcurrentHashMap<>();
 
     /**
-     * A fresh store gets its first admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN. The enrollment token agents are
-     * deployed with (HORIZON_BOOTSTRAP_AGENT_TOKEN, the Kubernetes chart's tokens Secret) is inserted once: a store that
-     * ever held it, even revoked, does not get it again.
+     * The admin token HORIZON_BOOTSTRAP_ADMIN_TOKEN names is the way in whenever no admin token is live: on a fresh store,
+     * and as break-glass after every admin token was revoked or expired. The enrollment token agents are deployed with
+     * (HORIZON_BOOTSTRAP_AGENT_TOKEN, the Kubernetes chart's tokens Secret) is inserted once: a store that ever held it,
+     * even revoked, does not get it again.
      */
     public void bootstrap(@Observes StartupEvent event) {
-        bootstrapAdmin();
+        BootstrapOutcome admin = bootstrapAdmin(bootstrapAdminToken.filter(t -> !t.isBlank()));
+        if (admin.leftOut()) LOG.warn(admin.message());
+        else LOG.info(admin.message());
         bootstrapAgentToken.filter(t -> !t.isBlank()).ifPresent(this::bootstrapAgent);
     }
 
@@ -123,20 +123,56 @@ public class Tokens {
         }
     }
 
-    private void bootstrapAdmin() {
-        long existing = db.query("SELECT COUNT(*) FROM tokens", ps -> { }, rs -> rs.getLong(1)).get(0);
-        if (existing > 0) return;
-        if (bootstrapAdminToken.filter(t -> !t.isBlank()).isEmpty()) {
-            LOG.warn("the store has no tokens: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to create the first admin token");
-            return;
+    /**
+     * Stores the bootstrap admin token when no admin token is live, and says what it did or why it did nothing. A value
+     * the store knows already (revoked, expired, or another role's token) is never brought back: a revoked token may
+     * have leaked, so break-glass needs a value never used before.
+     */
+    BootstrapOutcome bootstrapAdmin(Optional<String> value) {
+        List<TokenInfo> live = liveAdmins();
+        if (!live.isEmpty()) return whileLive(value, live);
+        if (value.isEmpty()) {
+            return new BootstrapOutcome(true, "the store holds no live admin token: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to a new value and restart,"
+                    + " or run ./horizon token create --store DIR|URL --role admin on the stopped store");
         }
+        Optional<TokenInfo> known = row(sha256(value.get()));
+        if (known.isPresent()) {
+            TokenInfo t = known.get();
+            return new BootstrapOutcome(true, "HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored although no admin token is live: it is " + t.role()
+                    + " token " + t.id() + ", " + (t.revokedAt() != null ? "revoked at " + Instant.ofEpochMilli(t.revokedAt())
+                            : t.expiresAt() != null ? "expired at " + Instant.ofEpochMilli(t.expiresAt()) : "not an admin token")
+                    + "; set a value never used before and restart");
+        }
+        boolean fresh = db.query("SELECT COUNT(*) FROM tokens", ps -> { }, rs -> rs.getLong(1)).get(0) == 0;
         try {
-            store(bootstrapAdminToken.get(), new Request(Role.ADMIN, null, null, "bootstrap admin", null, null));
-            LOG.info("created the bootstrap admin token from HORIZON_BOOTSTRAP_ADMIN_TOKEN");
+            TokenInfo created = store(value.get(), new Request(Role.ADMIN, null, null, "bootstrap admin", null, null));
+            return new BootstrapOutcome(!fresh, fresh ? "created the bootstrap admin token " + created.id() + " from HORIZON_BOOTSTRAP_ADMIN_TOKEN"
+                    : "break-glass: no admin token was live, so HORIZON_BOOTSTRAP_ADMIN_TOKEN became admin token " + created.id());
         } catch (StoreException e) {
-            // replicas starting together on a fresh store: the other one created it
+            // replicas starting together: the other one stored it
             if (!e.duplicateKey()) throw e;
+            return new BootstrapOutcome(false, "HORIZON_BOOTSTRAP_ADMIN_TOKEN was stored by another replica starting at the same time");
         }
+    }
+
+    /** With admin tokens live the value is not needed: says whether it is one of them, or ignored (naming them). */
+    private BootstrapOutcome whileLive(Optional<String> value, List<TokenInfo> live) {
+        if (value.isEmpty()) return new BootstrapOutcome(false, "the store holds " + live.size() + " live admin token(s)");
+        Optional<TokenInfo> same = row(sha256(value.get())).filter(t -> live.stream().anyMatch(l -> l.id().equals(t.id())));
+        return new BootstrapOutcome(same.isEmpty(), same.map(t -> "HORIZON_BOOTSTRAP_ADMIN_TOKEN is live admin token " + t.id())
+                .orElse("HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored: the store holds " + live.size() + " live admin token(s) ("
+                        + String.join(", ", live.stream().map(TokenInfo::id).toList()) + "); it applies only when none is live"));
+    }
+
+    /** What starting did about the bootstrap admin token; leftOut when an operator should read it (logged as a warning). */
+    record BootstrapOutcome(boolean leftOut, String message) {
+    }
+
+    /** Admin tokens that are neither revoked nor expired, oldest first. */
+    public List<TokenInfo> liveAdmins() {
+        long now = now();
+        return db.query("SELECT " + COLUMNS + " FROM tokens WHERE role = 'ADMIN' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)"
+                + " ORDER BY created_at, id", ps -> ps.setLong(1, now), Tokens::info);
     }
 
     /** Checks a "Bearer <token>" header value, for REST and gRPC alike: known, not revoked, not expired. */
@@ -150,7 +186,7 @@ public class Tokens {
         Optional<TokenInfo> found = row(sha256(header.substring(7).trim()));
         if (found.isEmpty()) return new Authentication(null, "unknown token; ask an admin for one (POST /api/v1/tokens)");
         TokenInfo t = found.get();
-        long now = clock.millis();
+        long now = now();
         if (t.revokedAt() != null) return new Authentication(null, "token " + t.id() + " was revoked at " + Instant.ofEpochMilli(t.revokedAt())
                 + "; ask an admin for a new one");
         if (!t.live(now)) return new Authentication(null, "token " + t.id() + " expired at " + Instant.ofEpochMilli(t.expiresAt())
@@ -199,7 +235,7 @@ public class Tokens {
 
     private TokenInfo store(String token, Request r) {
         String hash = sha256(token);
-        long now = clock.millis();
+        long now = now();
         List<String> replaced = db.inTransaction(c -> {
             List<String> old = r.node() == null ? List.of() : Db.query(c, "SELECT id FROM tokens WHERE live_node = ?", ps -> ps.setString(1, r.node()),
                     rs -> rs.getString(1));
@@ -214,8 +250,8 @@ public class Tokens {
                         ps.setString(6, r.node());
                         ps.setString(7, r.label());
                         ps.setLong(8, now);
-                        if (r.expiresAt() == null) ps.setNull(9, Types.BIGINT);
-                        else ps.setLong(9, r.expiresAt());
+                        if (r.expiresInSeconds() == null) ps.setNull(9, Types.BIGINT);
+                        else ps.setLong(9, now + r.expiresInSeconds() * 1000);
                         ps.setString(10, r.createdBy());
                         if (r.maxUses() == null) ps.setNull(11, Types.INTEGER);
                         else ps.setInt(11, r.maxUses());
@@ -241,11 +277,30 @@ public class Tokens {
         return db.query("SELECT " + COLUMNS + " FROM tokens WHERE node = ? ORDER BY created_at DESC", ps -> ps.setString(1, node), Tokens::info);
     }
 
-    /** Revokes a live token; false when it was revoked already. The next request with it is refused, on every replica. */
+    /**
+     * Revokes a live token; false when it was revoked already. The next request with it is refused, on every replica.
+     * An admin token is revoked only while another admin token that never expires stays live, checked with the live
+     * admin tokens locked, so two admins revoking each other at once cannot both succeed.
+     */
     public boolean revoke(String id) {
-        boolean done = db.inTransaction(c -> revoke(c, id, clock.millis())) == 1;
+        boolean done = db.inTransaction(c -> {
+            List<TokenInfo> admins = Db.query(c, "SELECT " + COLUMNS + " FROM tokens WHERE role = 'ADMIN' AND revoked_at IS NULL FOR UPDATE",
+                    ps -> { }, Tokens::info);
+            if (admins.stream().anyMatch(t -> t.id().equals(id)) && admins.stream().noneMatch(t -> !t.id().equals(id) && t.expiresAt() == null)) {
+                throw new LastAdminException("token " + id + " is the last live admin token, or the last that never expires; create another"
+                        + " admin token without expiresInSeconds first, or nobody could administer the cluster once the others expire");
+            }
+            return revoke(c, id, now());
+        }) == 1;
         if (done) revoked.fire(new Revoked(id));
         return done;
+    }
+
+    /** Revoking this admin token would leave no admin token that never expires. */
+    public static class LastAdminException extends RuntimeException {
+        LastAdminException(String message) {
+            super(message);
+        }
     }
 
     private static int revoke(Connection c, String id, long now) throws SQLException {
@@ -258,7 +313,7 @@ public class Tokens {
     /** Which of these token ids are still live (known, not revoked, not expired). */
     public Set<String> liveAmong(Collection<String> ids) {
         if (ids.isEmpty()) return Set.of();
-        long now = clock.millis();
+        long now = now();
         String marks = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
         return new HashSet<>(db.query("SELECT id FROM tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND id IN (" + marks + ")",
                 ps -> {
@@ -266,16 +321,6 @@ public class Tokens {
                     int i = 2;
                     for (String id : ids) ps.setString(i++, id);
                 }, rs -> rs.getString(1)));
-    }
-
-    /** How many live admin tokens there are besides this one. */
-    public long otherLiveAdmins(String id) {
-        long now = clock.millis();
-        return db.query("SELECT COUNT(*) FROM tokens WHERE role = 'ADMIN' AND id <> ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
-                ps -> {
-                    ps.setString(1, id);
-                    ps.setLong(2, now);
-                }, rs -> rs.getLong(1)).get(0);
     }
 
     private Optional<TokenInfo> row(String hash) {
@@ -293,11 +338,20 @@ public class Tokens {
         return rs.wasNull() ? null : v;
     }
 
+    /**
+     * Tokens live in wall time in both clock modes, and expiry is set and checked on this one clock: a virtual clock (a
+     * replay, the demo) starts at 0 and jumps by days, under which an expiry would mean nothing.
+     */
+    private static long now() {
+        return System.currentTimeMillis();
+    }
+
     private static String id(String hash) {
         return hash.substring(0, 16);
     }
 
-    static String sha256(String token) {
+    /** The hex SHA-256 of a text's UTF-8 bytes. */
+    public static String sha256(String token) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {

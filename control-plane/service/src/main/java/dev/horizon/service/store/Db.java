@@ -57,8 +57,20 @@ public class Db {
         return (postgresActive ? postgres : h2).get().getConnection();
     }
 
-    /** Runs work in one transaction: all of it is committed (durably) or none. */
+    /**
+     * Runs work in one transaction: all of it is committed (durably) or none. A transaction the database rolled back for
+     * contention (a lock timeout, a deadlock) runs again ({@link LockRetry}), so work must not act outside the store
+     * before it returns.
+     */
     public <T> T inTransaction(Work<T> work) {
+        try {
+            return LockRetry.run(() -> once(work));
+        } catch (SQLException e) {
+            throw new StoreException(e);
+        }
+    }
+
+    private <T> T once(Work<T> work) throws SQLException {
         try (Connection c = connection()) {
             c.setAutoCommit(false);
             try {
@@ -69,8 +81,6 @@ public class Db {
                 c.rollback();
                 throw e;
             }
-        } catch (SQLException e) {
-            throw new StoreException(e);
         }
     }
 
@@ -100,8 +110,12 @@ public class Db {
     }
 
     public <T> List<T> query(String sql, Binder binder, RowMapper<T> mapper) {
-        try (Connection c = connection()) {
-            return query(c, sql, binder, mapper);
+        try {
+            return LockRetry.run(() -> {
+                try (Connection c = connection()) {
+                    return query(c, sql, binder, mapper);
+                }
+            });
         } catch (SQLException e) {
             throw new StoreException(e);
         }
