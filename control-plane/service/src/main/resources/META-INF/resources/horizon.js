@@ -49,6 +49,20 @@ function teamColour(team) {
   return 'hsl(' + (hash % 360) + ', 55%, 62%)';
 }
 
+// The API writes every time as ISO-8601 UTC; the charts work in epoch seconds.
+const epochSeconds = iso => (iso == null ? iso : Date.parse(iso) / 1000);
+
+// The plan, its history and the runs with their times in epoch seconds, read once where they come in.
+function inSeconds(plan, history, runs) {
+  plan.plannedAt = epochSeconds(plan.plannedAt);
+  for (const job of plan.running) Object.assign(job, { start: epochSeconds(job.start), estimatedEnd: epochSeconds(job.estimatedEnd) });
+  for (const job of plan.pending) {
+    Object.assign(job, { plannedStart: epochSeconds(job.plannedStart), startP50At: epochSeconds(job.startP50At), startP90At: epochSeconds(job.startP90At) });
+  }
+  for (const p of history) p.at = epochSeconds(p.at);
+  for (const run of runs) Object.assign(run, { startedAt: epochSeconds(run.startedAt), endedAt: epochSeconds(run.endedAt) });
+}
+
 function clock(seconds) {
   return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
@@ -311,10 +325,12 @@ async function refresh() {
     // the plan's waiting jobs carry their start bands (startP50At, startP90At; null: no band yet)
     const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
       api('/api/v1/clock')]);
-    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + (plan.plannedAt - PAST_SECONDS)), api('/api/v1/teams'),
+    const since = new Date(Date.parse(plan.plannedAt || now.now) - PAST_SECONDS * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + since), api('/api/v1/teams'),
       api('/api/v1/comparisons')]);
+    inSeconds(plan, history, runs);
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
-      + new Date(now.now).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+      + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
       + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
       + ' waiting; planned at ' + clock(plan.plannedAt);

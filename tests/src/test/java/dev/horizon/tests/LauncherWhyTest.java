@@ -23,28 +23,33 @@ class LauncherWhyTest {
     /** 2026-11-30 12:00 UTC, the control plane's clock. */
     private static final long NOON = 1_796_040_000L;
     private static final Map<String, String> ANSWERS = Map.of(
-            "/api/v1/clock", "{\"now\":" + NOON * 1000 + ",\"virtual\":true}",
+            "/api/v1/clock", "{\"now\":" + at(NOON) + ",\"virtual\":true}",
             "/api/v1/jobs/j1", "{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\","
-                    + "\"plannedStart\":" + (NOON + 9000) + ",\"startP50At\":" + (NOON + 9600) + ",\"startP90At\":" + (NOON + 12000) + "}",
+                    + "\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":" + at(NOON + 12000) + "}",
             "/api/v1/jobs/j1/explanation", "{\"id\":\"j1\",\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"planned to start when"
-                    + " 8 GPUs free up\",\"plannedStart\":" + (NOON + 9000) + ",\"plannedStartAt\":" + (NOON + 9000) + ",\"startP50At\":" + (NOON + 9600)
-                    + ",\"startP90At\":" + (NOON + 50400) + ",\"bandsAt\":" + (NOON - 60) + ",\"rankedAheadByTeam\":{\"cv\":1},"
+                    + " 8 GPUs free up\",\"plannedStart\":" + at(NOON + 9000) + ",\"plannedStartAt\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600)
+                    + ",\"startP90At\":" + at(NOON + 50400) + ",\"bandsAt\":" + at(NOON - 60) + ",\"rankedAheadByTeam\":{\"cv\":1},"
                     + "\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,\"gpus\":8,\"reason\":\"priority 10 over 5\"},"
                     + "{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,\"reason\":\"GPUs reserved for inference\"},"
                     + "{\"team\":\"ml\",\"job\":\"j2\",\"service\":null,\"gpus\":2,\"reason\":\"running until its estimated end\",\"untilAt\":"
-                    + (NOON + 5400) + "}],"
-                    + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + (NOON + 1200) + "},"
+                    + at(NOON + 5400) + "}],"
+                    + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + at(NOON + 1200) + "},"
                     + "{\"change\":\"ask for gpuTypes [A100-80GB] instead of [H100-80GB]\",\"field\":\"perReplica.gpuTypes\",\"plannedStartAt\":"
-                    + (NOON + 4800) + "}]}",
+                    + at(NOON + 4800) + "}]}",
             "/api/v1/jobs/j3", "{\"id\":\"j3\",\"team\":\"cv\",\"class\":\"TRAINING\",\"gpus\":64,\"state\":\"PENDING\"}",
             "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"no room for 64"
-                    + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + (NOON - 60)
+                    + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + at(NOON - 60)
                     + ",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
-                    + (NOON + 7200) + "}]}",
+                    + at(NOON + 7200) + "}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
-                    + "\"startedAt\":" + (NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
+                    + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
+
+    /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
+    private static String at(long epochSeconds) {
+        return "\"" + java.time.Instant.ofEpochSecond(epochSeconds) + "\"";
+    }
 
     private HttpServer server;
     private final List<String> asked = new CopyOnWriteArrayList<>();

@@ -91,7 +91,7 @@ public final class DemoMain {
         DemoDay day = DemoDay.build(o.seed(), o.traces());
         out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source());
         ControlPlane cp = new ControlPlane(o.url());
-        long now = cp.get("/api/v1/clock", o.token()).get("now").asLong() / 1000;
+        long now = cp.now(o.token());
         // the day begins on the next step boundary, so the plan's 15-minute grid and the day's steps line up
         long dayStart = (now / DemoDay.STEP_SECONDS + 1) * DemoDay.STEP_SECONDS;
         DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
@@ -182,7 +182,7 @@ public final class DemoMain {
     }
 
     private void moveClock(long t) {
-        cp.post("/api/v1/clock", ControlPlane.object().put("to", (dayStart + t) * 1000), admin, 200);
+        cp.post("/api/v1/clock", ControlPlane.object().put("to", ControlPlane.iso(dayStart + t)), admin, 200);
     }
 
     private void status(long t) {

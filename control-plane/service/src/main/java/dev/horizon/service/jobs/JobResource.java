@@ -1,5 +1,6 @@
 package dev.horizon.service.jobs;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
 import dev.horizon.api.JobClass;
@@ -13,6 +14,7 @@ import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import dev.horizon.service.web.JsonBodies;
 import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
@@ -48,10 +50,25 @@ public class JobResource {
      * plan they were computed for; they may lag by one plan), alternatives (null when not asked for) and ahead; null and
      * empty for other states.
      */
-    public record Explanation(String id, JobState state, String rule, String reason, Long plannedStart, Integer queuePosition,
+    public record Explanation(String id, JobState state, String rule, String reason, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Integer queuePosition,
                               Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
-                              List<MemoryViolations.Violation> memoryViolations, Long plannedStartAt, Long startP50At, Long startP90At,
-                              Long bandsAt, List<Alternatives.Alternative> alternatives, List<Ahead.Entry> ahead) {
+                              List<MemoryViolations.Violation> memoryViolations, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStartAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, List<Alternative> alternatives, List<AheadEntry> ahead) {
+    }
+
+    /** An alternative as the API shows it: the allocator's, with its start in the API's time format. */
+    public record Alternative(String change, String field, @JsonSerialize(using = ApiTime.Seconds.class) long plannedStartAt) {
+        static List<Alternative> of(List<Alternatives.Alternative> found) {
+            return found == null ? null : found.stream().map(a -> new Alternative(a.change(), a.field(), a.plannedStartAt())).toList();
+        }
+    }
+
+    /** Who goes first, as the API shows it: the allocator's entry, with untilAt in the API's time format. */
+    public record AheadEntry(String team, String job, String service, int gpus, String reason,
+                             @JsonSerialize(using = ApiTime.Seconds.class) Long untilAt) {
+        static List<AheadEntry> of(List<Ahead.Entry> found) {
+            return found.stream().map(e -> new AheadEntry(e.team(), e.job(), e.service(), e.gpus(), e.reason(), e.untilAt())).toList();
+        }
     }
 
     public record Outcome(String state) {
@@ -163,7 +180,7 @@ public class JobResource {
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), clock.seconds()), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
-                withAlternatives ? outlook.alternatives(j.id()) : null, outlook.ahead(j.id()));
+                withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())));
     }
 
     @DELETE

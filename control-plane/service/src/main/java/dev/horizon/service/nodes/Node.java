@@ -1,5 +1,7 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.horizon.service.web.ApiTime;
 import java.util.List;
 
 /**
@@ -8,7 +10,7 @@ import java.util.List;
  * agent has been silent for horizon.agents.heartbeat-timeout-seconds; healthReason says since when).
  */
 public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
-                   String healthReason, long lastSeen, List<Gpu> gpus) {
+                   String healthReason, @JsonSerialize(using = ApiTime.Millis.class) long lastSeen, List<Gpu> gpus) {
     public static final String HEALTHY = "HEALTHY";
     public static final String UNHEALTHY = "UNHEALTHY";
     public static final String LOST = "LOST";

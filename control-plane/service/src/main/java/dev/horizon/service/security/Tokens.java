@@ -1,9 +1,10 @@
 package dev.horizon.service.security;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.horizon.service.clock.ServiceClock;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
+import dev.horizon.service.web.ApiTime;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -56,10 +57,10 @@ public class Tokens {
     public record Authentication(Grant grant, String refusal) {
     }
 
-    /** A token as admins list it: everything but the secret, which is never stored. Times are epoch milliseconds. */
+    /** A token as admins list it: everything but the secret, which is never stored. Times are on the wall clock. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TokenInfo(String id, String role, String team, String node, String label, long createdAt, Long lastUsedAt, Long expiresAt,
-                            Long revokedAt, String createdBy) {
+    public record TokenInfo(String id, String role, String team, String node, String label, @JsonSerialize(using = ApiTime.Millis.class) long createdAt, @JsonSerialize(using = ApiTime.Millis.class) Long lastUsedAt, @JsonSerialize(using = ApiTime.Millis.class) Long expiresAt,
+                            @JsonSerialize(using = ApiTime.Millis.class) Long revokedAt, String createdBy) {
         boolean live(long now) {
             return revokedAt == null && (expiresAt == null || expiresAt > now);
         }
@@ -77,8 +78,6 @@ public class Tokens {
     public record Request(Role role, String team, String node, String label, Long expiresAt, String createdBy) {
     }
 
-    @Inject
-    ServiceClock clock;
     @Inject
     Db db;
     @Inject
@@ -138,7 +137,7 @@ public class Tokens {
         Optional<TokenInfo> found = row(sha256(header.substring(7).trim()));
         if (found.isEmpty()) return new Authentication(null, "unknown token; ask an admin for one (POST /api/v1/tokens)");
         TokenInfo t = found.get();
-        long now = clock.millis();
+        long now = wallMillis();
         if (t.revokedAt() != null) return new Authentication(null, "token " + t.id() + " was revoked at " + Instant.ofEpochMilli(t.revokedAt())
                 + "; ask an admin for a new one");
         if (!t.live(now)) return new Authentication(null, "token " + t.id() + " expired at " + Instant.ofEpochMilli(t.expiresAt())
@@ -170,7 +169,7 @@ public class Tokens {
 
     private TokenInfo store(String token, Request r) {
         String hash = sha256(token);
-        long now = clock.millis();
+        long now = wallMillis();
         List<String> replaced = db.inTransaction(c -> {
             List<String> old = r.node() == null ? List.of() : Db.query(c, "SELECT id FROM tokens WHERE live_node = ?", ps -> ps.setString(1, r.node()),
                     rs -> rs.getString(1));
@@ -211,7 +210,7 @@ public class Tokens {
 
     /** Revokes a live token; false when it was revoked already. The next request with it is refused, on every replica. */
     public boolean revoke(String id) {
-        boolean done = db.inTransaction(c -> revoke(c, id, clock.millis())) == 1;
+        boolean done = db.inTransaction(c -> revoke(c, id, wallMillis())) == 1;
         if (done) revoked.fire(new Revoked(id));
         return done;
     }
@@ -226,7 +225,7 @@ public class Tokens {
     /** Which of these token ids are still live (known, not revoked, not expired). */
     public Set<String> liveAmong(Collection<String> ids) {
         if (ids.isEmpty()) return Set.of();
-        long now = clock.millis();
+        long now = wallMillis();
         String marks = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
         return new HashSet<>(db.query("SELECT id FROM tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND id IN (" + marks + ")",
                 ps -> {
@@ -238,12 +237,20 @@ public class Tokens {
 
     /** How many live admin tokens there are besides this one. */
     public long otherLiveAdmins(String id) {
-        long now = clock.millis();
+        long now = wallMillis();
         return db.query("SELECT COUNT(*) FROM tokens WHERE role = 'ADMIN' AND id <> ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
                 ps -> {
                     ps.setString(1, id);
                     ps.setLong(2, now);
                 }, rs -> rs.getLong(1)).get(0);
+    }
+
+    /**
+     * Tokens live on the wall clock, as their expiry (expiresInSeconds from now) does, never on the service's scheduling
+     * clock: a virtual clock that a replay moves by days must neither expire a token nor stamp it with a replayed date.
+     */
+    private static long wallMillis() {
+        return System.currentTimeMillis();
     }
 
     private Optional<TokenInfo> row(String hash) {
