@@ -18,6 +18,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -33,9 +37,10 @@ import java.util.Set;
  * durations when the traces are there, the built-in generator's otherwise), and an inference service on the GenAI
  * request trace's daily curve (or the generator's). Each job is written the way its team would submit it (a PyTorchJob,
  * a RayCluster of half-GPU actors, or job JSON for MIG slices and single GPUs) and goes through that adapter's
- * translation; the simulator's job is made from the translated job JSON.
+ * translation; the simulator's job is made from the translated job JSON. traceDay: the Philly log's day the window
+ * begins on (null with the generator).
  */
-record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand service, String source) {
+record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand service, String source, LocalDate traceDay) {
     static final String H100_NODE = "node-h100";
     static final String A100_NODE = "node-a100";
     static final List<GpuNode> NODES = List.of(new GpuNode(H100_NODE, "H100-80GB", 8, 81_559, null), new GpuNode(A100_NODE, "A100-80GB", 8, 81_920, null));
@@ -58,6 +63,21 @@ record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand se
 
     /** One job of the day: when it arrives, how long it truly runs, the job JSON submitted for it and what made that JSON. */
     record Submission(SimJob job, JobSpec spec, String via) {
+    }
+
+    /**
+     * The date the control plane's virtual clock starts on: the trace's day on this year's calendar (today with the
+     * generator), at midnight UTC, so the day reads as a date of this year, never 1970.
+     */
+    Instant clockStart(LocalDate today) {
+        LocalDate day = traceDay == null ? today : traceDay.withYear(today.getYear());
+        return day.atStartOfDay(ZoneOffset.UTC).toInstant();
+    }
+
+    /** Where the day comes from, with the date it is shown on. */
+    String dateWords(LocalDate today) {
+        LocalDate shown = LocalDate.ofInstant(clockStart(today), ZoneOffset.UTC);
+        return traceDay == null ? "shown on " + shown : "the trace's " + traceDay + ", shown on this year's calendar as " + shown;
     }
 
     static DemoDay build(long seed, Path traceDir) throws IOException {
@@ -87,7 +107,8 @@ record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand se
         info.put("jobs", submissions.size());
         Scenario day = new Scenario("demo-day", cluster, STEP_SECONDS, base.windowSteps(), ScenarioOptions.HORIZON_STEPS,
                 submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, new BudgetTree(BUDGETS), MIG);
-        return new DemoDay(day, submissions, service, source);
+        LocalDate traceDay = philly ? LocalDateTime.parse(String.valueOf(base.description().get("windowStart"))).toLocalDate() : null;
+        return new DemoDay(day, submissions, service, source, traceDay);
     }
 
     /**

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +46,11 @@ public final class DemoMain {
     /** The options, each with its default; a wrong one is one line naming it. */
     record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary) {
         static Options parse(String[] args) {
+            return parse(args, true);
+        }
+
+        /** connect: the control plane's --url and --token are required (not to only say when the day starts). */
+        static Options parse(String[] args, boolean connect) {
             Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces"));
             for (int i = 0; i < args.length; i += 2) {
                 if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary").contains(args[i]) || i + 1 >= args.length) {
@@ -52,7 +59,7 @@ public final class DemoMain {
                 }
                 o.put(args[i], args[i + 1]);
             }
-            if (!o.containsKey("--url") || !o.containsKey("--token")) throw new IllegalArgumentException("--url and --token (an admin token) are required");
+            if (connect && (!o.containsKey("--url") || !o.containsKey("--token"))) throw new IllegalArgumentException("--url and --token (an admin token) are required");
             double speed = number(o, "--speed");
             long duration = (long) number(o, "--duration");
             if (speed <= 0) throw new IllegalArgumentException("--speed must be above 0 (simulated seconds per wall second; 288 = a day in 5 minutes)");
@@ -70,13 +77,22 @@ public final class DemoMain {
         }
     }
 
+    /**
+     * {@code DemoMain clock-start [--seed N] [--traces DIR]} prints the time the control plane's virtual clock starts at
+     * for that day (the launcher passes it as horizon.clock.start); otherwise it replays the day.
+     */
     public static void main(String[] args) throws Exception {
+        boolean clockStart = args.length > 0 && "clock-start".equals(args[0]);
         Options o;
         try {
-            o = Options.parse(args);
+            o = Options.parse(clockStart ? java.util.Arrays.copyOfRange(args, 1, args.length) : args, !clockStart);
         } catch (IllegalArgumentException e) {
             System.err.println("horizon demo: " + e.getMessage());
             System.exit(2);
+            return;
+        }
+        if (clockStart) {
+            System.out.println(DemoDay.build(o.seed(), o.traces()).clockStart(LocalDate.now(ZoneOffset.UTC)));
             return;
         }
         try {
@@ -89,11 +105,12 @@ public final class DemoMain {
 
     static void run(Options o, PrintStream out) throws IOException, InterruptedException {
         DemoDay day = DemoDay.build(o.seed(), o.traces());
-        out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source());
+        out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source() + "; " + day.dateWords(LocalDate.now(ZoneOffset.UTC)));
         ControlPlane cp = new ControlPlane(o.url());
         long now = cp.now(o.token());
-        // the day begins on the next step boundary, so the plan's 15-minute grid and the day's steps line up
-        long dayStart = (now / DemoDay.STEP_SECONDS + 1) * DemoDay.STEP_SECONDS;
+        // the day begins on a step boundary (the clock's start, midnight, when the launcher set it), so the plan's
+        // 15-minute grid and the day's steps line up
+        long dayStart = Math.floorDiv(now + DemoDay.STEP_SECONDS - 1, DemoDay.STEP_SECONDS) * DemoDay.STEP_SECONDS;
         DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
         demo.setUp();
         demo.replay(o.durationSeconds(), o.speed());
@@ -186,8 +203,8 @@ public final class DemoMain {
     }
 
     private void status(long t) {
-        out.printf("\rhorizon demo: simulated %02d:%02d of the day | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
-                        + " | inference holds %d GPUs | plans %d   ", t / 3600, t / 60 % 60, submitted, runs.running().size(), runs.waiting(),
+        out.printf("\rhorizon demo: simulated %s | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
+                        + " | inference holds %d GPUs | plans %d   ", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
                 runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans);
         out.flush();
     }
