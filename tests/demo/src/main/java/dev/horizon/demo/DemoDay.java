@@ -80,6 +80,26 @@ record DemoDay(Scenario scenario, List<Submission> submissions, ServiceDemand se
         return traceDay == null ? "shown on " + shown : "the trace's " + traceDay + ", shown on this year's calendar as " + shown;
     }
 
+    /**
+     * When the day's work first asks for more GPUs than the cluster has, counting each job as running from its arrival
+     * for its true duration (a slice as one GPU); the window's end when it never does. The demo replays the quiet hours
+     * before it at once.
+     */
+    long firstContentionSeconds() {
+        int cluster = NODES.stream().mapToInt(GpuNode::gpus).sum();
+        java.util.TreeMap<Long, Integer> change = new java.util.TreeMap<>();
+        for (Submission s : submissions) {
+            change.merge(s.job().arrivalSeconds(), s.job().gpus(), Integer::sum);
+            change.merge(s.job().arrivalSeconds() + s.job().trueDurationSeconds(), -s.job().gpus(), Integer::sum);
+        }
+        int asked = 0;
+        for (Map.Entry<Long, Integer> c : change.entrySet()) {
+            asked += c.getValue();
+            if (asked > cluster) return c.getKey();
+        }
+        return scenario.windowSteps() * STEP_SECONDS;
+    }
+
     static DemoDay build(long seed, Path traceDir) throws IOException {
         boolean philly = Files.isRegularFile(traceDir.resolve("philly-via-pollux/philly.csv"))
                 && Files.isRegularFile(traceDir.resolve("alibaba-genai-v2026/lora_request_trace.csv"));

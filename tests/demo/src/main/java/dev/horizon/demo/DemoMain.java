@@ -29,11 +29,13 @@ public final class DemoMain {
     private final long dayStart;
     private final Map<String, String> submitterOf = new HashMap<>();
     private final PrintStream out;
+    private final SimulatedWork work;
     private int submitted;
     private int evictions;
     private int plans;
 
-    private DemoMain(ControlPlane cp, String admin, DemoDay day, long dayStart, PrintStream out) {
+    private DemoMain(ControlPlane cp, String admin, DemoDay day, long dayStart, PrintStream out, SimulatedWork work) {
+        this.work = work;
         this.cp = cp;
         this.admin = admin;
         this.day = day;
@@ -44,7 +46,7 @@ public final class DemoMain {
     }
 
     /** The options, each with its default; a wrong one is one line naming it. */
-    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary) {
+    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary, Map<String, Path> simStates) {
         static Options parse(String[] args) {
             return parse(args, true);
         }
@@ -53,9 +55,9 @@ public final class DemoMain {
         static Options parse(String[] args, boolean connect) {
             Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces"));
             for (int i = 0; i < args.length; i += 2) {
-                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary").contains(args[i]) || i + 1 >= args.length) {
+                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary", "--sim-state").contains(args[i]) || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + args[i]
-                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE]");
+                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE] [--sim-state NODE=FILE,...]");
                 }
                 o.put(args[i], args[i + 1]);
             }
@@ -65,7 +67,19 @@ public final class DemoMain {
             if (speed <= 0) throw new IllegalArgumentException("--speed must be above 0 (simulated seconds per wall second; 288 = a day in 5 minutes)");
             if (duration < 60 || duration > 86_400) throw new IllegalArgumentException("--duration must be 60 to 86400 simulated seconds (got " + duration + ")");
             return new Options(o.get("--url"), o.get("--token"), (long) number(o, "--seed"), speed, duration, Path.of(o.get("--traces")),
-                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null);
+                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null, simStates(o.getOrDefault("--sim-state", "")));
+        }
+
+        /** NODE=FILE,...: each node's simulated-driver state file, where the jobs' processes are written. */
+        private static Map<String, Path> simStates(String value) {
+            Map<String, Path> out = new HashMap<>();
+            for (String pair : value.split(",")) {
+                if (pair.isBlank()) continue;
+                int eq = pair.indexOf('=');
+                if (eq <= 0) throw new IllegalArgumentException("--sim-state takes NODE=FILE pairs joined by commas (got '" + pair + "')");
+                out.put(pair.substring(0, eq), Path.of(pair.substring(eq + 1)));
+            }
+            return out;
         }
 
         private static double number(Map<String, String> o, String name) {
@@ -111,7 +125,9 @@ public final class DemoMain {
         // the day begins on a step boundary (the clock's start, midnight, when the launcher set it), so the plan's
         // 15-minute grid and the day's steps line up
         long dayStart = Math.floorDiv(now + DemoDay.STEP_SECONDS - 1, DemoDay.STEP_SECONDS) * DemoDay.STEP_SECONDS;
-        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
+        Map<String, Long> memory = new HashMap<>();
+        DemoDay.NODES.forEach(n -> memory.put(n.name(), n.gpuMemoryMiB()));
+        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out, o.simStates().isEmpty() ? null : new SimulatedWork(o.simStates(), memory, o.seed()));
         demo.setUp();
         demo.replay(o.durationSeconds(), o.speed());
         new Comparison(day).store(cp, o.token(), out);
@@ -142,7 +158,21 @@ public final class DemoMain {
                 + " (" + day.service().history().length + " steps of demand history) are set up");
     }
 
-    private void replay(long duration, double speed) throws InterruptedException {
+    /**
+     * The demo starts where it matters: the quiet hours until an hour before the day's first contention pass as fast as
+     * the control plane answers.
+     */
+    private long quietUntil(long duration) {
+        long until = Math.max(0, day.firstContentionSeconds() - 3600) / DemoDay.STEP_SECONDS * DemoDay.STEP_SECONDS;
+        return Math.min(until, duration);
+    }
+
+    private void replay(long duration, double speed) throws IOException, InterruptedException {
+        long quiet = quietUntil(duration);
+        if (quiet > 0) {
+            out.println("horizon demo: the quiet hours until " + ControlPlane.iso(dayStart + quiet).substring(11, 16) + " pass as fast as the"
+                    + " control plane answers; from an hour before the day's first contention on, it runs at " + speed + "x");
+        }
         long wallStart = System.nanoTime();
         List<Serving.Gpu> gpus = Serving.gpus(cp.get("/api/v1/nodes", admin));
         int next = 0;
@@ -152,6 +182,7 @@ public final class DemoMain {
             boolean changed = false;
             for (Runs.Job j : runs.doneBy(t)) {
                 cp.post("/api/v1/jobs/" + j.id + "/outcome", ControlPlane.object().put("state", "SUCCEEDED"), admin, 200);
+                if (work != null) work.stopped(j.id);
                 runs.finished(j, t);
                 changed = true;
             }
@@ -168,11 +199,20 @@ public final class DemoMain {
                 plans++;
             }
             if (t % DemoDay.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
-            runs.observe(cp.jobs("RUNNING", admin), t);
+            Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
+            if (work != null) processes(seen);
             status(t);
-            pace(wallStart, t, speed);
+            if (t <= quiet) wallStart = System.nanoTime() - (long) (t / speed * 1e9);
+            else pace(wallStart, t, speed);
         }
         out.println();
+    }
+
+    /** The runs that ended and began since the last look, as processes on the simulated GPUs (exits first). */
+    private void processes(Runs.Changes seen) throws IOException, InterruptedException {
+        for (Runs.Job j : seen.stopped()) work.stopped(j.id);
+        for (Runs.Job j : seen.started()) work.started(j.id, j.truth.id(), j.truth.jobClass(), j.run.placement());
+        work.flush();
     }
 
     /** The service's minute: the step's demand reported at a step boundary, GPUs taken back from batch work, which GPUs serve. */
@@ -220,6 +260,7 @@ public final class DemoMain {
         Map<String, Object> s = new java.util.LinkedHashMap<>();
         s.put("dayStartSeconds", dayStart);
         s.put("simulatedSeconds", duration);
+        s.put("quietUntilSeconds", quietUntil(duration));
         s.put("submitted", submitted);
         s.put("completed", runs.completed());
         s.put("preemptionsSeen", runs.preemptions());

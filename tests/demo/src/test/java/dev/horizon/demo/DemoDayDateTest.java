@@ -21,6 +21,22 @@ class DemoDayDateTest {
         assertEquals(Instant.parse("2027-02-28T00:00:00Z"), from(LocalDate.of(2016, 2, 29)).clockStart(LocalDate.of(2027, 1, 1)), "no 29 February");
     }
 
+    /** Jobs of gpus GPUs arriving at each of arrivals, each running an hour. */
+    private static DemoDay jobsAt(int gpus, long... arrivals) {
+        List<DemoDay.Submission> subs = new java.util.ArrayList<>();
+        for (long a : arrivals) {
+            subs.add(new DemoDay.Submission(new dev.horizon.simulation.SimJob("j" + a, "nlp", dev.horizon.api.JobClass.TRAINING, 1, gpus, gpus, a, 3600,
+                    3600L, dev.horizon.api.Contract.defaultFor(dev.horizon.api.JobClass.TRAINING), null, null), null, "job JSON"));
+        }
+        return new DemoDay(null, subs, null, "a test", null);
+    }
+
+    @Test
+    void theDemoRunsFromAnHourBeforeTheFirstMomentTheWorkAsksForMoreGpusThanTheClusterHas() {
+        assertEquals(50_200, jobsAt(8, 1_000, 50_000, 50_100, 50_200).firstContentionSeconds(), "two 8-GPU jobs fill the 16 GPUs; the third contends");
+        assertEquals(17_000, jobsAt(8, 10_000, 14_000, 16_000, 17_000).firstContentionSeconds(), "work done by 13,600 s freed its GPUs");
+    }
+
     @Test
     void theGeneratorsDayIsToday() {
         assertEquals(Instant.parse("2026-12-03T00:00:00Z"), from(null).clockStart(LocalDate.of(2026, 12, 3)));
