@@ -113,19 +113,26 @@ public class JobResource {
     /**
      * Jobs in submission order, a page at a time: when more match, the answer's Link header (rel="next") and
      * Horizon-Next-Cursor give the cursor of the next page, which starts after this page's last job however many jobs
-     * were submitted or finished since.
+     * were submitted or finished since. name finds jobs by name within the caller's own team (any team for admins):
+     * names are shown only to their team, so they are looked up only there.
      */
     @GET
     public Response list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor, @QueryParam("offset") String offset,
-                         @Context UriInfo uri) {
+                         @QueryParam("name") String name, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor,
+                         @QueryParam("offset") String offset, @Context UriInfo uri) {
         int l = QueryParams.number("limit", limit, DEFAULT_LIST, 1, MAX_LIST);
         if (offset != null) {
             throw new ApiException(400, "invalid query", List.of("offset is not supported: page with cursor, the value of the Horizon-Next-Cursor"
                     + " header (or the Link rel=\"next\") of the page before"));
         }
-        JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), team,
-                jobClass == null ? null : parse(JobClass.class, "class", jobClass), l + 1, cursor == null ? null : JobCursor.decode(cursor));
+        String scope = team;
+        if (name != null && !caller.seesAllTeams()) {
+            // names show only to their own team: a submitter finds its team's jobs by name, other tokens none
+            if (caller.team() == null || (team != null && !team.equals(caller.team()))) return Response.ok(List.of()).build();
+            scope = caller.team();
+        }
+        JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), scope,
+                jobClass == null ? null : parse(JobClass.class, "class", jobClass), name, l + 1, cursor == null ? null : JobCursor.decode(cursor));
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
