@@ -22,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The daily loop from the command line against the packaged control plane (one declared 8-GPU node): {@code ./horizon
+ * The daily loop from the command line against the packaged control plane (one agent's 8 simulated GPUs): {@code ./horizon
  * submit} a job JSON, {@code jobs} with the waiting one's queue position and planned start, {@code why} and {@code cancel}
  * by name and by id, as a team's submitter; another team's names are not found; errors are one line and exit 2. Last,
  * SIGTERM stops the control plane without an error in its log and with the leader lease handed over.
@@ -36,6 +36,7 @@ class LauncherDailyLoopIT {
     private Path dir;
     private Horizon.ControlPlane cp;
     private String submitter;
+    private Process agent;
 
     private record Run(int exit, String out, String err) {
     }
@@ -43,7 +44,11 @@ class LauncherDailyLoopIT {
     @BeforeAll
     void start() throws Exception {
         dir = Files.createTempDirectory("horizon-daily-loop");
-        cp = Horizon.readyControlPlane(dir, ADMIN, "-Dhorizon.nodes=8xH100-80GB");
+        cp = Horizon.readyControlPlane(dir, ADMIN);
+        // one agent on 8 simulated H100s: its stream and the scheduled work it brings are there at shutdown too
+        agent = Horizon.agent(dir, "loop-node", Horizon.freePort(), cp.port(), cp.agentToken());
+        await("the agent registering its 8 GPUs", 90, dir, () -> cp.admin().json("GET", "/api/v1/nodes", null, 200), n -> n.size() == 1
+                && n.get(0).path("gpus").size() == 8);
         // no budgets: jobs are planned by priority and arrival, so the second 8-GPU job has a planned start behind the first
         for (String team : List.of("loop", "other")) cp.admin().json("POST", "/api/v1/teams", "{\"name\":\"" + team + "\",\"share\":0}", 201);
         submitter = cp.admin().json("POST", "/api/v1/tokens", "{\"role\":\"submitter\",\"team\":\"loop\"}", 201).get("token").asText();
@@ -51,6 +56,7 @@ class LauncherDailyLoopIT {
 
     @AfterAll
     void stop() throws Exception {
+        agent.destroyForcibly().waitFor();
         cp.process().destroyForcibly().waitFor();
     }
 
@@ -163,7 +169,7 @@ class LauncherDailyLoopIT {
     @Test
     @Order(3)
     void sigtermStopsTheControlPlaneWithoutAnErrorAndReleasesTheLease() throws Exception {
-        Thread.sleep(1500); // the heartbeat check and the lease renewal run at least once
+        Thread.sleep(1500); // the heartbeat check, command delivery and the lease renewal run at least once
         cp.process().destroy();
         assertTrue(cp.process().waitFor(20, TimeUnit.SECONDS), "stopped within 20 s of SIGTERM");
         Path log;
