@@ -43,7 +43,14 @@ function el(tag, attrs, text) {
   return node;
 }
 
+// Teams take the Okabe-Ito colours (told apart with every common colour-vision deficiency) in the order of their names,
+// so no two of the first eight teams look alike; a team not listed yet, or past the eighth, a hue from its name.
+const TEAM_PALETTE = ['#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', '#999999'];
+let teamOrder = [];
+
 function teamColour(team) {
+  const i = teamOrder.indexOf(team);
+  if (i >= 0 && i < TEAM_PALETTE.length) return TEAM_PALETTE[i];
   let hash = 0;
   for (const c of team) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
   return 'hsl(' + (hash % 360) + ', 55%, 62%)';
@@ -329,6 +336,7 @@ async function refresh() {
     const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + since), api('/api/v1/teams'),
       api('/api/v1/comparisons')]);
     inSeconds(plan, history, runs);
+    teamOrder = teams.map(t => t.name).sort();
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
       + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
