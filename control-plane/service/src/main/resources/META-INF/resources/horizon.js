@@ -306,8 +306,22 @@ function fillComparisons(comparisons) {
     p => share(p.worstTeamOwedDelivered), p => share(p.rtSloAttainment), p => hours(p.priorityWeightedOutput)]);
 }
 
+// The pending list a page at a time, in queue order; the page stays put as the plan refreshes.
+const PENDING_PAGE = 25;
+let pendingPage = 0;
+let lastPlan = null;
+
 function fillPending(plan) {
-  const rows = plan.pending.map(job => {
+  lastPlan = plan;
+  const pages = Math.max(1, Math.ceil(plan.pending.length / PENDING_PAGE));
+  pendingPage = Math.min(pendingPage, pages - 1);
+  const first = pendingPage * PENDING_PAGE;
+  document.getElementById('pending-pages').hidden = pages === 1;
+  document.getElementById('pending-page').textContent = 'jobs ' + (first + 1) + ' to ' + Math.min(first + PENDING_PAGE, plan.pending.length)
+    + ' of ' + plan.pending.length + ' waiting';
+  document.getElementById('pending-prev').disabled = pendingPage === 0;
+  document.getElementById('pending-next').disabled = pendingPage === pages - 1;
+  const rows = plan.pending.slice(first, first + PENDING_PAGE).map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
     const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus,
       job.plannedStart ? when(job.plannedStart, plan.plannedAt) + ' (' + fromNow(job.plannedStart, plan.plannedAt) + ')' : 'not within the horizon',
@@ -372,6 +386,12 @@ document.getElementById('login').addEventListener('submit', event => {
   sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value.trim());
   refresh();
 });
+for (const [id, step] of [['pending-prev', -1], ['pending-next', 1]]) {
+  document.getElementById(id).addEventListener('click', () => {
+    pendingPage = Math.max(0, pendingPage + step);
+    if (lastPlan) fillPending(lastPlan);
+  });
+}
 document.getElementById('forget').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN_KEY);
   show('login');
