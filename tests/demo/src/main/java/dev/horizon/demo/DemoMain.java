@@ -200,7 +200,7 @@ public final class DemoMain {
             }
             if (t % DemoDay.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
             Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
-            if (work != null) processes(seen);
+            if (work != null) processes(seen, t);
             status(t);
             if (t <= quiet) wallStart = System.nanoTime() - (long) (t / speed * 1e9);
             else pace(wallStart, t, speed);
@@ -208,11 +208,14 @@ public final class DemoMain {
         out.println();
     }
 
-    /** The runs that ended and began since the last look, as processes on the simulated GPUs (exits first). */
-    private void processes(Runs.Changes seen) throws IOException, InterruptedException {
+    /**
+     * The runs that ended and began since the last look, as processes on the simulated GPUs (exits first), written
+     * every five simulated minutes: a day at full speed would otherwise spend half a minute locking the state files.
+     */
+    private void processes(Runs.Changes seen, long t) throws IOException, InterruptedException {
         for (Runs.Job j : seen.stopped()) work.stopped(j.id);
         for (Runs.Job j : seen.started()) work.started(j.id, j.truth.id(), j.truth.jobClass(), j.run.placement());
-        work.flush();
+        if (t % 300 == 0) work.flush();
     }
 
     /** The service's minute: the step's demand reported at a step boundary, GPUs taken back from batch work, which GPUs serve. */

@@ -90,11 +90,15 @@ final class SimulatedWork {
         return "process gpu=" + g + " pid=" + nextPid + " mem=" + mem + " sm=" + smPercent + " name=" + name.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
-    /** A run that ended (finished, preempted, evicted): its processes exit. */
+    /** A run that ended (finished, preempted, evicted): its processes exit, or are never written if they were not yet. */
     void stopped(String jobId) {
         List<Process> mine = byJob.remove(jobId);
         if (mine == null) return;
-        for (Process p : mine) pending.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(0, "process-exit pid=" + p.pid());
+        for (Process p : mine) {
+            List<String> lines = pending.computeIfAbsent(p.node(), k -> new ArrayList<>());
+            // an exit of a pid the driver never saw would stop every NVML call of the node
+            if (!lines.removeIf(l -> l.contains(" pid=" + p.pid() + " "))) lines.add(0, "process-exit pid=" + p.pid());
+        }
     }
 
     /** Writes what changed since the last flush, exits before starts, one locked append per node. */

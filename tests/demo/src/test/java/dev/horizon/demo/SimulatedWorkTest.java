@@ -50,6 +50,17 @@ class SimulatedWorkTest {
         assertTrue(!Files.readString(a100).contains("process-exit pid=" + share.group(2)), "the share's run goes on");
     }
 
+    @Test
+    void aRunThatEndsBeforeItsProcessesWereWrittenLeavesNothing(@TempDir Path dir) throws Exception {
+        Path h100 = dir.resolve("node-h100.gpus.state");
+        Files.writeString(h100, "gpus 8xH100-80GB\n");
+        SimulatedWork work = new SimulatedWork(Map.of("node-h100", h100), Map.of("node-h100", 81_559L), 7);
+        work.started("short", "short", JobClass.DEBUG, "node-h100[3-3]");
+        work.stopped("short");
+        work.flush();
+        assertEquals("gpus 8xH100-80GB\n", Files.readString(h100), "no exit of a pid the driver never saw");
+    }
+
     private static List<Matcher> processes(Path state) throws Exception {
         return Files.readAllLines(state).stream().map(PROCESS::matcher).filter(Matcher::matches).toList();
     }
