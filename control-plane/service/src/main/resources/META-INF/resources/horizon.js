@@ -43,10 +43,31 @@ function el(tag, attrs, text) {
   return node;
 }
 
+// Teams take the Okabe-Ito colours (told apart with every common colour-vision deficiency) in the order of their names,
+// so no two of the first eight teams look alike; a team not listed yet, or past the eighth, a hue from its name.
+const TEAM_PALETTE = ['#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', '#999999'];
+let teamOrder = [];
+
 function teamColour(team) {
+  const i = teamOrder.indexOf(team);
+  if (i >= 0 && i < TEAM_PALETTE.length) return TEAM_PALETTE[i];
   let hash = 0;
   for (const c of team) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
   return 'hsl(' + (hash % 360) + ', 55%, 62%)';
+}
+
+// The API writes every time as ISO-8601 UTC; the charts work in epoch seconds.
+const epochSeconds = iso => (iso == null ? iso : Date.parse(iso) / 1000);
+
+// The plan, its history and the runs with their times in epoch seconds, read once where they come in.
+function inSeconds(plan, history, runs) {
+  plan.plannedAt = epochSeconds(plan.plannedAt);
+  for (const job of plan.running) Object.assign(job, { start: epochSeconds(job.start), estimatedEnd: epochSeconds(job.estimatedEnd) });
+  for (const job of plan.pending) {
+    Object.assign(job, { plannedStart: epochSeconds(job.plannedStart), startP50At: epochSeconds(job.startP50At), startP90At: epochSeconds(job.startP90At) });
+  }
+  for (const p of history) p.at = epochSeconds(p.at);
+  for (const run of runs) Object.assign(run, { startedAt: epochSeconds(run.startedAt), endedAt: epochSeconds(run.endedAt) });
 }
 
 function clock(seconds) {
@@ -285,8 +306,22 @@ function fillComparisons(comparisons) {
     p => share(p.worstTeamOwedDelivered), p => share(p.rtSloAttainment), p => hours(p.priorityWeightedOutput)]);
 }
 
+// The pending list a page at a time, in queue order; the page stays put as the plan refreshes.
+const PENDING_PAGE = 25;
+let pendingPage = 0;
+let lastPlan = null;
+
 function fillPending(plan) {
-  const rows = plan.pending.map(job => {
+  lastPlan = plan;
+  const pages = Math.max(1, Math.ceil(plan.pending.length / PENDING_PAGE));
+  pendingPage = Math.min(pendingPage, pages - 1);
+  const first = pendingPage * PENDING_PAGE;
+  document.getElementById('pending-pages').hidden = pages === 1;
+  document.getElementById('pending-page').textContent = 'jobs ' + (first + 1) + ' to ' + Math.min(first + PENDING_PAGE, plan.pending.length)
+    + ' of ' + plan.pending.length + ' waiting';
+  document.getElementById('pending-prev').disabled = pendingPage === 0;
+  document.getElementById('pending-next').disabled = pendingPage === pages - 1;
+  const rows = plan.pending.slice(first, first + PENDING_PAGE).map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
     const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus,
       job.plannedStart ? when(job.plannedStart, plan.plannedAt) + ' (' + fromNow(job.plannedStart, plan.plannedAt) + ')' : 'not within the horizon',
@@ -311,10 +346,13 @@ async function refresh() {
     // the plan's waiting jobs carry their start bands (startP50At, startP90At; null: no band yet)
     const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
       api('/api/v1/clock')]);
-    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + (plan.plannedAt - PAST_SECONDS)), api('/api/v1/teams'),
+    const since = new Date(Date.parse(plan.plannedAt || now.now) - PAST_SECONDS * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + since), api('/api/v1/teams'),
       api('/api/v1/comparisons')]);
+    inSeconds(plan, history, runs);
+    teamOrder = teams.map(t => t.name).sort();
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
-      + new Date(now.now).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+      + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
       + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
       + ' waiting; planned at ' + clock(plan.plannedAt);
@@ -348,6 +386,12 @@ document.getElementById('login').addEventListener('submit', event => {
   sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value.trim());
   refresh();
 });
+for (const [id, step] of [['pending-prev', -1], ['pending-next', 1]]) {
+  document.getElementById(id).addEventListener('click', () => {
+    pendingPage = Math.max(0, pendingPage + step);
+    if (lastPlan) fillPending(lastPlan);
+  });
+}
 document.getElementById('forget').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN_KEY);
   show('login');

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.scheduler.IsoSeconds;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -145,7 +146,7 @@ class HighAvailabilityIT {
         long killedAtSeconds = System.currentTimeMillis() / 1000 - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killedAt);
         // the new leader dispatches: jobs start after the kill, placed under its epoch
         await("the new leader starting jobs", 60, dir, () -> follower.json("GET", "/api/v1/jobs?state=RUNNING&limit=10000", null, 200),
-                running -> java.util.stream.StreamSupport.stream(running.spliterator(), false).anyMatch(j -> j.path("startedAt").asLong() > killedAtSeconds
+                running -> java.util.stream.StreamSupport.stream(running.spliterator(), false).anyMatch(j -> IsoSeconds.of(j, "startedAt") > killedAtSeconds
                         && j.path("leaderEpoch").asLong() == newEpoch));
         // and keeps dispatching as the watcher ends jobs
         await("jobs started through the failover", 60, dir, watcher.starts::size, n -> n >= WATCHED_STARTS);
@@ -187,7 +188,7 @@ class HighAvailabilityIT {
      */
     private static List<Long> planHistory(Horizon.Rest replica) throws Exception {
         List<Long> minutes = new ArrayList<>();
-        replica.json("GET", "/api/v1/plan/history", null, 200).forEach(p -> minutes.add(p.get("at").asLong() / 60));
+        replica.json("GET", "/api/v1/plan/history", null, 200).forEach(p -> minutes.add(IsoSeconds.of(p, "at") / 60));
         return minutes;
     }
 
@@ -285,7 +286,7 @@ class HighAvailabilityIT {
                     Map<String, String> holders = new HashMap<>();
                     for (JsonNode j : jobs) {
                         String id = j.get("id").asText();
-                        String start = j.get("placement").asText() + "@" + j.get("startedAt").asLong();
+                        String start = j.get("placement").asText() + "@" + j.get("startedAt").asText();
                         String before = starts.putIfAbsent(id, start);
                         if (ended.contains(id) || before != null && !before.equals(start)) repeated.add(id + ": " + before + " then " + start);
                         Matcher m = PLACED.matcher(j.get("placement").asText());

@@ -155,6 +155,13 @@ final class Horizon {
         return Files.readString(dir.resolve(node + "-state").resolve("node-credential")).strip();
     }
 
+    /** A time the API wrote (ISO-8601 UTC, to the second) in epoch milliseconds; a missing one fails the test. */
+    static long millis(JsonNode node, String field) {
+        Long seconds = dev.horizon.api.scheduler.IsoSeconds.of(node, field);
+        if (seconds == null) throw new AssertionError("no time " + field + " in " + node);
+        return seconds * 1000;
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

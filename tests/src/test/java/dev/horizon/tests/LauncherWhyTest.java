@@ -16,35 +16,40 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./horizon why JOB_ID} against a stand-in control plane serving canned answers in the REST contract's shape (the
+ * {@code ./horizon why NAME|ID} against a stand-in control plane serving canned answers in the REST contract's shape (the
  * explanation's band, ahead and alternatives; the job; the clock): what a person reads, line by line.
  */
 class LauncherWhyTest {
     /** 2026-11-30 12:00 UTC, the control plane's clock. */
     private static final long NOON = 1_796_040_000L;
     private static final Map<String, String> ANSWERS = Map.of(
-            "/api/v1/clock", "{\"now\":" + NOON * 1000 + ",\"virtual\":true}",
+            "/api/v1/clock", "{\"now\":" + at(NOON) + ",\"virtual\":true}",
             "/api/v1/jobs/j1", "{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\","
-                    + "\"plannedStart\":" + (NOON + 9000) + ",\"startP50At\":" + (NOON + 9600) + ",\"startP90At\":" + (NOON + 12000) + "}",
+                    + "\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":" + at(NOON + 12000) + "}",
             "/api/v1/jobs/j1/explanation", "{\"id\":\"j1\",\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"planned to start when"
-                    + " 8 GPUs free up\",\"plannedStart\":" + (NOON + 9000) + ",\"plannedStartAt\":" + (NOON + 9000) + ",\"startP50At\":" + (NOON + 9600)
-                    + ",\"startP90At\":" + (NOON + 50400) + ",\"bandsAt\":" + (NOON - 60) + ",\"rankedAheadByTeam\":{\"cv\":1},"
+                    + " 8 GPUs free up\",\"plannedStart\":" + at(NOON + 9000) + ",\"plannedStartAt\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600)
+                    + ",\"startP90At\":" + at(NOON + 50400) + ",\"bandsAt\":" + at(NOON - 60) + ",\"rankedAheadByTeam\":{\"cv\":1},"
                     + "\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,\"gpus\":8,\"reason\":\"priority 10 over 5\"},"
                     + "{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,\"reason\":\"GPUs reserved for inference\"},"
                     + "{\"team\":\"ml\",\"job\":\"j2\",\"service\":null,\"gpus\":2,\"reason\":\"running until its estimated end\",\"untilAt\":"
-                    + (NOON + 5400) + "}],"
-                    + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + (NOON + 1200) + "},"
+                    + at(NOON + 5400) + "}],"
+                    + "\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\",\"plannedStartAt\":" + at(NOON + 1200) + "},"
                     + "{\"change\":\"ask for gpuTypes [A100-80GB] instead of [H100-80GB]\",\"field\":\"perReplica.gpuTypes\",\"plannedStartAt\":"
-                    + (NOON + 4800) + "}]}",
-            "/api/v1/jobs/j3", "{\"id\":\"j3\",\"team\":\"cv\",\"class\":\"TRAINING\",\"gpus\":64,\"state\":\"PENDING\"}",
-            "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"no room for 64"
-                    + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + (NOON - 60)
+                    + at(NOON + 4800) + "}]}",
+            "/api/v1/jobs/0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90", "{\"id\":\"0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90\",\"team\":\"cv\",\"class\":\"TRAINING\",\"gpus\":64,\"state\":\"PENDING\"}",
+            "/api/v1/jobs/0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90/explanation", "{\"id\":\"0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90\",\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"no room for 64"
+                    + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + at(NOON - 60)
                     + ",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
-                    + (NOON + 7200) + "}]}",
+                    + at(NOON + 7200) + "}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
-                    + "\"startedAt\":" + (NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
+                    + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
+
+    /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
+    private static String at(long epochSeconds) {
+        return "\"" + java.time.Instant.ofEpochSecond(epochSeconds) + "\"";
+    }
 
     private HttpServer server;
     private final List<String> asked = new CopyOnWriteArrayList<>();
@@ -57,7 +62,8 @@ class LauncherWhyTest {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/api/v1/", exchange -> {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
-            String answer = ANSWERS.get(exchange.getRequestURI().getPath());
+            String path = exchange.getRequestURI().getPath();
+            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : ANSWERS.get(path);
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
@@ -65,6 +71,17 @@ class LauncherWhyTest {
             exchange.close();
         });
         server.start();
+    }
+
+    /** The name lookup (GET /api/v1/jobs?name=N) over the caller's team's jobs: j1 and j2 of team ml. */
+    private static String byName(String query) {
+        String name = query == null ? "" : java.net.URLDecoder.decode(query.replaceAll(".*(^|&)name=([^&]*).*", "$2"), StandardCharsets.UTF_8);
+        return switch (name) {
+            case "llama-sft" -> "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
+            case "eval" -> "[{\"id\":\"j0\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"SUCCEEDED\"},"
+                    + "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"RUNNING\"}]";
+            default -> "[]";
+        };
     }
 
     @AfterEach
@@ -89,7 +106,7 @@ class LauncherWhyTest {
 
     @Test
     void aWaitingJobSaysItsPlannedStartBandWhoIsAheadAndWhatWouldStartItSooner() throws Exception {
-        Run run = why("j1");
+        Run run = why("llama-sft");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
                 job j1 (llama-sft), team ml, 8 GPUs: PENDING
@@ -111,10 +128,10 @@ class LauncherWhyTest {
 
     @Test
     void aJobWithNoStartWithinTheHorizonSaysSoAndWhatWouldGiveItOne() throws Exception {
-        Run run = why("j3");
+        Run run = why("0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
-                job j3, team cv, 64 GPUs: PENDING
+                job 0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90, team cv, 64 GPUs: PENDING
                 why it waits: no room for 64 GPUs
                 planned start: none within the plan's horizon; the plan looks further ahead as work ends
                 start band: none yet (beyond the plan's horizon)
@@ -126,7 +143,7 @@ class LauncherWhyTest {
 
     @Test
     void aRunningJobSaysWhereAndSince() throws Exception {
-        Run run = why("j2");
+        Run run = why("eval");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
                 job j2 (eval), team ml, 2 GPUs: RUNNING
@@ -139,12 +156,16 @@ class LauncherWhyTest {
         Run missing = why("nope");
         assertEquals(2, missing.exit());
         assertEquals("", missing.out());
-        assertTrue(missing.err().startsWith("horizon: GET http://127.0.0.1:") && missing.err().contains("/api/v1/jobs/nope answered 404")
-                && missing.err().strip().lines().count() == 1, missing.err());
+        assertEquals("horizon: no job named 'nope' in this token's team (an admin token finds any team's); ./horizon jobs lists them\n", missing.err());
+        Run gone = why("6d1e8f4a-0c2b-4f7e-8a9d-3b5c7e1f2a40");
+        assertEquals(2, gone.exit());
+        assertTrue(gone.err().startsWith("horizon: GET http://127.0.0.1:") && gone.err().contains("/api/v1/jobs/6d1e8f4a-0c2b-4f7e-8a9d-3b5c7e1f2a40 answered 404")
+                && gone.err().strip().lines().count() == 1, gone.err());
         Run none = why();
         assertEquals(2, none.exit());
-        assertEquals("horizon: why needs a JOB_ID (./horizon status lists them); see ./horizon why --help\n", none.err());
+        assertEquals("horizon: why needs a job's NAME or ID (./horizon jobs lists them); see ./horizon why --help\n", none.err());
         assertEquals(2, why("j1", "j2").exit());
-        assertEquals(2, why("../clock").exit(), "not a job id: no path of the API is reached through it");
+        assertEquals(2, why("../clock").exit(), "a name, looked up as one: no path of the API is reached through it");
+        assertTrue(asked.stream().noneMatch(a -> a.startsWith("/api/v1/clock")), "nothing went past the lookup: " + asked);
     }
 }

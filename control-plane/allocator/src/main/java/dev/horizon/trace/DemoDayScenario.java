@@ -18,6 +18,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -25,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 /**
@@ -100,8 +105,45 @@ public final class DemoDayScenario {
     public record Submission(SimJob job, JobSpec spec, String via) {
     }
 
-    /** The day: the scenario every policy runs, the submissions in arrival order, the inference service and where the jobs came from. */
-    public record Day(Scenario scenario, List<Submission> submissions, ServiceDemand service, String source) {
+    /**
+     * The day: the scenario every policy runs, the submissions in arrival order, the inference service, where the jobs
+     * came from, and traceDay: the Philly log's day the window begins on (null with the generator).
+     */
+    public record Day(Scenario scenario, List<Submission> submissions, ServiceDemand service, String source, LocalDate traceDay) {
+        /**
+         * The date the control plane's virtual clock starts on: the trace's day on this year's calendar (today with the
+         * generator), at midnight UTC, so the day reads as a date of this year, never 1970.
+         */
+        public Instant clockStart(LocalDate today) {
+            LocalDate day = traceDay == null ? today : traceDay.withYear(today.getYear());
+            return day.atStartOfDay(ZoneOffset.UTC).toInstant();
+        }
+
+        /** Where the day comes from, with the date it is shown on. */
+        public String dateWords(LocalDate today) {
+            LocalDate shown = LocalDate.ofInstant(clockStart(today), ZoneOffset.UTC);
+            return traceDay == null ? "shown on " + shown : "the trace's " + traceDay + ", shown on this year's calendar as " + shown;
+        }
+
+        /**
+         * When the day's work first asks for more GPUs than the cluster has, counting each job as running from its arrival
+         * for its true duration (a slice as one GPU); the window's end when it never does. The demo replays the quiet hours
+         * before it at once.
+         */
+        public long firstContentionSeconds() {
+            int cluster = NODES.stream().mapToInt(GpuNode::gpus).sum();
+            TreeMap<Long, Integer> change = new TreeMap<>();
+            for (Submission s : submissions) {
+                change.merge(s.job().arrivalSeconds(), s.job().gpus(), Integer::sum);
+                change.merge(s.job().arrivalSeconds() + s.job().trueDurationSeconds(), -s.job().gpus(), Integer::sum);
+            }
+            int asked = 0;
+            for (Map.Entry<Long, Integer> c : change.entrySet()) {
+                asked += c.getValue();
+                if (asked > cluster) return c.getKey();
+            }
+            return scenario.windowSteps() * STEP_SECONDS;
+        }
     }
 
     /** The day of seed, from the traces in traceDir when they are there (else the built-in generator). */
@@ -133,7 +175,8 @@ public final class DemoDayScenario {
         Scenario day = new Scenario(NAME, cluster, STEP_SECONDS, base.windowSteps(), ScenarioOptions.HORIZON_STEPS,
                 submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, new BudgetTree(BUDGETS), MIG, List.of(),
                 List.of(), START_LAYOUTS);
-        return new Day(day, submissions, service, source);
+        LocalDate traceDay = philly ? LocalDateTime.parse(String.valueOf(base.description().get("windowStart"))).toLocalDate() : null;
+        return new Day(day, submissions, service, source, traceDay);
     }
 
     /**

@@ -216,7 +216,7 @@ class AgentGrpcTest {
                 .body("memoryViolations[0].gpuUuid", equalTo("GPU-host-v-1")).body("memoryViolations[0].usedMiB", equalTo(30_000))
                 .body("memoryViolations[0].allowedMiB", equalTo(20_389)).body("memoryViolations[0].action", equalTo("KILLED"))
                 .body("memoryViolations[0].processName", equalTo("hog.py")).body("memoryViolations[0].share", equalTo("TIME_SLICING x4"))
-                .body("memoryViolations[0].observedAt", equalTo(1_234_567));
+                .body("memoryViolations[0].observedAt", equalTo("1970-01-01T00:20:34Z"));
         given().get(management + "metrics").then().body(containsString("horizon_memory_violations_total{action=\"KILLED\",gpu=\"GPU-host-v-1\",node=\"host-v\"} 1.0"));
 
         MemoryViolation elsewhere = hog.toBuilder().setGpuUuid("GPU-not-here").build();

@@ -52,6 +52,16 @@ public final class Api {
                 + "},\"durationEstimateSeconds\":3600}";
     }
 
+    /** A time as the API writes it, from epoch seconds. */
+    public static String iso(long epochSeconds) {
+        return java.time.Instant.ofEpochSecond(epochSeconds).toString();
+    }
+
+    /** A time the API wrote (ISO-8601 UTC), in epoch seconds; null stays null. */
+    public static Long seconds(Object iso) {
+        return iso == null ? null : java.time.Instant.parse((String) iso).getEpochSecond();
+    }
+
     public static String submit(String token, String body) {
         return as(token).body(body).post("/api/v1/jobs").then().statusCode(201).extract().path("id");
     }

@@ -34,7 +34,7 @@ class FollowerTest {
     @Inject
     Db db;
 
-    private static final int STAND_IN_P50 = 1_234_567;
+    private static final String STAND_IN_P50 = "2026-01-02T03:04:05Z";
     private HttpServer leader;
 
     @AfterEach
@@ -61,7 +61,7 @@ class FollowerTest {
         takeOver(leaderUrl);
         awaitFollowing();
 
-        as(ADMIN).get("/api/v1/plan").then().statusCode(200).body("plannedAt", equalTo((int) made.now()))
+        as(ADMIN).get("/api/v1/plan").then().statusCode(200).body("plannedAt", equalTo(Api.iso(made.now())))
                 .body("running.jobId", org.hamcrest.Matchers.hasItem(job));
         assertEquals(plan, as(ADMIN).get("/api/v1/plan").then().extract().asString(), "a follower shows the plan the leader stored");
         assertEquals(history, as(ADMIN).get("/api/v1/plan/history").then().statusCode(200).extract().path("$"), "and the same history");
@@ -88,8 +88,8 @@ class FollowerTest {
         // a waiting job's band: the views show the one the leader saved; the explanation is relayed from the leader
         String waiting = Api.submit(ADMIN, Api.job("waits", "follow", "TRAINING", 8));
         db.update("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, 2000, 3000, 1000)", ps -> ps.setString(1, waiting));
-        as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(2000)).body("startP90At", equalTo(3000));
-        as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(3000));
+        as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(Api.iso(2000))).body("startP90At", equalTo(Api.iso(3000)));
+        as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(Api.iso(3000)));
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=false").then().statusCode(200).body("startP50At", equalTo(STAND_IN_P50));
         assertEquals("GET /api/v1/jobs/" + waiting + "/explanation?alternatives=false", seen.get("request"));
         assertEquals("Bearer " + ADMIN, seen.get("authorization"), "the leader checks the caller's token again");
@@ -99,7 +99,7 @@ class FollowerTest {
                 .body("error", containsString("did not answer"));
         // no leader answers: the follower answers itself, with the band the leader saved and no alternatives (they re-plan its moment)
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation").then().statusCode(200).body("state", equalTo("PENDING"))
-                .body("startP50At", equalTo(2000)).body("alternatives", org.hamcrest.Matchers.empty());
+                .body("startP50At", equalTo(Api.iso(2000))).body("alternatives", org.hamcrest.Matchers.empty());
     }
 
     @Test
@@ -151,7 +151,7 @@ class FollowerTest {
             seen.put("authorization", String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
             seen.put("forwardedBy", String.valueOf(exchange.getRequestHeaders().getFirst("Horizon-Forwarded-By")));
             boolean explanation = exchange.getRequestURI().getPath().endsWith("/explanation");
-            byte[] answer = (explanation ? "{\"state\":\"PENDING\",\"startP50At\":" + STAND_IN_P50 + "}" : "{\"id\":\"from-the-leader\",\"state\":\"QUEUED\"}")
+            byte[] answer = (explanation ? "{\"state\":\"PENDING\",\"startP50At\":\"" + STAND_IN_P50 + "\"}" : "{\"id\":\"from-the-leader\",\"state\":\"QUEUED\"}")
                     .getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
             if (!explanation) exchange.getResponseHeaders().add("Location", "/api/v1/nodes/gpu-9");

@@ -116,6 +116,34 @@ class InferenceServiceApiTest {
         }
     }
 
+    /**
+     * The demo's NODE_LOST on a healthy node: a service said it holds a GPU a job had just started on (no EVICTED outcome
+     * came first). The plan takes the job off as EVICTED, never NODE_LOST, and the node stays healthy.
+     */
+    @Test
+    void aJobWhoseGpuAServiceTakesIsEvictedNotLostOnAHealthyNode() {
+        PlannerTest.cancelEverything();
+        Api.noBudgets();
+        Api.team("taken", 0);
+        as(ADMIN).body(service("taker", "taken")).post("/api/v1/inference-services").then().statusCode(201);
+        try {
+            String job = Api.submit(ADMIN, Api.job("on-node-1", "taken", "QUANTIZATION", 8));
+            planner.planNow();
+            String placement = as(ADMIN).get("/api/v1/jobs/" + job).then().body("state", equalTo("RUNNING")).extract().path("placement");
+            String node = placement.substring(0, placement.indexOf('['));
+            String gpu = as(ADMIN).get("/api/v1/nodes/" + node).then().extract().path("gpus[0].uuid");
+            as(ADMIN).body("{\"gpuUuids\":[\"" + gpu + "\"]}").put("/api/v1/inference-services/taker/held").then().statusCode(200);
+            planner.planNow();
+            List<String> endReasons = as(ADMIN).get("/api/v1/runs").then().statusCode(200).extract()
+                    .path("findAll { it.jobId == '" + job + "' && it.endReason != null }.endReason");
+            assertEquals(List.of("EVICTED"), endReasons, "its run was taken by the service, not lost with its node");
+            as(ADMIN).get("/api/v1/nodes/" + node).then().body("health", equalTo("HEALTHY"));
+        } finally {
+            as(ADMIN).delete("/api/v1/inference-services/taker").then().statusCode(204);
+            PlannerTest.cancelEverything();
+        }
+    }
+
     @Test
     void badServicesAndReportsAreRefusedAndRolesAreChecked() {
         Api.team("infer-a", 0.1);

@@ -87,20 +87,20 @@ class StartTimesLiveTest {
         bands.awaitLatest();
         long now = clock.seconds();
         JsonPath e = explanation(ADMIN, waiting, "?alternatives=false");
-        Long p50 = e.getLong("startP50At"), p90 = e.getLong("startP90At");
+        Long p50 = Api.seconds(e.get("startP50At")), p90 = Api.seconds(e.get("startP90At"));
         assertNotNull(p50, "a band once the plan's bands are computed: " + e.prettify());
-        assertEquals(now, e.getLong("bandsAt"));
+        assertEquals(now, Api.seconds(e.get("bandsAt")));
         assertTrue(now <= p50 && p50 <= p90, "now " + now + " <= P50 " + p50 + " <= P90 " + p90);
         // the user's estimate is the median of the running job's drawn durations, lognormal with a spread of 0.25: the
         // median of 16 draws is within 25% of the estimate (3 standard errors), the 90th percentile within the estimate again
         assertTrue(Math.abs(p50 - end) <= ESTIMATE / 4, "P50 " + (p50 - now) + " s from now; the running job ends in about " + (end - now) + " s");
         assertTrue(p90 <= end + ESTIMATE, "P90 " + (p90 - now) + " s from now");
         JsonPath view = as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).extract().jsonPath();
-        assertEquals(p50, view.getLong("startP50At"), "the job view shows the same band");
-        assertEquals(p90, view.getLong("startP90At"));
+        assertEquals(p50, Api.seconds(view.get("startP50At")), "the job view shows the same band");
+        assertEquals(p90, Api.seconds(view.get("startP90At")));
         JsonPath plan = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().jsonPath();
-        assertEquals(p50, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP50At"), "the plan's waiting entry carries it too");
-        assertEquals(p90, plan.getLong("pending.find { it.jobId == '" + waiting + "' }.startP90At"));
+        assertEquals(p50, Api.seconds(plan.get("pending.find { it.jobId == '" + waiting + "' }.startP50At")), "the plan's waiting entry carries it too");
+        assertEquals(p90, Api.seconds(plan.get("pending.find { it.jobId == '" + waiting + "' }.startP90At")));
         StartTimes.Shown saved = bandStore.load().byJob().get(waiting);
         assertEquals(new StartTimes.Shown(p50, p90), saved, "saved for the replicas that follow");
         assertNull(e.get("alternatives"), "not asked for");
@@ -112,13 +112,13 @@ class StartTimesLiveTest {
         String waiting = Api.submit(ADMIN, eightOf("eta", "A100-80GB"));
         planner.planNow();
         JsonPath e = explanation(ADMIN, waiting, "");
-        Long planned = e.getLong("plannedStartAt");
+        Long planned = Api.seconds(e.get("plannedStartAt"));
         List<Map<String, Object>> alternatives = e.getList("alternatives");
         assertTrue(planned == null || planned > clock.seconds(), "it waits for the A100s: " + e.prettify());
         Map<String, Object> onH100 = alternatives.stream().filter(a -> "perReplica.gpuTypes".equals(a.get("field"))).findFirst().orElse(null);
         assertNotNull(onH100, "the idle H100 node is offered: " + alternatives);
         assertTrue(String.valueOf(onH100.get("change")).contains("[H100-80GB]"), String.valueOf(onH100.get("change")));
-        long sooner = ((Number) onH100.get("plannedStartAt")).longValue();
+        long sooner = Api.seconds(onH100.get("plannedStartAt"));
         assertTrue(planned == null || sooner < planned, "starts at " + sooner + ", planned " + planned);
         assertEquals(clock.seconds(), sooner, "the H100s are idle now");
     }
@@ -144,12 +144,12 @@ class StartTimesLiveTest {
         onH100("share", "\"gpuMilli\":500,\"memoryMiB\":40000", 9);
         planner.planNow();
         JsonPath e = explanation(ADMIN, measured, "");
-        Long planned = e.getLong("plannedStartAt");
+        Long planned = Api.seconds(e.get("plannedStartAt"));
         assertTrue(planned == null || planned > clock.seconds(), "it waits for a whole GPU: " + e.prettify());
         List<Map<String, Object>> alternatives = e.getList("alternatives");
         Map<String, Object> share = alternatives.stream().filter(a -> "perReplica.gpuMilli".equals(a.get("field"))).findFirst().orElse(null);
         assertNotNull(share, "a share of the half-used H100 holds its 9,000 MiB: " + alternatives);
-        assertEquals(clock.seconds(), ((Number) share.get("plannedStartAt")).longValue(), "it starts now beside the other share");
+        assertEquals(clock.seconds(), Api.seconds(share.get("plannedStartAt")), "it starts now beside the other share");
         assertTrue(String.valueOf(share.get("change")).contains("memoryMiB 9900"), String.valueOf(share.get("change")));
     }
 
@@ -166,7 +166,7 @@ class StartTimesLiveTest {
         assertEquals(new TreeSet<>(List.of("team", "job", "service", "gpus", "reason", "untilAt")), new TreeSet<>(other.keySet()), "no name: " + other);
         assertNotNull(other.get("job"));
         assertEquals("running until its estimated end", other.get("reason"));
-        assertTrue(((Number) other.get("untilAt")).longValue() > clock.seconds(), "it ends after now: " + other);
+        assertTrue(Api.seconds(other.get("untilAt")) > clock.seconds(), "it ends after now: " + other);
         assertTrue(!e.prettify().contains("secret-eta-other"), "the other team's job name appears nowhere: " + e.prettify());
     }
 
@@ -185,7 +185,7 @@ class StartTimesLiveTest {
             planner.planNow();
             bands.awaitLatest();
             long now = clock.seconds();
-            long p50 = explanation(ADMIN, waiting, "?alternatives=false").getLong("startP50At");
+            long p50 = Api.seconds(explanation(ADMIN, waiting, "?alternatives=false").get("startP50At"));
             assertTrue(p50 - now > 2 * (end - now), "P50 " + (p50 - now) + " s from now, about e times the raw band's ~" + (end - now) + " s");
             CalibrationStore.Saved saved = calibrations.load().orElseThrow();
             assertNotEquals("the-leader-before", saved.writer(), "this control plane saved what it went on learning");

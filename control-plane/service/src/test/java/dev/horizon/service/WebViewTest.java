@@ -88,18 +88,19 @@ class WebViewTest {
     private static final long NOON = 1_796_040_000L;
     /** A plan with one running job and two waiting ones, w1 with a start band (P50 160 min, P90 200 min away), w2 with none yet. */
     private static final Map<String, String> CANNED = Map.of(
-            "/api/v1/plan", ("{'plannedAt':%d,'stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':8,'utilization':1.0,"
+            "/api/v1/plan", ("{'plannedAt':'%s','stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':8,'utilization':1.0,"
                     + "'decisionMillis':3.0,'mode':'heuristic','groups':[],'cpSatGain':null,'fullMode':null,'running':[{'jobId':'r1','name':'sft-8',"
-                    + "'team':'web','class':'TRAINING','placement':'node-1[0-7]','fill':false,'start':%d,'estimatedEnd':%d}],'pending':["
+                    + "'team':'web','class':'TRAINING','placement':'node-1[0-7]','fill':false,'start':'%s','estimatedEnd':'%s'}],'pending':["
                     + "{'jobId':'w1','name':'pretrain-16','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
-                    + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':%d,'estimatedSeconds':3600,'startP50At':%d,'startP90At':%d},"
+                    + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':'%s','estimatedSeconds':3600,'startP50At':'%s','startP90At':'%s'},"
                     + "{'jobId':'w2','name':'eval-8','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
-                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':%d,'estimatedSeconds':1800,'startP50At':null,'startP90At':null}],'inferenceReservedGpus':{}}")
-                    .formatted(NOON, NOON - 1800, NOON + 9000, NOON + 9000, NOON + 9600, NOON + 12000, NOON + 12600),
-            "/api/v1/plan/history", "[{'at':%d,'totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
-                    .formatted(NOON) + "'inferenceReservedGpus':0}]",
+                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':'%s','estimatedSeconds':1800,'startP50At':null,'startP90At':null}],'inferenceReservedGpus':{}}")
+                    .formatted(Api.iso(NOON), Api.iso(NOON - 1800), Api.iso(NOON + 9000), Api.iso(NOON + 9000), Api.iso(NOON + 9600), Api.iso(NOON + 12000),
+                            Api.iso(NOON + 12600)),
+            "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
+                    .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]}]",
-            "/api/v1/clock", "{'now':%d,'virtual':true}".formatted(NOON * 1000),
+            "/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON)),
             "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]");
 
     /**

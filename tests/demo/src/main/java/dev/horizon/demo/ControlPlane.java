@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobJson;
+import dev.horizon.api.scheduler.IsoSeconds;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -98,6 +100,23 @@ final class ControlPlane {
         } catch (IOException e) {
             throw new Refused(0, "the control plane answered something that is not JSON: " + body);
         }
+    }
+
+    /** The control plane's clock, in epoch seconds. */
+    long now(String token) {
+        return seconds(get("/api/v1/clock", token), "now");
+    }
+
+    /** A time field the API wrote (ISO-8601 UTC) in epoch seconds; a missing one is the API breaking its contract. */
+    static long seconds(JsonNode node, String field) {
+        Long s = IsoSeconds.of(node, field);
+        if (s == null) throw new Refused(0, "the control plane's answer has no time " + field + ": " + node);
+        return s;
+    }
+
+    /** Epoch seconds as the API reads a time. */
+    static String iso(long epochSeconds) {
+        return Instant.ofEpochSecond(epochSeconds).toString();
     }
 
     static ObjectNode object() {

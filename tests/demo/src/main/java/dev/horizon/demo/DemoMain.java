@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +30,13 @@ public final class DemoMain {
     private final long dayStart;
     private final Map<String, String> submitterOf = new HashMap<>();
     private final PrintStream out;
+    private final SimulatedWork work;
     private int submitted;
     private int evictions;
     private int plans;
 
-    private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out) {
+    private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out, SimulatedWork work) {
+        this.work = work;
         this.cp = cp;
         this.admin = admin;
         this.day = day;
@@ -43,23 +47,40 @@ public final class DemoMain {
     }
 
     /** The options, each with its default; a wrong one is one line naming it. */
-    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary) {
+    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary, Map<String, Path> simStates) {
         static Options parse(String[] args) {
+            return parse(args, true);
+        }
+
+        /** connect: the control plane's --url and --token are required (not to only say when the day starts). */
+        static Options parse(String[] args, boolean connect) {
             Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces"));
             for (int i = 0; i < args.length; i += 2) {
-                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary").contains(args[i]) || i + 1 >= args.length) {
+                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary", "--sim-state").contains(args[i]) || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + args[i]
-                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE]");
+                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE] [--sim-state NODE=FILE,...]");
                 }
                 o.put(args[i], args[i + 1]);
             }
-            if (!o.containsKey("--url") || !o.containsKey("--token")) throw new IllegalArgumentException("--url and --token (an admin token) are required");
+            if (connect && (!o.containsKey("--url") || !o.containsKey("--token"))) throw new IllegalArgumentException("--url and --token (an admin token) are required");
             double speed = number(o, "--speed");
             long duration = (long) number(o, "--duration");
             if (speed <= 0) throw new IllegalArgumentException("--speed must be above 0 (simulated seconds per wall second; 288 = a day in 5 minutes)");
             if (duration < 60 || duration > 86_400) throw new IllegalArgumentException("--duration must be 60 to 86400 simulated seconds (got " + duration + ")");
             return new Options(o.get("--url"), o.get("--token"), (long) number(o, "--seed"), speed, duration, Path.of(o.get("--traces")),
-                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null);
+                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null, simStates(o.getOrDefault("--sim-state", "")));
+        }
+
+        /** NODE=FILE,...: each node's simulated-driver state file, where the jobs' processes are written. */
+        private static Map<String, Path> simStates(String value) {
+            Map<String, Path> out = new HashMap<>();
+            for (String pair : value.split(",")) {
+                if (pair.isBlank()) continue;
+                int eq = pair.indexOf('=');
+                if (eq <= 0) throw new IllegalArgumentException("--sim-state takes NODE=FILE pairs joined by commas (got '" + pair + "')");
+                out.put(pair.substring(0, eq), Path.of(pair.substring(eq + 1)));
+            }
+            return out;
         }
 
         private static double number(Map<String, String> o, String name) {
@@ -71,13 +92,22 @@ public final class DemoMain {
         }
     }
 
+    /**
+     * {@code DemoMain clock-start [--seed N] [--traces DIR]} prints the time the control plane's virtual clock starts at
+     * for that day (the launcher passes it as horizon.clock.start); otherwise it replays the day.
+     */
     public static void main(String[] args) throws Exception {
+        boolean clockStart = args.length > 0 && "clock-start".equals(args[0]);
         Options o;
         try {
-            o = Options.parse(args);
+            o = Options.parse(clockStart ? java.util.Arrays.copyOfRange(args, 1, args.length) : args, !clockStart);
         } catch (IllegalArgumentException e) {
             System.err.println("horizon demo: " + e.getMessage());
             System.exit(2);
+            return;
+        }
+        if (clockStart) {
+            System.out.println(DemoDayScenario.build(o.seed(), o.traces(), new Workloads()).clockStart(LocalDate.now(ZoneOffset.UTC)));
             return;
         }
         try {
@@ -90,12 +120,15 @@ public final class DemoMain {
 
     static void run(Options o, PrintStream out) throws IOException, InterruptedException {
         DemoDayScenario.Day day = DemoDayScenario.build(o.seed(), o.traces(), new Workloads());
-        out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source());
+        out.println("horizon demo: the day: " + day.submissions().size() + " jobs from " + day.source() + "; " + day.dateWords(LocalDate.now(ZoneOffset.UTC)));
         ControlPlane cp = new ControlPlane(o.url());
-        long now = cp.get("/api/v1/clock", o.token()).get("now").asLong() / 1000;
-        // the day begins on the next step boundary, so the plan's 15-minute grid and the day's steps line up
-        long dayStart = (now / DemoDayScenario.STEP_SECONDS + 1) * DemoDayScenario.STEP_SECONDS;
-        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out);
+        long now = cp.now(o.token());
+        // the day begins on a step boundary (the clock's start, midnight, when the launcher set it), so the plan's
+        // 15-minute grid and the day's steps line up
+        long dayStart = Math.floorDiv(now + DemoDayScenario.STEP_SECONDS - 1, DemoDayScenario.STEP_SECONDS) * DemoDayScenario.STEP_SECONDS;
+        Map<String, Long> memory = new HashMap<>();
+        DemoDayScenario.NODES.forEach(n -> memory.put(n.name(), n.gpuMemoryMiB()));
+        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out, o.simStates().isEmpty() ? null : new SimulatedWork(o.simStates(), memory, o.seed()));
         demo.setUp();
         demo.replay(o.durationSeconds(), o.speed());
         new Comparison(day).store(cp, o.token(), out);
@@ -126,7 +159,21 @@ public final class DemoMain {
                 + " (" + day.service().history().length + " steps of demand history) are set up");
     }
 
-    private void replay(long duration, double speed) throws InterruptedException {
+    /**
+     * The demo starts where it matters: the quiet hours until an hour before the day's first contention pass as fast as
+     * the control plane answers.
+     */
+    private long quietUntil(long duration) {
+        long until = Math.max(0, day.firstContentionSeconds() - 3600) / DemoDayScenario.STEP_SECONDS * DemoDayScenario.STEP_SECONDS;
+        return Math.min(until, duration);
+    }
+
+    private void replay(long duration, double speed) throws IOException, InterruptedException {
+        long quiet = quietUntil(duration);
+        if (quiet > 0) {
+            out.println("horizon demo: the quiet hours until " + ControlPlane.iso(dayStart + quiet).substring(11, 16) + " pass as fast as the"
+                    + " control plane answers; from an hour before the day's first contention on, it runs at " + speed + "x");
+        }
         long wallStart = System.nanoTime();
         List<Serving.Gpu> gpus = Serving.gpus(cp.get("/api/v1/nodes", admin));
         int next = 0;
@@ -136,6 +183,7 @@ public final class DemoMain {
             boolean changed = false;
             for (Runs.Job j : runs.doneBy(t)) {
                 cp.post("/api/v1/jobs/" + j.id + "/outcome", ControlPlane.object().put("state", "SUCCEEDED"), admin, 200);
+                if (work != null) work.stopped(j.id);
                 runs.finished(j, t);
                 changed = true;
             }
@@ -152,11 +200,23 @@ public final class DemoMain {
                 plans++;
             }
             if (t % DemoDayScenario.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
-            runs.observe(cp.jobs("RUNNING", admin), t);
+            Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
+            if (work != null) processes(seen, t);
             status(t);
-            pace(wallStart, t, speed);
+            if (t <= quiet) wallStart = System.nanoTime() - (long) (t / speed * 1e9);
+            else pace(wallStart, t, speed);
         }
         out.println();
+    }
+
+    /**
+     * The runs that ended and began since the last look, as processes on the simulated GPUs (exits first), written
+     * every five simulated minutes: a day at full speed would otherwise spend half a minute locking the state files.
+     */
+    private void processes(Runs.Changes seen, long t) throws IOException, InterruptedException {
+        for (Runs.Job j : seen.stopped()) work.stopped(j.id);
+        for (Runs.Job j : seen.started()) work.started(j.id, j.truth.id(), j.truth.jobClass(), j.run.placement());
+        if (t % 300 == 0) work.flush();
     }
 
     /** The service's minute: the step's demand reported at a step boundary, GPUs taken back from batch work, which GPUs serve. */
@@ -183,12 +243,12 @@ public final class DemoMain {
     }
 
     private void moveClock(long t) {
-        cp.post("/api/v1/clock", ControlPlane.object().put("to", (dayStart + t) * 1000), admin, 200);
+        cp.post("/api/v1/clock", ControlPlane.object().put("to", ControlPlane.iso(dayStart + t)), admin, 200);
     }
 
     private void status(long t) {
-        out.printf("\rhorizon demo: simulated %02d:%02d of the day | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
-                        + " | inference holds %d GPUs | plans %d   ", t / 3600, t / 60 % 60, submitted, runs.running().size(), runs.waiting(),
+        out.printf("\rhorizon demo: simulated %s | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
+                        + " | inference holds %d GPUs | plans %d   ", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
                 runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans);
         out.flush();
     }
@@ -204,6 +264,7 @@ public final class DemoMain {
         Map<String, Object> s = new java.util.LinkedHashMap<>();
         s.put("dayStartSeconds", dayStart);
         s.put("simulatedSeconds", duration);
+        s.put("quietUntilSeconds", quietUntil(duration));
         s.put("submitted", submitted);
         s.put("completed", runs.completed());
         s.put("preemptionsSeen", runs.preemptions());

@@ -82,7 +82,7 @@ final class Runs {
         List<Job> stopped = new ArrayList<>(), started = new ArrayList<>();
         for (Job j : byId.values()) {
             JsonNode seen = now.get(j.id);
-            long startedAt = seen == null ? -1 : seen.get("startedAt").asLong() - dayStartSeconds;
+            long startedAt = seen == null ? -1 : ControlPlane.seconds(seen, "startedAt") - dayStartSeconds;
             if (j.run != null && (seen == null || startedAt != j.run.start)) {
                 stop(j, t);
                 stopped.add(j);
@@ -101,7 +101,7 @@ final class Runs {
         for (JsonNode p : pendingJobs) {
             Job j = byId.get(p.get("id").asText());
             if (j != null && j.firstStart == null && j.firstPlannedStart == null && p.hasNonNull("plannedStart")) {
-                j.firstPlannedStart = p.get("plannedStart").asLong() - dayStartSeconds;
+                j.firstPlannedStart = ControlPlane.seconds(p, "plannedStart") - dayStartSeconds;
             }
         }
     }

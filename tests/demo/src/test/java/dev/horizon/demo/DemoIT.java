@@ -52,11 +52,11 @@ class DemoIT {
             Properties running = waitFor(Path.of(summary + ".running"), demo, Duration.ofMinutes(10));
             ControlPlane cp = new ControlPlane(running.getProperty("url"));
             String admin = running.getProperty("token");
-            long dayStart = Math.floorDiv(cp.get("/api/v1/clock", admin).get("now").asLong() / 1000 + 1, 900) * 900;
+            long dayStart = Math.floorDiv(cp.now(admin) + 1, 900) * 900;
             Set<String> drawn = new HashSet<>();
             int shot = 0;
             for (double moment : new double[] {0.35, 0.7}) {
-                while (cp.get("/api/v1/clock", admin).get("now").asLong() / 1000 < dayStart + moment * DAY && !Files.exists(Path.of(summary + ".env"))) {
+                while (cp.now(admin) < dayStart + moment * DAY && !Files.exists(Path.of(summary + ".env"))) {
                     assertTrue(demo.isAlive(), () -> "the demo stopped during the day; see " + OUT.resolve("demo.log"));
                     Thread.sleep(500);
                 }
@@ -82,7 +82,7 @@ class DemoIT {
         List<JsonNode> runs = new ArrayList<>();
         long end = summary.get("dayStartSeconds").asLong() + DAY;
         // the runs endpoint reaches back 7 days from now; the day is the last one
-        cp.get("/api/v1/runs?since=" + (end - DAY), admin).forEach(runs::add);
+        cp.get("/api/v1/runs?since=" + ControlPlane.iso(end - DAY), admin).forEach(runs::add);
         assertTrue(runs.stream().anyMatch(r -> r.get("fill").asBoolean() && r.has("endReason")
                         && List.of("PREEMPTED", "EVICTED").contains(r.get("endReason").asText())),
                 "no run on lent GPUs was taken back (preempted or evicted) during the day");
@@ -93,7 +93,7 @@ class DemoIT {
         for (JsonNode r : preempted.stream().filter(r -> !r.get("fill").asBoolean()).toList()) {
             String id = r.get("jobId").asText();
             Contract c = contracts.computeIfAbsent(id, k -> contract(cp.get("/api/v1/jobs/" + k, admin)));
-            long ran = r.get("endedAt").asLong() - r.get("startedAt").asLong();
+            long ran = ControlPlane.seconds(r, "endedAt") - ControlPlane.seconds(r, "startedAt");
             assertTrue(ran >= c.minRuntimeSeconds(), id + " was preempted after " + ran + " s, inside its contract's minimum runtime " + c.minRuntimeSeconds() + " s");
         }
         for (JsonNode team : cp.get("/api/v1/teams", admin)) {

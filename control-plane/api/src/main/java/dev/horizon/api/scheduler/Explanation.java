@@ -1,6 +1,7 @@
 package dev.horizon.api.scheduler;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * The control plane's account of a waiting job: its reason, when the current plan starts it and the band it likely
- * starts in (all epoch seconds), how many jobs of each team rank ahead of it, who is planned before it on the GPUs it
+ * starts in (all epoch seconds, read from the API's ISO-8601 times), how many jobs of each team rank ahead of it, who is planned before it on the GPUs it
  * needs, and what change to the job would start it sooner. A control plane older than the bands sends none of them.
  *
  * @param plannedStart  the current plan's start; null when the plan has none for it (see beyondHorizon)
@@ -31,7 +32,7 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
 
     /** A change to the job that starts it sooner: field names the job JSON field it changes. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Alternative(String change, String field, Long plannedStartAt) {
+    public record Alternative(String change, String field, @JsonDeserialize(using = IsoSeconds.class) Long plannedStartAt) {
     }
 
     /**
@@ -39,7 +40,7 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
      * untilAt: a running job's estimated end (epoch seconds), null for the others and from older control planes.
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Ahead(String team, String job, String service, int gpus, String reason, Long untilAt) {
+    public record Ahead(String team, String job, String service, int gpus, String reason, @JsonDeserialize(using = IsoSeconds.class) Long untilAt) {
     }
 
     public Explanation {

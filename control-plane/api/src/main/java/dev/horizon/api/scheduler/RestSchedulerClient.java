@@ -83,7 +83,7 @@ public final class RestSchedulerClient implements SchedulerClient {
     }
 
     private static Long seconds(JsonNode e, String field) {
-        return e.path(field).isNumber() ? e.get(field).asLong() : null;
+        return IsoSeconds.of(e, field);
     }
 
     private static <T> List<T> list(JsonNode e, String field, TypeReference<List<T>> type) {

@@ -48,12 +48,13 @@ class RestSchedulerClientTest {
                 case "GET /api/v1/jobs/j1/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"reason\":\"r\",\"plannedStart\":1800,"
                         + "\"rankedAheadByTeam\":{\"nlp\":2}}");
                 case "GET /api/v1/jobs/j3/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"r\","
-                        + "\"plannedStart\":1800,\"plannedStartAt\":1800,\"startP50At\":2400,\"startP90At\":5400,\"bandsAt\":900,"
+                        + "\"plannedStart\":\"1970-01-01T00:30:00Z\",\"plannedStartAt\":\"1970-01-01T00:30:00Z\",\"startP50At\":\"1970-01-01T00:40:00Z\","
+                        + "\"startP90At\":\"1970-01-01T01:30:00Z\",\"bandsAt\":\"1970-01-01T00:15:00Z\","
                         + "\"rankedAheadByTeam\":{},\"alternatives\":[{\"change\":\"ask for 4 GPUs instead of 8\",\"field\":\"gpus\","
-                        + "\"plannedStartAt\":1200,\"newerField\":true}],\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,"
+                        + "\"plannedStartAt\":\"1970-01-01T00:20:00Z\",\"newerField\":true}],\"ahead\":[{\"team\":\"cv\",\"job\":\"j9\",\"service\":null,"
                         + "\"gpus\":8,\"reason\":\"priority 10 over 5\"},{\"team\":\"web\",\"job\":null,\"service\":\"chat\",\"gpus\":2,"
                         + "\"reason\":\"GPUs reserved for inference\"},{\"team\":\"cv\",\"job\":\"j8\",\"service\":null,\"gpus\":4,"
-                        + "\"reason\":\"running until its estimated end\",\"untilAt\":1500}]}");
+                        + "\"reason\":\"running until its estimated end\",\"untilAt\":\"1970-01-01T00:25:00Z\"}]}");
                 case "GET /api/v1/jobs/j4/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"r\","
                         + "\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":900,"
                         + "\"alternatives\":null,\"ahead\":[]}");

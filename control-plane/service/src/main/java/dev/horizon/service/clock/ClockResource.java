@@ -1,7 +1,9 @@
 package dev.horizon.service.clock;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -21,14 +23,14 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class ClockResource {
-    private static final String EXAMPLE = "{\"to\":1764547200000}";
+    private static final String EXAMPLE = "{\"to\":\"2026-12-01T00:00:00Z\"}";
 
-    /** now: epoch milliseconds; virtual: whether only a driver moves it (horizon.clock=virtual). */
-    public record ClockView(long now, boolean virtual) {
+    /** now: the time (ISO-8601 UTC); virtual: whether only a driver moves it (horizon.clock=virtual). */
+    public record ClockView(@JsonSerialize(using = ApiTime.Millis.class) long now, boolean virtual) {
     }
 
-    /** to: the epoch milliseconds to move the virtual clock to. */
-    public record Advance(Long to) {
+    /** to: the time (ISO-8601 UTC) to move the virtual clock to. */
+    public record Advance(String to) {
     }
 
     @Inject
@@ -45,15 +47,16 @@ public class ClockResource {
     public ClockView advance(String body) {
         caller.requireAdmin("moving the clock");
         Advance a = JsonBodies.read(body, Advance.class, EXAMPLE);
-        if (a.to() == null) throw new ApiException(400, "invalid body", List.of("to is required: the epoch milliseconds to move the clock to, for example " + EXAMPLE));
+        if (a.to() == null) throw new ApiException(400, "invalid body", List.of("to is required: the time to move the clock to, for example " + EXAMPLE));
         if (!clock.virtual()) {
             throw new ApiException(409, "this control plane's clock follows wall time; start it with -Dhorizon.clock=virtual to move it (./horizon demo does)");
         }
+        long to = ApiTime.parseSeconds("to", a.to()) * 1000;
         long before = clock.millis();
-        if (a.to() < before) {
-            throw new ApiException(409, "the clock goes forward only: it reads " + before + " ms, and to is " + a.to() + "; ask for a time at or after it");
+        if (to < before) {
+            throw new ApiException(409, "the clock goes forward only: it reads " + ApiTime.ofMillis(before) + ", and to is " + a.to() + "; ask for a time at or after it");
         }
-        clock.advanceTo(a.to());
+        clock.advanceTo(to);
         return now();
     }
 }

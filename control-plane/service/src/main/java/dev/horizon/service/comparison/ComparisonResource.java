@@ -2,11 +2,13 @@ package dev.horizon.service.comparison;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -49,7 +51,7 @@ public class ComparisonResource {
 
     /** scenario: the workload in words; command: what produced the figures; bestBaseline: the policy the view puts beside Horizon. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Comparison(String name, String scenario, String command, String bestBaseline, List<Figures> policies, Long storedAt) {
+    public record Comparison(String name, String scenario, String command, String bestBaseline, List<Figures> policies, @JsonSerialize(using = ApiTime.Millis.class) Long storedAt) {
     }
 
     @Inject

@@ -1,5 +1,6 @@
 package dev.horizon.service.inference;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.api.Limits;
 import dev.horizon.api.NodeNames;
@@ -8,6 +9,7 @@ import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -67,7 +69,7 @@ public class InferenceResource {
      */
     public record ServiceView(String name, String team, double weightPerGpuHour, int swapCapGpus, List<String> servedBy, int heldGpus,
                               int observedSteps, Double lastDemand, double[] forecast, List<String> heldOn, List<Double> recentDemand,
-                              Long recentDemandReportedAt, long stepSeconds) {
+                              @JsonSerialize(using = ApiTime.Millis.class) Long recentDemandReportedAt, long stepSeconds) {
     }
 
     @Inject

@@ -1,5 +1,6 @@
 package dev.horizon.service.jobs;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
 import dev.horizon.api.JobClass;
@@ -13,6 +14,7 @@ import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import dev.horizon.service.web.JsonBodies;
 import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
@@ -49,10 +51,25 @@ public class JobResource {
      * plan they were computed for; they may lag by one plan), alternatives (null when not asked for) and ahead; null and
      * empty for other states.
      */
-    public record Explanation(String id, JobState state, String rule, String reason, Long plannedStart, Integer queuePosition,
+    public record Explanation(String id, JobState state, String rule, String reason, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Integer queuePosition,
                               Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
-                              List<MemoryViolations.Violation> memoryViolations, Long plannedStartAt, Long startP50At, Long startP90At,
-                              Long bandsAt, List<Alternatives.Alternative> alternatives, List<Ahead.Entry> ahead) {
+                              List<MemoryViolations.Violation> memoryViolations, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStartAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, List<Alternative> alternatives, List<AheadEntry> ahead) {
+    }
+
+    /** An alternative as the API shows it: the allocator's, with its start in the API's time format. */
+    public record Alternative(String change, String field, @JsonSerialize(using = ApiTime.Seconds.class) long plannedStartAt) {
+        static List<Alternative> of(List<Alternatives.Alternative> found) {
+            return found == null ? null : found.stream().map(a -> new Alternative(a.change(), a.field(), a.plannedStartAt())).toList();
+        }
+    }
+
+    /** Who goes first, as the API shows it: the allocator's entry, with untilAt in the API's time format. */
+    public record AheadEntry(String team, String job, String service, int gpus, String reason,
+                             @JsonSerialize(using = ApiTime.Seconds.class) Long untilAt) {
+        static List<AheadEntry> of(List<Ahead.Entry> found) {
+            return found.stream().map(e -> new AheadEntry(e.team(), e.job(), e.service(), e.gpus(), e.reason(), e.untilAt())).toList();
+        }
     }
 
     public record Outcome(String state) {
@@ -101,19 +118,26 @@ public class JobResource {
     /**
      * Jobs in submission order, a page at a time: when more match, the answer's Link header (rel="next") and
      * Horizon-Next-Cursor give the cursor of the next page, which starts after this page's last job however many jobs
-     * were submitted or finished since.
+     * were submitted or finished since. name finds jobs by name within the caller's own team (any team for admins):
+     * names are shown only to their team, so they are looked up only there.
      */
     @GET
     public Response list(@QueryParam("state") String state, @QueryParam("team") String team, @QueryParam("class") String jobClass,
-                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor, @QueryParam("offset") String offset,
-                         @Context UriInfo uri) {
+                         @QueryParam("name") String name, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor,
+                         @QueryParam("offset") String offset, @Context UriInfo uri) {
         int l = QueryParams.number("limit", limit, DEFAULT_LIST, 1, MAX_LIST);
         if (offset != null) {
             throw new ApiException(400, "invalid query", List.of("offset is not supported: page with cursor, the value of the Horizon-Next-Cursor"
                     + " header (or the Link rel=\"next\") of the page before"));
         }
-        JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), team,
-                jobClass == null ? null : parse(JobClass.class, "class", jobClass), l + 1, cursor == null ? null : JobCursor.decode(cursor));
+        String scope = team;
+        if (name != null && !caller.seesAllTeams()) {
+            // names show only to their own team: a submitter finds its team's jobs by name, other tokens none
+            if (caller.team() == null || (team != null && !team.equals(caller.team()))) return Response.ok(List.of()).build();
+            scope = caller.team();
+        }
+        JobStore.Filter f = new JobStore.Filter(state == null ? null : parse(JobState.class, "state", state), scope,
+                jobClass == null ? null : parse(JobClass.class, "class", jobClass), name, l + 1, cursor == null ? null : JobCursor.decode(cursor));
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
@@ -168,7 +192,7 @@ public class JobResource {
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), clock.seconds()), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
-                withAlternatives ? outlook.alternatives(j.id()) : null, outlook.ahead(j.id()));
+                withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())));
     }
 
     @DELETE

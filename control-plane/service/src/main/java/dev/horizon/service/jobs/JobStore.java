@@ -60,7 +60,7 @@ public class JobStore {
     }
 
     /** Filters of the list endpoint; null means any. after: list only jobs after this one in submission order (a page's last). */
-    public record Filter(JobState state, String team, JobClass jobClass, int limit, Position after) {
+    public record Filter(JobState state, String team, JobClass jobClass, String name, int limit, Position after) {
     }
 
     /** Where a job sits in the list's order: submitted_at (ms), then id. */
@@ -170,6 +170,10 @@ public class JobStore {
         if (f.jobClass() != null) {
             sql.append(" AND job_class = ?");
             args.add(f.jobClass().name());
+        }
+        if (f.name() != null) {
+            sql.append(" AND name = ?");
+            args.add(f.name());
         }
         // keyset paging: the next page starts after the last row of this one, found through the (…, submitted_at, id) indexes
         if (f.after() != null) sql.append(" AND (submitted_at, id) > (?, ?)");

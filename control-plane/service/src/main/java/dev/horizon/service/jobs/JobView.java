@@ -3,9 +3,11 @@ package dev.horizon.service.jobs;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.service.security.Caller;
+import dev.horizon.service.web.ApiTime;
 import java.util.List;
 
 /**
@@ -19,8 +21,8 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(String id, String name, String team, @JsonProperty("class") JobClass jobClass, int priority, int gpus,
-                      JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, Boolean fill, String reason,
-                      Long plannedStart, Long startP50At, Long startP90At, int preemptions, Long leaderEpoch, @JsonRawValue String spec, List<PlannedDevice> devices,
+                      JobState state, @JsonSerialize(using = ApiTime.Millis.class) long submittedAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startedAt, @JsonSerialize(using = ApiTime.Seconds.class) Long endedAt, String placement, Boolean fill, String reason,
+                      @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At, int preemptions, Long leaderEpoch, @JsonRawValue String spec, List<PlannedDevice> devices,
                       Long peakGpuMemoryMiB) {
     /**
      * The job as caller may see it: in full for its own team (and admins); for other teams only what the plan must show

@@ -2,12 +2,13 @@ package dev.horizon.service.jobs;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.api.JobClass;
-import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -36,7 +37,7 @@ public class RunResource {
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Run(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, String node, String placement, double gpus,
-                      boolean fill, long startedAt, Long endedAt, String endReason) {
+                      boolean fill, @JsonSerialize(using = ApiTime.Seconds.class) long startedAt, @JsonSerialize(using = ApiTime.Seconds.class) Long endedAt, String endReason) {
     }
 
     @Inject
@@ -46,7 +47,7 @@ public class RunResource {
     @Inject
     Caller caller;
 
-    /** since: epoch seconds; runs that ended before it are left out. Default: the last two hours. */
+    /** since: an ISO-8601 UTC time; runs that ended before it are left out. Default: the last two hours. */
     @GET
     public List<Run> since(@QueryParam("since") String since) {
         long now = clock.seconds();
@@ -62,15 +63,10 @@ public class RunResource {
     }
 
     private static long parse(String since, long now) {
-        long s;
-        try {
-            s = Long.parseLong(since.trim());
-        } catch (NumberFormatException e) {
-            throw new ApiException(400, "invalid query", List.of("since must be a time in epoch seconds, such as " + (now - 3600) + " (got " + Limits.quote(since) + ")"));
-        }
+        long s = ApiTime.parseSeconds("since", since);
         if (s < now - MAX_LOOK_BACK_SECONDS) {
             throw new ApiException(400, "invalid query", List.of("since reaches back more than 7 days (" + (now - s) + " s); ask for at most "
-                    + MAX_LOOK_BACK_SECONDS + " s before now (" + (now - MAX_LOOK_BACK_SECONDS) + ")"));
+                    + MAX_LOOK_BACK_SECONDS + " s before now (" + ApiTime.ofSeconds(now - MAX_LOOK_BACK_SECONDS) + ")"));
         }
         return s;
     }

@@ -3,6 +3,7 @@ package dev.horizon.service.leadership;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduler;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Event;
@@ -60,6 +61,8 @@ public class Leadership {
     Event<Change> changes;
     @Inject
     Event<PlanRequest> planRequests;
+    @Inject
+    Scheduler scheduler;
     @ConfigProperty(name = "horizon.leader.lease-seconds")
     int leaseSeconds;
     @ConfigProperty(name = "horizon.leader.renew-seconds")
@@ -100,8 +103,12 @@ public class Leadership {
     }
 
     void stop(@Observes ShutdownEvent event) {
+        // the scheduled work (heartbeats, command delivery and expiry, metrics) stops before the store closes under it,
+        // and nothing acts as leader once the lease is being handed over
+        scheduler.pause();
         loop.shutdownNow();
         long held = epoch;
+        epoch = 0;
         if (held == 0) return;
         // hand over at once instead of making the next leader wait for the lease to run out
         try {

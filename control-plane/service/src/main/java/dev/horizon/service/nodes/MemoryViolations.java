@@ -1,6 +1,8 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.store.Db;
+import dev.horizon.service.web.ApiTime;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,7 +26,7 @@ public class MemoryViolations {
      * running job that held the GPU, null when no single job did.
      */
     public record Violation(String node, String gpuUuid, long pid, String processName, long usedMiB, long allowedMiB, String share,
-                            String action, long observedAt, String job) {
+                            String action, @JsonSerialize(using = ApiTime.Millis.class) long observedAt, String job) {
     }
 
     @Inject

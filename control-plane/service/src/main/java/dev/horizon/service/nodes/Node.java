@@ -1,5 +1,7 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.horizon.service.web.ApiTime;
 import java.util.List;
 
 /**
@@ -9,7 +11,7 @@ import java.util.List;
  * enrollment token that requires approval enrolled it, and no admin has approved it yet; the planner never places on it.
  */
 public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
-                   String healthReason, long lastSeen, List<Gpu> gpus, boolean pendingApproval) {
+                   String healthReason, @JsonSerialize(using = ApiTime.Millis.class) long lastSeen, List<Gpu> gpus, boolean pendingApproval) {
     public static final String HEALTHY = "HEALTHY";
     public static final String UNHEALTHY = "UNHEALTHY";
     public static final String LOST = "LOST";

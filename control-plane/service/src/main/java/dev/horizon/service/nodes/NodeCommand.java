@@ -1,6 +1,8 @@
 package dev.horizon.service.nodes;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.horizon.service.web.ApiTime;
 
 /**
  * A command queued for a node's agent. state: QUEUED (not yet streamed), SENT (streamed, no result yet), SUCCEEDED or
@@ -8,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * from an older epoch than one it has already seen.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record NodeCommand(String id, String node, CommandRequest action, String state, long createdAt, Long sentAt, Long finishedAt,
+public record NodeCommand(String id, String node, CommandRequest action, String state, @JsonSerialize(using = ApiTime.Millis.class) long createdAt, @JsonSerialize(using = ApiTime.Millis.class) Long sentAt, @JsonSerialize(using = ApiTime.Millis.class) Long finishedAt,
                           String error, long leaderEpoch) {
     public static final String QUEUED = "QUEUED";
     public static final String SENT = "SENT";

@@ -29,9 +29,11 @@ final class Changes {
         return takenOff(j, contract, now, "preempted", why, why, RunSegments.PREEMPTED);
     }
 
-    static PlanWrite displaced(JobRow j, Contract contract, long now, String why) {
-        return takenOff(j, contract, now, "node-lost", "taken off its GPUs because " + why + "; it waits to be placed again", "node lost: " + why,
-                RunSegments.NODE_LOST);
+    /** Taken off GPUs it can no longer hold; endReason says by what: NODE_LOST (node or GPU gone) or EVICTED (GPUs taken). */
+    static PlanWrite displaced(JobRow j, Contract contract, long now, String why, String endReason) {
+        boolean lost = RunSegments.NODE_LOST.equals(endReason);
+        return takenOff(j, contract, now, lost ? "node-lost" : "evicted", "taken off its GPUs because " + why + "; it waits to be placed again",
+                (lost ? "node lost: " : "evicted: ") + why, endReason);
     }
 
     static PlanWrite waiting(JobRow j, String rule, String reason, Integer rank, Long plannedStart) {

@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
 import dev.horizon.allocator.plan.Plan;
@@ -7,6 +8,7 @@ import dev.horizon.allocator.plan.PlanProblem;
 import dev.horizon.allocator.pool.PooledPlanner;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.web.ApiTime;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
@@ -38,7 +40,7 @@ public class FullMode {
      * One full-mode run: when, what became of it (adopted, kept-heuristic, changed, follower), the heuristic's and CP-SAT's
      * plan objectives on the moment, the gain (CP-SAT over heuristic, 0.02 = 2% higher), how long it took and CP-SAT's status.
      */
-    public record Run(long at, String outcome, double heuristicObjective, double cpSatObjective, double gain, double seconds, String status) {
+    public record Run(@JsonSerialize(using = ApiTime.Seconds.class) long at, String outcome, double heuristicObjective, double cpSatObjective, double gain, double seconds, String status) {
     }
 
     @Inject

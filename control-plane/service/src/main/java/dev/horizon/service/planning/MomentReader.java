@@ -24,6 +24,7 @@ import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.Placements;
+import dev.horizon.service.jobs.RunSegments;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.teams.TeamStore;
@@ -114,10 +115,10 @@ public class MomentReader {
             JobState.Running run = null;
             if (j.state() == dev.horizon.service.jobs.JobState.RUNNING) {
                 Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
-                String gone = gone(p, j.placement(), nodes, inferenceGpus, holding.values());
+                Gone gone = gone(p, j.placement(), nodes, inferenceGpus, holding.values());
                 if (gone != null) {
                     // its processes died with the node or GPU, or its GPUs serve inference now: it waits to be placed elsewhere
-                    takenOff.add(Changes.displaced(j, spec.contractOrDefault(), now, gone));
+                    takenOff.add(Changes.displaced(j, spec.contractOrDefault(), now, gone.why(), gone.endReason()));
                     continue;
                 }
                 holding.put(j.id(), p);
@@ -130,17 +131,27 @@ public class MomentReader {
         return new Jobs(running, rows, specs, holding, takenOff);
     }
 
+    /**
+     * Why a running job's placement no longer holds, and how its run ended: NODE_LOST only where its node or a GPU of it
+     * is gone; GPUs an inference service holds now, or another job's, were taken by something other than the plan
+     * (EVICTED), on a node that is healthy.
+     */
+    record Gone(String why, String endReason) {
+    }
+
     /** Why a running job's placement no longer holds, or null when it does. */
-    private static String gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<Long> inferenceGpus, java.util.Collection<Placement> taken) {
-        if (p == null) return "its node left the cluster or lost GPUs (" + stored + ")";
+    private static Gone gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<Long> inferenceGpus, java.util.Collection<Placement> taken) {
+        if (p == null) return new Gone("its node left the cluster or lost GPUs (" + stored + ")", RunSegments.NODE_LOST);
         for (Placement.Slice s : p.slices()) {
             for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) {
-                if (nodes.get(s.node()).gpus().get(g).lost()) return "GPU " + g + " of " + nodes.get(s.node()).node().name() + " fell off the bus (" + stored + ")";
-                if (inferenceGpus.contains(key(s.node(), g))) return "its GPUs serve an inference service now (" + stored + ")";
+                if (nodes.get(s.node()).gpus().get(g).lost()) {
+                    return new Gone("GPU " + g + " of " + nodes.get(s.node()).node().name() + " fell off the bus (" + stored + ")", RunSegments.NODE_LOST);
+                }
+                if (inferenceGpus.contains(key(s.node(), g))) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
             }
         }
         for (Placement other : taken) {
-            if (overlaps(p, other)) return "another job holds its GPUs (" + stored + ")";
+            if (overlaps(p, other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
         }
         return null;
     }

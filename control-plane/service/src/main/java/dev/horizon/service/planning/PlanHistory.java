@@ -1,9 +1,11 @@
 package dev.horizon.service.planning;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.web.ApiTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +20,7 @@ public final class PlanHistory {
      * inferenceHeldGpus: GPUs inference services' replicas held (as their agents report); inferenceReservedGpus: what the
      * plan kept for the services for its step (at least what they held).
      */
-    public record Point(long at, int totalGpus, int busyGpus, double utilization, int pendingJobs, int inferenceDemandGpus,
+    public record Point(@JsonSerialize(using = ApiTime.Seconds.class) long at, int totalGpus, int busyGpus, double utilization, int pendingJobs, int inferenceDemandGpus,
                         int inferenceServedGpus, int inferenceHeldGpus, int inferenceReservedGpus) {
         Point(long at, int totalGpus, int busyGpus, int pendingJobs, int inferenceDemandGpus, int inferenceServedGpus, int inferenceHeldGpus,
               int inferenceReservedGpus) {

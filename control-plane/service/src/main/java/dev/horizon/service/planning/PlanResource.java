@@ -1,15 +1,17 @@
 package dev.horizon.service.planning;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.api.JobClass;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
-import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.StartOutlook;
 import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -30,7 +32,7 @@ import java.util.Map;
 public class PlanResource {
     /** estimatedEnd: when the planner expects it to finish (null for a job started after the last plan). */
     public record Block(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, String placement, boolean fill,
-                        long start, Long estimatedEnd) {
+                        @JsonSerialize(using = ApiTime.Seconds.class) long start, @JsonSerialize(using = ApiTime.Seconds.class) Long estimatedEnd) {
     }
 
     /**
@@ -38,7 +40,7 @@ public class PlanResource {
      * job view gives it (null: none yet, or beyond the horizon), so the web view needs no second call for it.
      */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
-                          String reason, Integer queuePosition, Long plannedStart, Long estimatedSeconds, Long startP50At, Long startP90At) {
+                          String reason, Integer queuePosition, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Long estimatedSeconds, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At) {
     }
 
     /**
@@ -46,7 +48,7 @@ public class PlanResource {
      * node-pool groups it planned apart (empty: one joint plan); cpSatGain: how much a CP-SAT plan's objective beat the
      * heuristic's on the same moment (null for other modes); fullMode: the latest CP-SAT run, adopted or not (null before one).
      */
-    public record PlanView(long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
+    public record PlanView(@JsonSerialize(using = ApiTime.Seconds.class) long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
                            double utilization, double decisionMillis, String mode, List<String> groups, Double cpSatGain, FullMode.Run fullMode,
                            List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
     }
@@ -67,7 +69,7 @@ public class PlanResource {
     Caller caller;
 
     /** What a plan asked for with POST did: when it planned, how many jobs it started and preempted, the job rows it wrote. */
-    public record Planned(long plannedAt, int started, int preempted, int jobRowsWritten) {
+    public record Planned(@JsonSerialize(using = ApiTime.Seconds.class) long plannedAt, int started, int preempted, int jobRowsWritten) {
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
+import dev.horizon.service.jobs.RunSegments;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.nodes.Node;
@@ -256,7 +257,8 @@ public class Planner {
     private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now) {
         List<JobStore.PlanWrite> out = new ArrayList<>();
         for (JobRow j : active) {
-            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster"));
+            if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster",
+                    RunSegments.NODE_LOST));
             else out.add(Changes.waiting(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
         }
         return out;

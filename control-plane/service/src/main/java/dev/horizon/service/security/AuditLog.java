@@ -1,7 +1,9 @@
 package dev.horizon.service.security;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.store.Db;
+import dev.horizon.service.web.ApiTime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Types;
@@ -15,7 +17,7 @@ public class AuditLog {
 
     /** One entry: actor is the token's id (GET /api/v1/tokens lists it), action the HTTP method or ENROLL, target the path. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Entry(long id, long at, String actor, String actorRole, String actorLabel, String action, String target, int status,
+    public record Entry(long id, @JsonSerialize(using = ApiTime.Millis.class) long at, String actor, String actorRole, String actorLabel, String action, String target, int status,
                         String detail) {
     }
 

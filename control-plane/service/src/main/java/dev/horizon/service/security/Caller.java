@@ -30,6 +30,11 @@ public class Caller {
         return grant;
     }
 
+    /** The team a submitter token is bound to; null for every other token. */
+    public String team() {
+        return grant.role() == Role.SUBMITTER ? grant.team() : null;
+    }
+
     /** The node a node credential is bound to; null for every other token. */
     public String node() {
         return grant.node();

@@ -1,8 +1,10 @@
 package dev.horizon.service.security;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
+import dev.horizon.service.web.ApiTime;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -57,13 +59,15 @@ public class Tokens {
     }
 
     /**
-     * A token as admins list it: everything but the secret, which is never stored. Times are epoch milliseconds. An
+     * A token as admins list it: everything but the secret, which is never stored. Times are on the wall clock, written as ISO-8601. An
      * enrollment token enrolls at most maxUses nodes (null: no count) and has enrolled uses; requiresApproval: the nodes
      * it enrolls wait for an admin's approval before the planner places anything on them.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record TokenInfo(String id, String role, String team, String node, String label, long createdAt, Long lastUsedAt, Long expiresAt,
-                            Long revokedAt, String createdBy, Integer maxUses, int uses, boolean requiresApproval) {
+    public record TokenInfo(String id, String role, String team, String node, String label, @JsonSerialize(using = ApiTime.Millis.class) long createdAt,
+                            @JsonSerialize(using = ApiTime.Millis.class) Long lastUsedAt, @JsonSerialize(using = ApiTime.Millis.class) Long expiresAt,
+                            @JsonSerialize(using = ApiTime.Millis.class) Long revokedAt, String createdBy, Integer maxUses, int uses,
+                            boolean requiresApproval) {
         boolean live(long now) {
             return revokedAt == null && (expiresAt == null || expiresAt > now);
         }

@@ -84,7 +84,7 @@ public class SoakCommand {
             out.println(USAGE);
             return 0;
         }
-        boolean fresh = teams.all().isEmpty() && jobs.list(new JobStore.Filter(null, null, null, 1, null)).isEmpty();
+        boolean fresh = teams.all().isEmpty() && jobs.list(new JobStore.Filter(null, null, null, null, 1, null)).isEmpty();
         if (!clock.virtual() || leadership.epoch() == 0 || !fresh || nodes.planned().size() != o.nodes()) {
             err.println("horizon soak: it needs a fresh store on a virtual clock that this process leads, with --nodes declared nodes"
                     + " (horizon.nodes); run it through ./horizon soak");

@@ -1,0 +1,70 @@
+package dev.horizon.service.web;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import dev.horizon.api.Limits;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.function.LongFunction;
+
+/**
+ * The API's one time format: every timestamp it writes or reads is ISO-8601 UTC to the second ({@code 2026-12-02T23:59:00Z}),
+ * whatever unit the store keeps it in. Store and planner keep epoch seconds or milliseconds; a view record marks each time
+ * field with the serializer of its unit, so the unit never leaks to clients.
+ */
+public final class ApiTime {
+    private ApiTime() {
+    }
+
+    /** epochSeconds as the API writes it. */
+    public static String ofSeconds(long epochSeconds) {
+        return Instant.ofEpochSecond(epochSeconds).toString();
+    }
+
+    /** epochMillis as the API writes it (to the second). */
+    public static String ofMillis(long epochMillis) {
+        return Instant.ofEpochMilli(epochMillis).truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** A time a client sent (query parameter or body field), in epoch seconds; anything but ISO-8601 is a 400 naming the field. */
+    public static long parseSeconds(String field, String raw) {
+        try {
+            return Instant.parse(raw.strip()).getEpochSecond();
+        } catch (DateTimeParseException e) {
+            throw new ApiException(400, "invalid time", List.of(field + " must be an ISO-8601 UTC time such as " + ofSeconds(1_764_547_200L)
+                    + " (got " + Limits.quote(raw) + ")"));
+        }
+    }
+
+    /** Writes a field kept in epoch seconds. */
+    public static final class Seconds extends Writer {
+        public Seconds() {
+            super(ApiTime::ofSeconds);
+        }
+    }
+
+    /** Writes a field kept in epoch milliseconds. */
+    public static final class Millis extends Writer {
+        public Millis() {
+            super(ApiTime::ofMillis);
+        }
+    }
+
+    private abstract static class Writer extends StdSerializer<Long> {
+        private final LongFunction<String> format;
+
+        Writer(LongFunction<String> format) {
+            super(Long.class);
+            this.format = format;
+        }
+
+        @Override
+        public void serialize(Long value, JsonGenerator gen, SerializerProvider provider) throws IOException {
+            gen.writeString(format.apply(value));
+        }
+    }
+}
