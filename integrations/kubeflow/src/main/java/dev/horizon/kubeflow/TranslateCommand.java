@@ -1,6 +1,7 @@
 package dev.horizon.kubeflow;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.Manifests;
@@ -26,7 +27,7 @@ import java.util.Map;
 public final class TranslateCommand {
     static final String USAGE = """
             usage: ./horizon translate kubeflow FILE [--runtime FILE]... [--team-from SOURCES] [--queue-teams FILE] [--namespace NS]
-                   [--priority-class NAME=P]...
+                   [--priority-class NAME=P]... [--gpu-models FILE]
               Prints the scheduler job JSON of each Kubeflow training job in FILE (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
               JAXJob of kubeflow.org/v1; MPIJob of kubeflow.org/v2beta1; TrainJob of trainer.kubeflow.org/v1alpha1, Trainer 2.0 to 2.3):
               one object, or an array when FILE holds several. Other objects in FILE (ConfigMaps, Services) are skipped and listed.
@@ -39,6 +40,10 @@ public final class TranslateCommand {
               --queue-teams FILE   the team of each queue where queues are not team names: queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
               --namespace NS       namespace of manifests that name none (default: default)
               --priority-class NAME=P  Horizon priority for schedulingPolicy.priorityClass NAME (unlisted classes get the default)
+              --gpu-models FILE    extends the table of node labels that pin GPU models (nodeSelector and required node affinity on
+                                   nvidia.com/gpu.product, cloud.google.com/gke-accelerator, karpenter.k8s.aws/instance-gpu-name, ...
+                                   become gpuTypes): labels: {LABEL: {VALUE: [MODEL]}}, instanceTypes: {TYPE: [MODEL]}
+                                   (default: HORIZON_GPU_MODELS)
               Labels and annotations read: horizon.dev/class (label; default training), horizon.dev/duration-estimate (annotation:
               3600, 90m, 4h; without it the control plane uses what it learned from the team's finished jobs).""";
 
@@ -75,6 +80,7 @@ public final class TranslateCommand {
     private static Translator parse(String[] args, String file, List<JsonNode> jobs, List<String> warnings) {
         String teamFrom = null;
         String queueTeams = null;
+        String gpuModels = System.getenv("HORIZON_GPU_MODELS");
         String namespace = TranslationOptions.defaults().defaultNamespace();
         Map<String, Integer> priorities = new HashMap<>();
         List<String> runtimeFiles = new ArrayList<>();
@@ -87,6 +93,7 @@ public final class TranslateCommand {
                 case "--team-from" -> teamFrom = value;
                 case "--queue-teams" -> queueTeams = value;
                 case "--namespace" -> namespace = value;
+                case "--gpu-models" -> gpuModels = value;
                 case "--priority-class" -> {
                     String[] kv = value.split("=", 2);
                     if (kv.length != 2 || !kv[1].matches("\\d+")) throw new IllegalArgumentException("--priority-class wants NAME=P with P a whole number (got '" + value + "')");
@@ -115,6 +122,6 @@ public final class TranslateCommand {
             throw new TranslationException("holds only runtimes (" + selection.read().stream().map(Manifests::describe).toList() + "), which are"
                     + " templates for TrainJobs, not jobs; pass them with --runtime to translate a TrainJob that uses them");
         }
-        return new Translator(new TranslationOptions(teams, namespace, priorities), catalog);
+        return new Translator(new TranslationOptions(teams, namespace, priorities, GpuModelTable.configured(gpuModels, "--gpu-models")), catalog);
     }
 }
