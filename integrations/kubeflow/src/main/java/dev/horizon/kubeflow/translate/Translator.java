@@ -204,7 +204,7 @@ public final class Translator {
      * The annotation's estimate, or none: the control plane then uses what it learned from the team's
      * finished jobs of the same class.
      */
-    private static Long durationEstimate(JsonNode manifest) {
+    public static Long durationEstimate(JsonNode manifest) {
         String text = Manifests.annotation(manifest, DURATION_ANNOTATION);
         if (text == null) return null;
         String t = text.trim();
