@@ -14,18 +14,18 @@ import java.util.List;
  * @param gang         whether the pods must start together
  * @param minAvailable the fewest pods (of every group, GPU or not) the workload starts with, or null for all of them
  */
-record PodGroups(List<Group> groups, boolean gang, Integer minAvailable) {
+public record PodGroups(List<Group> groups, boolean gang, Integer minAvailable) {
     /**
      * One pod template: {@code name} as the workload names it (a replicated job, a task), {@code path} of the template
      * (metadata and spec) in the manifest, and the pods it makes.
      */
-    record Group(String name, String path, ObjectNode template, int pods) {
-        String podSpecPath() {
+    public record Group(String name, String path, ObjectNode template, int pods) {
+        public String podSpecPath() {
             return path.isEmpty() ? "spec" : path + ".spec";
         }
     }
 
-    static PodGroups of(BatchKind kind, ObjectNode manifest) {
+    public static PodGroups of(BatchKind kind, ObjectNode manifest) {
         JsonNode spec = manifest.path("spec");
         return switch (kind) {
             case POD -> new PodGroups(List.of(new Group("pod", "", manifest, 1)), true, null);

@@ -3,8 +3,6 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.integration.JobIntegration;
-import dev.horizon.api.integration.JobWithOutcome;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
@@ -29,7 +27,7 @@ import java.util.Set;
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has, and, on nodes in
  * {@code dra} mode, as claims on exactly the planned devices ({@link PodRelease}).
  */
-public final class KubeflowJob implements JobIntegration, JobWithOutcome {
+public final class KubeflowJob implements HeldWorkload {
     /** The runtimePatches entry Horizon owns on a TrainJob. */
     static final String PATCH_MANAGER = "horizon.dev/scheduler";
     private static final Set<String> SUCCEEDED = Set.of("Succeeded", "Complete");
@@ -47,6 +45,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         this.release = release;
     }
 
+    @Override
     public ObjectNode object() {
         return object;
     }
@@ -104,8 +103,8 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         suspendHolder().put("suspend", false);
     }
 
-    /** What the last {@link #runOn} did, one part per replica type, for the event. */
-    String released() {
+    @Override
+    public String released() {
         return String.join("; ", released);
     }
 
@@ -124,14 +123,6 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
             if ("Failed".equals(type)) return Optional.of(false);
         }
         return Optional.empty();
-    }
-
-    void setCondition(String type, boolean status, String reason, String message, String now) {
-        KubeObjects.setCondition(object, type, status, reason, message, now);
-    }
-
-    Optional<JsonNode> condition(String type) {
-        return KubeObjects.condition(object, type);
     }
 
     private ObjectNode suspendHolder() {
