@@ -1,6 +1,5 @@
 package dev.horizon.kubeflow.controller;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
@@ -12,7 +11,6 @@ import dev.horizon.kubeflow.batch.BatchTranslator;
 import dev.horizon.kubeflow.batch.PodGroups;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubernetes.PodRelease;
-import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,15 +72,12 @@ final class BatchWorkload implements HeldWorkload {
                     + " claim replaces; " + kind.kind() + "s are released in device-plugin mode only, so plan it on a device-plugin pool (gpuTypes)");
         }
         released.clear();
-        int offset = 0;
-        List<PlannedDevice> devices = placement.devices();
+        PlannedSlices slices = new PlannedSlices(placement.devices());
         for (PodGroups.Group group : PodGroups.of(kind, object).groups()) {
             GpuAsk ask = GpuAsk.ofPod(group.template().path("spec"), "");
             if (!ask.any() || group.pods() == 0) continue;
-            int count = group.pods() * (ask.migProfile() != null ? 1 : ask.gpus());
-            List<PlannedDevice> mine = devices.subList(Math.min(offset, devices.size()), Math.min(offset + count, devices.size()));
-            offset += count;
-            released.add(release.release(owner(), group.name(), group.template(), mine, placement.nodes(), placement.migProfile()));
+            List<PlannedDevice> mine = slices.next(group.pods(), ask);
+            released.add(release.release(HeldWorkload.owner(object, kind.kind()), group.name(), group.template(), mine, placement.nodes(), placement.migProfile()));
         }
         KubeObjects.child(object, "spec").put("suspend", false);
     }
@@ -94,17 +89,6 @@ final class BatchWorkload implements HeldWorkload {
 
     @Override
     public Optional<Boolean> succeeded() {
-        for (JsonNode c : object.path("status").path("conditions")) {
-            if (!"True".equals(c.path("status").asText())) continue;
-            if (SUCCEEDED.contains(c.path("type").asText())) return Optional.of(true);
-            if ("Failed".equals(c.path("type").asText())) return Optional.of(false);
-        }
-        return Optional.empty();
-    }
-
-    private DeviceClaims.Owner owner() {
-        JsonNode metadata = object.path("metadata");
-        return new DeviceClaims.Owner(object.path("apiVersion").asText(), kind.kind(), metadata.path("namespace").asText(),
-                metadata.path("name").asText(), metadata.path("uid").asText(null));
+        return HeldWorkload.outcome(object, SUCCEEDED);
     }
 }

@@ -12,7 +12,6 @@ import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
 import dev.horizon.kubernetes.PodRelease;
-import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -78,7 +77,7 @@ public final class KubeflowJob implements HeldWorkload {
     public void runOn(PlannedPlacement placement) {
         released.clear();
         if (kind.hasReplicaSpecs()) {
-            int offset = 0;
+            PlannedSlices slices = new PlannedSlices(placement.devices());
             for (Iterator<Map.Entry<String, JsonNode>> it = object.path("spec").path(kind.replicaSpecsField()).fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> replicaType = it.next();
                 JsonNode template = replicaType.getValue().path("template");
@@ -86,11 +85,8 @@ public final class KubeflowJob implements HeldWorkload {
                 PodRelease.restore((ObjectNode) template); // a template claimed by an earlier plan asks for its GPUs again
                 GpuAsk ask = GpuAsk.ofPod(template.path("spec"), "");
                 if (!ask.any()) continue;
-                int count = replicaType.getValue().path("replicas").asInt(1) * (ask.migProfile() != null ? 1 : ask.gpus());
-                List<PlannedDevice> devices = placement.devices();
-                List<PlannedDevice> mine = devices.subList(Math.min(offset, devices.size()), Math.min(offset + count, devices.size()));
-                offset += count;
-                released.add(release.release(owner(), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
+                List<PlannedDevice> mine = slices.next(replicaType.getValue().path("replicas").asInt(1), ask);
+                released.add(release.release(HeldWorkload.owner(object, kind.kind()), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
             }
         } else {
             if (placement.devices().stream().anyMatch(d -> d.gpuMode() == GpuMode.DRA)) {
@@ -108,21 +104,9 @@ public final class KubeflowJob implements HeldWorkload {
         return String.join("; ", released);
     }
 
-    private DeviceClaims.Owner owner() {
-        JsonNode metadata = object.path("metadata");
-        return new DeviceClaims.Owner(object.path("apiVersion").asText(), kind.kind(), metadata.path("namespace").asText(), metadata.path("name").asText(),
-                metadata.path("uid").asText(null));
-    }
-
     @Override
     public Optional<Boolean> succeeded() {
-        for (JsonNode c : object.path("status").path("conditions")) {
-            if (!"True".equals(c.path("status").asText())) continue;
-            String type = c.path("type").asText();
-            if (SUCCEEDED.contains(type)) return Optional.of(true);
-            if ("Failed".equals(type)) return Optional.of(false);
-        }
-        return Optional.empty();
+        return HeldWorkload.outcome(object, SUCCEEDED);
     }
 
     private ObjectNode suspendHolder() {
