@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
+import dev.horizon.kubeflow.serving.ServingKind;
+import dev.horizon.kubeflow.serving.ServingTranslator;
 import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.Manifests;
@@ -34,7 +36,9 @@ public final class TranslateCommand {
                    [--priority-class NAME=P]... [--gpu-models FILE]
               Prints the scheduler job JSON of each Kubeflow training job in FILE (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
               JAXJob of kubeflow.org/v1; MPIJob of kubeflow.org/v2beta1; TrainJob of trainer.kubeflow.org/v1alpha1, Trainer 2.0 to 2.3)
-              and each batch workload (Job of batch/v1, Pod of v1, JobSet of jobset.x-k8s.io/v1alpha2, Job of batch.volcano.sh/v1alpha1):
+              and each batch workload (Job of batch/v1, Pod of v1, JobSet of jobset.x-k8s.io/v1alpha2, Job of batch.volcano.sh/v1alpha1)
+              and model-serving workload, as real-time inference (a Deployment or StatefulSet labelled horizon.dev/inference: "true",
+              LeaderWorkerSet of leaderworkerset.x-k8s.io/v1, InferenceService of serving.kserve.io/v1beta1):
               one object, or an array when FILE holds several. Other objects in FILE (ConfigMaps, Services) are skipped and listed.
               Each manifest is checked against its CRD schema first. A job that asks for no GPU is not Horizon's: it is refused.
               --runtime FILE       TrainingRuntime / ClusterTrainingRuntime manifests that TrainJobs refer to (runtimes in FILE count too)
@@ -54,9 +58,9 @@ public final class TranslateCommand {
               Labels and annotations read: horizon.dev/class (label; default training), horizon.dev/duration-estimate (annotation:
               3600, 90m, 4h; without it the control plane uses what it learned from the team's finished jobs).""";
 
-    /** What this command reads: the Kubeflow jobs and runtimes and the batch kinds. */
-    public static final KindsRead READ = new KindsRead("Kubeflow training job or Kubernetes batch workload",
-            Stream.concat(KubeflowKind.READ.kinds().stream(), BatchKind.READ.kinds().stream()).toList());
+    /** What this command reads: the Kubeflow jobs and runtimes, the batch kinds and the model-serving kinds. */
+    public static final KindsRead READ = new KindsRead("Kubeflow training job, Kubernetes batch or model-serving workload",
+            Stream.of(KubeflowKind.READ, BatchKind.READ, ServingKind.READ).flatMap(r -> r.kinds().stream()).toList());
 
     private TranslateCommand() {
     }
@@ -136,6 +140,8 @@ public final class TranslateCommand {
         TranslationOptions options = new TranslationOptions(teams, namespace, priorities, GpuModelTable.configured(gpuModels, "--gpu-models"));
         Translator kubeflow = new Translator(options, catalog);
         BatchTranslator batch = new BatchTranslator(options);
-        return doc -> BatchKind.of(doc).isPresent() ? batch.translate(doc) : kubeflow.translate(doc);
+        ServingTranslator serving = new ServingTranslator(options);
+        return doc -> BatchKind.of(doc).isPresent() ? batch.translate(doc)
+                : ServingKind.of(doc).isPresent() ? serving.translate(doc) : kubeflow.translate(doc);
     }
 }

@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
  * (adapter) that reads them, with the options as given; {@code translate kubeflow|ray FILE} still names the source.
  */
 public final class TranslateAny {
-    /** The groups of Kubernetes' own workload kinds (Pod, Job). */
-    private static final Set<String> BUILT_IN_GROUPS = Set.of("", "batch");
+    /** The groups of Kubernetes' own workload kinds (Pod, Job, Deployment). */
+    private static final Set<String> BUILT_IN_GROUPS = Set.of("", "batch", "apps");
 
     private TranslateAny() {
     }

@@ -15,7 +15,7 @@ import java.util.Map;
  * Job's spec and tasks are left open beyond the fields read, and a pod spec beyond containers and nodeSelector: the
  * API server checks those when the workload is created.
  */
-final class BatchSchemas {
+public final class BatchSchemas {
     private static final String QUANTITIES = "{\"type\":\"object\",\"additionalProperties\":{\"x-kubernetes-int-or-string\":true}}";
     private static final String CONTAINER = """
             {"type":"object","x-kubernetes-preserve-unknown-fields":true,"required":["name"],"properties":{
@@ -58,9 +58,17 @@ final class BatchSchemas {
     }
 
     static synchronized SchemaReleases of(BatchKind kind) {
-        return SCHEMAS.computeIfAbsent(kind, k -> SchemaReleases.single(k.apiVersion() + " " + k.kind(), new StructuralSchema(parse(
+        return SCHEMAS.computeIfAbsent(kind, k -> withSpec(k.apiVersion() + " " + k.kind(), SPECS.get(k)));
+    }
+
+    /**
+     * The schema of an object whose spec has the given schema (JSON, in which {@code %1$s} stands for a pod template's
+     * and {@code %2$s} for an open object's), named {@code what} in refusals.
+     */
+    public static SchemaReleases withSpec(String what, String specSchema) {
+        return SchemaReleases.single(what, new StructuralSchema(parse(
                 "{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},"
-                        + "\"metadata\":{\"type\":\"object\"},\"spec\":" + SPECS.get(k) + ",\"status\":" + OPEN + "}}"))));
+                        + "\"metadata\":{\"type\":\"object\"},\"spec\":" + specSchema.formatted(POD_TEMPLATE, OPEN) + ",\"status\":" + OPEN + "}}")));
     }
 
     private static com.fasterxml.jackson.databind.JsonNode parse(String json) {
