@@ -38,7 +38,7 @@ class FixtureCorpusTest {
     /** One row of the table: the file (relative to the fixtures), the command, what it gives, a warning it must print (or empty). */
     private record Row(String file, String command, String expected, String warning) {
         boolean translates() {
-            return expected.matches("(\\S+ \\d+ x \\S+(; )?)+");
+            return expected.matches("(\\S+ \\d+ x \\S+( on \\S+)?(; )?)+");
         }
     }
 
@@ -86,7 +86,7 @@ class FixtureCorpusTest {
         };
     }
 
-    /** "NAME REPLICAS x GPUS" of each printed job, joined by "; ". */
+    /** "NAME REPLICAS x GPUS" of each printed job (with " on MODEL,..." where node selection pins its GPU models), joined by "; ". */
     private static String summary(String json) throws IOException {
         JsonNode printed = JSON.readTree(json);
         List<String> parts = new ArrayList<>();
@@ -95,7 +95,9 @@ class FixtureCorpusTest {
             JsonNode shape = job.path("perReplica");
             String gpus = shape.has("gpus") ? shape.get("gpus").asText()
                     : shape.has("migProfile") ? shape.get("migProfile").asText() : shape.path("gpuMilli").asText() + "m";
-            parts.add(job.path("name").asText() + " " + job.path("replicas").asInt() + " x " + gpus);
+            List<String> models = new ArrayList<>();
+            shape.path("gpuTypes").forEach(m -> models.add(m.asText()));
+            parts.add(job.path("name").asText() + " " + job.path("replicas").asInt() + " x " + gpus + (models.isEmpty() ? "" : " on " + String.join(",", models)));
         }
         return String.join("; ", parts);
     }
