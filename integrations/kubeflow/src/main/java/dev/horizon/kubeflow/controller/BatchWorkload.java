@@ -1,5 +1,6 @@
 package dev.horizon.kubeflow.controller;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
@@ -38,6 +39,18 @@ final class BatchWorkload implements HeldWorkload {
         this.object = object;
         this.translator = translator;
         this.release = release;
+    }
+
+    /**
+     * Whether the Job or JobSet is Horizon's to hold: not one another workload controls (a JobSet's child Jobs, a
+     * TrainJob's JobSet, an MPIJob's launcher Job are planned through their owner). A CronJob is no workload Horizon
+     * holds, so the Jobs it makes are.
+     */
+    static boolean heldOnItsOwn(JsonNode object) {
+        for (JsonNode owner : object.path("metadata").path("ownerReferences")) {
+            if (owner.path("controller").asBoolean(false) && !"CronJob".equals(owner.path("kind").asText())) return false;
+        }
+        return true;
     }
 
     @Override

@@ -76,11 +76,11 @@ public final class KubeflowController {
         BatchTranslator batch = new BatchTranslator(options);
         List<WorkloadKind> all = new ArrayList<>();
         for (KubeflowKind kind : KubeflowKind.jobs()) {
-            all.add(new WorkloadKind(kind.kind(), context(kind), o -> new KubeflowJob(kind, o, translator, podRelease)));
+            all.add(new WorkloadKind(kind.kind(), context(kind), o -> true, o -> new KubeflowJob(kind, o, translator, podRelease)));
         }
         for (BatchKind kind : BatchKind.values()) {
             if (!kind.suspendable()) continue;
-            all.add(new WorkloadKind(kind.sourceKind(), context(kind), o -> new BatchWorkload(kind, o, batch, podRelease)));
+            all.add(new WorkloadKind(kind.sourceKind(), context(kind), BatchWorkload::heldOnItsOwn, o -> new BatchWorkload(kind, o, batch, podRelease)));
         }
         this.kinds = List.copyOf(all);
     }
@@ -131,7 +131,9 @@ public final class KubeflowController {
     }
 
     private void reconcile(WorkloadKind kind, GenericKubernetesResource resource) {
-        HeldWorkload job = kind.wrap().apply(JSON.valueToTree(resource));
+        ObjectNode object = JSON.valueToTree(resource);
+        if (!kind.held().test(object)) return; // planned through the workload that controls it
+        HeldWorkload job = kind.wrap().apply(object);
         String key = key(kind, resource);
         String id = Manifests.annotation(job.object(), JOB_ID);
         Optional<Boolean> outcome = job.succeeded();

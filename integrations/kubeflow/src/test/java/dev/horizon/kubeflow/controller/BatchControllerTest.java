@@ -135,6 +135,28 @@ class BatchControllerTest {
         assertTrue(running.at("/spec/replicatedJobs/0/template/spec/template/spec/affinity").isMissingNode(), "the CPU driver runs where it may");
     }
 
+    @Test
+    void aJobAnotherWorkloadControlsIsLeftToItsOwnerAndACronJobsJobIsHeld() {
+        String job = """
+                apiVersion: batch/v1
+                kind: Job
+                metadata:
+                  name: NAME
+                  namespace: ml
+                  ownerReferences: [{apiVersion: OWNER_API, kind: OWNER, name: parent, uid: "1", controller: true}]
+                spec: {template: {spec: {restartPolicy: Never, containers: [{name: w, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}}}
+                """;
+        Resource<GenericKubernetesResource> child = create(BatchKind.JOB, job.replace("NAME", "slices-workers-0").replace("OWNER_API", "jobset.x-k8s.io/v1alpha2")
+                .replace("OWNER", "JobSet"));
+        Resource<GenericKubernetesResource> nightly = create(BatchKind.JOB, job.replace("NAME", "nightly-eval").replace("OWNER_API", "batch/v1")
+                .replace("OWNER", "CronJob"));
+        controller.reconcileAll();
+        assertTrue(tree(child).at("/metadata/annotations").path(KubeflowController.JOB_ID).isMissingNode(), "planned through its JobSet");
+        assertFalse(tree(child).at("/spec/suspend").asBoolean(), "left untouched");
+        assertTrue(tree(nightly).at("/spec/suspend").asBoolean(), "a CronJob's Job is held like any other");
+        assertEquals(1, scheduler.submitted.size());
+    }
+
     private static PlannedDevice device(String node, GpuMode mode) {
         return new PlannedDevice(node, 0, "GPU-" + node, null, null, null, null, mode);
     }
