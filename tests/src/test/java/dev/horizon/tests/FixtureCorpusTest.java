@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.JobJson;
+import dev.horizon.api.manifest.TranslateAny;
 import dev.horizon.api.cli.CommandRunner;
 import dev.horizon.api.cli.CommandRunner.Result;
 import java.io.IOException;
@@ -27,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * shipped-schema tests) goes through {@code ./horizon translate} as a user would run it: each is translated to the jobs
  * {@code fixture-corpus.tsv} states (name, replicas x GPUs per replica; "500m" a share in thousandths) or refused in
  * one line containing the reason stated there. A fixture the table does not list, or a row naming no fixture, fails.
- * A row's command is kubeflow or ray, or none for files that are no workload of either: both refuse those.
+ * A row's command is kubeflow (the Kubeflow jobs and the batch kinds) or ray, or none for files that are no workload of
+ * either: both refuse those. Each file also goes through {@code translate FILE}, which reads the kind from the file and
+ * must give the same answer.
  */
 class FixtureCorpusTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,7 +38,7 @@ class FixtureCorpusTest {
     /** One row of the table: the file (relative to the fixtures), the command, what it gives, a warning it must print (or empty). */
     private record Row(String file, String command, String expected, String warning) {
         boolean translates() {
-            return expected.matches("(\\S+ \\d+ x \\S+(; )?)+");
+            return expected.matches("(\\S+ \\d+ x \\S+( on \\S+)?(; )?)+");
         }
     }
 
@@ -54,6 +57,7 @@ class FixtureCorpusTest {
             }
             List<String> commands = row.command().equals("none") ? List.of("kubeflow", "ray") : List.of(row.command());
             for (String command : commands) check(row, command, CommandRunner.run(command(command), "translate", command, fixtures.resolve(file).toString()), wrong);
+            check(row, "FILE", CommandRunner.run(TranslateAny::run, "translate", fixtures.resolve(file).toString()), wrong);
         }
         table.keySet().stream().filter(f -> !files.contains(f)).forEach(f -> wrong.add(f + ": in fixture-corpus.tsv but not a fixture"));
         assertTrue(wrong.isEmpty(), wrong.size() + " fixtures differ from fixture-corpus.tsv:\n" + String.join("\n", wrong));
@@ -82,7 +86,7 @@ class FixtureCorpusTest {
         };
     }
 
-    /** "NAME REPLICAS x GPUS" of each printed job, joined by "; ". */
+    /** "NAME REPLICAS x GPUS" of each printed job (with " on MODEL,..." where node selection pins its GPU models), joined by "; ". */
     private static String summary(String json) throws IOException {
         JsonNode printed = JSON.readTree(json);
         List<String> parts = new ArrayList<>();
@@ -91,7 +95,9 @@ class FixtureCorpusTest {
             JsonNode shape = job.path("perReplica");
             String gpus = shape.has("gpus") ? shape.get("gpus").asText()
                     : shape.has("migProfile") ? shape.get("migProfile").asText() : shape.path("gpuMilli").asText() + "m";
-            parts.add(job.path("name").asText() + " " + job.path("replicas").asInt() + " x " + gpus);
+            List<String> models = new ArrayList<>();
+            shape.path("gpuTypes").forEach(m -> models.add(m.asText()));
+            parts.add(job.path("name").asText() + " " + job.path("replicas").asInt() + " x " + gpus + (models.isEmpty() ? "" : " on " + String.join(",", models)));
         }
         return String.join("; ", parts);
     }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.scheduler.RestSchedulerClient;
+import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.controller.KubeflowController;
 import dev.horizon.kubeflow.controller.MockCluster;
 import dev.horizon.kubeflow.translate.KubeflowKind;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * suspended (runPolicy.suspend), the control plane plans them onto the agent's node, the controller pins their GPU
  * replicas there and unsuspends them, and the work shows in the agent's telemetry. Without a kubelet nothing starts the
  * pods, so the test puts the training processes on the planned GPUs through the simulated driver, as the pods would
- * appear to NVML.
+ * appear to NVML. A batch/v1 indexed Job then goes through the same controller pass onto a second node.
  */
 @EnableKubernetesMockClient(crud = true)
 class KubeflowOverProcessesIT extends OverProcesses {
@@ -46,13 +48,26 @@ class KubeflowOverProcessesIT extends OverProcesses {
                   replicas: 1
                   template: {spec: {containers: [{name: pytorch, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}}
             """;
+    private static final String BATCH_NODE = "kf-batch-node";
+    private static final String BATCH_JOB = """
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {name: eval-sweep, namespace: ml, annotations: {horizon.dev/duration-estimate: 1h}}
+            spec:
+              completionMode: Indexed
+              completions: 2
+              parallelism: 2
+              template: {spec: {restartPolicy: Never, containers: [{name: eval, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+            """;
     private static final String AFFINITY = "/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms";
 
     KubernetesClient client;
 
+    private Horizon.ControlPlane controlPlane;
+
     @Test
     void submitPlanUnsuspendAndTheWorkShowsInTelemetry() throws Exception {
-        Horizon.ControlPlane controlPlane = controlPlane(ADMIN);
+        controlPlane = controlPlane(ADMIN);
         Horizon.Rest admin = controlPlane.admin();
         admin.json("POST", "/api/v1/teams", "{\"name\":\"ml\",\"share\":1.0}", 201);
         agent(controlPlane, NODE);
@@ -90,6 +105,29 @@ class KubeflowOverProcessesIT extends OverProcesses {
             assertEquals(held ? 1 : 0, g.get("processes").size(), "only the planned GPUs run the jobs: " + g);
         }
         assertEquals(node.get("gpus").size(), working.get("gpus").size());
+
+        batchJobFromSubmissionToRelease(admin, controller);
+    }
+
+    /**
+     * A batch/v1 indexed Job through the same controller pass, once a second node has room: held by spec.suspend,
+     * submitted as a gang of its two 2-GPU pods, released onto that node's planned GPUs.
+     */
+    private void batchJobFromSubmissionToRelease(Horizon.Rest admin, KubeflowController controller) throws Exception {
+        agent(controlPlane, BATCH_NODE);
+        await("the second node registering", 90, dir, () -> admin.json("GET", "/api/v1/nodes/" + BATCH_NODE, null, 200), n -> n.path("gpus").size() == 8);
+        GenericKubernetesResource job = Horizon.JSON.convertValue(ManifestFile.parse(BATCH_JOB).get(0), GenericKubernetesResource.class);
+        Resource<GenericKubernetesResource> batch = client.genericKubernetesResources(KubeflowController.context(BatchKind.JOB)).inNamespace("ml").resource(job);
+        batch.create();
+        JsonNode released = await("the batch Job unsuspended on " + BATCH_NODE, 30, dir, () -> {
+            controller.reconcileAll();
+            return (JsonNode) Horizon.JSON.valueToTree(batch.get());
+        }, j -> j.at("/spec/suspend").isBoolean() && !j.at("/spec/suspend").asBoolean());
+        JsonNode planned = admin.json("GET", "/api/v1/jobs/" + released.at("/metadata/annotations").path(KubeflowController.JOB_ID).asText(), null, 200);
+        assertEquals("RUNNING", planned.get("state").asText());
+        assertEquals(4, planned.get("gpus").asInt(), "2 indexed pods x 2 GPUs");
+        assertTrue(planned.get("placement").asText().matches(BATCH_NODE + "\\[\\d+-\\d+\\]"), planned.get("placement").asText());
+        assertTrue(released.at("/spec" + AFFINITY).toString().contains("\"" + BATCH_NODE + "\""), "the pods pinned to the planned node: " + released);
     }
 
     /** The released job's scheduler job runs on the agent's node with 4 GPUs, and each GPU replica is pinned there; returns its GPU range. */

@@ -14,6 +14,11 @@ public record GpuShape(Integer gpus, String migProfile, Integer gpuMilli, Intege
         return new GpuShape(gpus, null, null, null, null);
     }
 
+    /** The same shape on the given GPU models only (null: any model). */
+    public GpuShape onModels(List<String> models) {
+        return new GpuShape(gpus, migProfile, gpuMilli, memoryMiB, models == null ? null : List.copyOf(models));
+    }
+
     /** GPUs this shape occupies, counting a MIG slice or a time-slice share by its fraction of a GPU. */
     public double gpuFraction() {
         if (gpus != null) return gpus;

@@ -59,7 +59,7 @@ public final class RayMain {
             return;
         }
         RayController controller = new RayController(kube, scheduler,
-                new KubeRayTranslator("default", fractions, teams), Clock.systemDefaultZone());
+                new KubeRayTranslator("default", fractions, teams, AdapterProcess.gpuModels(env, "horizon-ray")), Clock.systemDefaultZone());
         AdapterProcess.reconcileForever(env, controller::reconcileAll);
     }
 

@@ -1,5 +1,6 @@
 package dev.horizon.ray;
 
+import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.TeamRule;
@@ -22,6 +23,7 @@ public final class TranslateCommand {
     static final String DEFAULT_FRACTIONAL_POLICY = "time-slicing:81559";
     static final String USAGE = """
             usage: ./horizon translate ray FILE [--namespace NS] [--fractional-gpus POLICY] [--team-from SOURCES] [--queue-teams FILE]
+                   [--gpu-models FILE]
               Prints the scheduler job JSON of each KubeRay ray.io/v1 RayCluster, RayJob and RayService in FILE: one job for a head
               that holds GPUs and one for each worker group that does (one object, or an array when there are several). Other
               objects in FILE (ConfigMaps, Services) are skipped and listed. Each manifest is checked against its CRD schema first.
@@ -38,7 +40,12 @@ public final class TranslateCommand {
                                         (yunikorn.apache.org/queue), queue-label (the first of those four), namespace
               --queue-teams FILE        the team of each queue where queues are not team names:
                                         queues: {QUEUE: TEAM, NAMESPACE/QUEUE: TEAM}
-              Class: the horizon.dev/class label, else training (RayCluster, RayJob) or realtime-inference (RayService)."""
+              --gpu-models FILE         extends the table of node labels that pin GPU models (a group's nodeSelector and required
+                                        node affinity on nvidia.com/gpu.product, cloud.google.com/gke-accelerator, ... become its
+                                        gpuTypes): labels: {LABEL: {VALUE: [MODEL]}}, instanceTypes: {TYPE: [MODEL]}
+                                        (default: HORIZON_GPU_MODELS)
+              Class: the horizon.dev/class label, else training (RayCluster, RayJob) or realtime-inference (RayService, and a
+              RayCluster whose head or workers start Ray Serve with serve run, serve deploy or serve start)."""
             .formatted(DEFAULT_FRACTIONAL_POLICY);
 
     private TranslateCommand() {
@@ -83,6 +90,7 @@ public final class TranslateCommand {
         String policy = DEFAULT_FRACTIONAL_POLICY;
         String teamFrom = null;
         String queueTeams = null;
+        String gpuModels = System.getenv("HORIZON_GPU_MODELS");
         for (int i = 0; i < options.size(); i += 2) {
             String option = options.get(i);
             if (i + 1 >= options.size()) throw new IllegalArgumentException(option + " needs a value (see --help)");
@@ -92,9 +100,11 @@ public final class TranslateCommand {
                 case "--fractional-gpus" -> policy = value;
                 case "--team-from" -> teamFrom = value;
                 case "--queue-teams" -> queueTeams = value;
+                case "--gpu-models" -> gpuModels = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "' (see --help)");
             }
         }
-        return new KubeRayTranslator(namespace, FractionalGpuPolicy.parse(policy), TeamRule.configured(teamFrom, "--team-from", queueTeams, "--queue-teams"));
+        return new KubeRayTranslator(namespace, FractionalGpuPolicy.parse(policy), TeamRule.configured(teamFrom, "--team-from", queueTeams, "--queue-teams"),
+                GpuModelTable.configured(gpuModels, "--gpu-models"));
     }
 }

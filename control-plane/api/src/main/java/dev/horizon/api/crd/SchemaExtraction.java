@@ -11,7 +11,7 @@ import java.util.stream.StreamSupport;
 /**
  * How the shipped schemas are cut from the CRDs: the whole openAPIV3Schema, less descriptions,
  * defaults and CEL rules, with every pod spec kept field by field only where Horizon reads
- * (containers' names, images and resources) and its other fields left open. The API server checks
+ * (containers' names, images and resources, and the nodeSelector) and its other fields left open. The API server checks
  * the rest when the job is created; a full pod spec would make each shipped schema about 250 KB.
  * Every adapter that ships CRD schemas cuts them this way, and its drift test checks them with this class.
  */
@@ -19,6 +19,8 @@ public final class SchemaExtraction {
     private static final Set<String> DROPPED = Set.of("description", "default", "x-kubernetes-validations", "x-kubernetes-list-map-keys",
             "x-kubernetes-list-type", "x-kubernetes-map-type");
     private static final Set<String> CONTAINER_FIELDS_KEPT = Set.of("name", "image", "resources");
+    /** Pod spec fields kept whole besides the containers: Horizon reads the node selection for the GPU model. */
+    private static final Set<String> POD_FIELDS_KEPT = Set.of("nodeSelector");
 
     private SchemaExtraction() {
     }
@@ -58,6 +60,7 @@ public final class SchemaExtraction {
     }
 
     private static JsonNode podSpecField(String name, JsonNode schema) {
+        if (POD_FIELDS_KEPT.contains(name)) return trim(schema);
         if (!name.equals("containers") && !name.equals("initContainers")) return open(schema);
         ObjectNode list = (ObjectNode) open(schema);
         ObjectNode container = list.putObject("items");

@@ -80,15 +80,20 @@ public final class StructuralSchema {
         }
         // the root's metadata is ObjectMeta, which the API server checks itself; CRDs declare it as a bare object
         boolean open = schema.path("x-kubernetes-preserve-unknown-fields").asBoolean() || path.equals("metadata");
+        boolean objectMeta = path.equals("metadata") || isTemplateMetadata(path);
         boolean embedded = schema.path("x-kubernetes-embedded-resource").asBoolean();
         JsonNode additional = schema.get("additionalProperties");
         for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             String name = field.getKey();
+            // the API server prunes null values before it validates ("creationTimestamp: null", as kubectl get -o yaml prints)
+            if (field.getValue().isNull()) continue;
             if (properties.has(name)) {
                 check(field.getValue(), properties.get(name), join(path, name), problems);
             } else if (additional != null && additional.isObject()) {
                 check(field.getValue(), additional, path + "[" + name + "]", problems);
+            } else if (objectMeta && ObjectMeta.FIELDS.containsKey(name)) {
+                check(field.getValue(), ObjectMeta.FIELDS.get(name), join(path, name), problems);
             } else if (!open && !(additional != null && additional.asBoolean()) && !(embedded && isResourceHeader(name))) {
                 problems.add(join(path, name) + ": unknown field" + (properties.size() > 0 ? "; known fields here are " + names(properties) : ""));
             }
@@ -146,6 +151,14 @@ public final class StructuralSchema {
             default -> "";
         };
         return value.isValueNode() ? type + " " + value : type;
+    }
+
+    /**
+     * A pod or job template's metadata: ObjectMeta, which controller-gen cuts down to five fields in a CRD, though the API
+     * server takes every ObjectMeta field there (generateName, ownerReferences, managedFields, as kubectl get prints them).
+     */
+    private static boolean isTemplateMetadata(String path) {
+        return path.endsWith("template.metadata") || path.endsWith("Template.metadata");
     }
 
     private static boolean isResourceHeader(String name) {

@@ -40,6 +40,15 @@ public record KindsRead(String what, List<KindAt> kinds) {
         return kinds.contains(new KindAt(Manifests.apiVersion(doc), Manifests.kind(doc)));
     }
 
+    /**
+     * Whether the document is this reader's to answer: a kind it reads, or another kind or version of a group it reads
+     * (a RayCronJob, a kubeflow.org/v1beta1 TFJob), whose answer it words. The core group is no one's: it holds ConfigMaps.
+     */
+    public boolean claims(JsonNode doc) {
+        String group = Manifests.group(doc);
+        return reads(doc) || !group.isEmpty() && kinds.stream().anyMatch(k -> Manifests.groupOf(k.apiVersion()).equals(group));
+    }
+
     /** Sorts the documents; a kind read here but written at another version of its group is refused. */
     public Selection select(List<JsonNode> docs) {
         List<JsonNode> read = new ArrayList<>();

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
@@ -18,6 +20,9 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 public final class ManifestFile {
     private static final YAMLMapper YAML = new YAMLMapper();
+    /** Argo Workflows' group, and the kinds of its documents that carry parameters. */
+    private static final Pattern ARGO_GROUP = Pattern.compile("(?m)^apiVersion:\\s*argoproj\\.io/");
+    private static final Pattern ARGO_KIND = Pattern.compile("(?m)^kind:\\s*(\\w*Workflow\\w*)\\s*$");
 
     private ManifestFile() {
     }
@@ -73,11 +78,21 @@ public final class ManifestFile {
         return docs;
     }
 
-    /** Helm's (and other tools') {{ }} directives are not YAML; parsing them anyway would read something no chart renders. */
+    /**
+     * Helm's {{ }} directives are not YAML; parsing them anyway would read something no chart renders. Argo Workflows
+     * write their own parameters the same way, in a real manifest that Argo fills when the workflow runs: that is named
+     * for what it is.
+     */
     private static void refuseTemplate(String text) {
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
             if (!lines[i].stripLeading().startsWith("#") && lines[i].contains("{{")) {
+                Matcher argo = ARGO_KIND.matcher(text);
+                if (ARGO_GROUP.matcher(text).find() && argo.find()) {
+                    throw new ManifestException("is an Argo " + argo.group(1) + " (argoproj.io; '{{' on line " + (i + 1) + " is an Argo parameter,"
+                            + " filled when the workflow runs): Horizon does not plan Argo workflows; it plans the GPU workloads a step creates"
+                            + " (a Job, a PyTorchJob) when they are submitted as their own manifests");
+                }
                 throw new ManifestException("is a Helm chart template ('{{' on line " + (i + 1) + "), not a manifest; render it with"
                         + " helm template first");
             }

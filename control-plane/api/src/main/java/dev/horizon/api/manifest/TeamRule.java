@@ -10,6 +10,8 @@ import java.util.List;
  * queue label, then runPolicy.schedulingPolicy.queue, then the namespace), queues mapped to teams by {@link QueueTeams}.
  */
 public record TeamRule(List<TeamSource> sources, QueueTeams queues) {
+    /** Volcano's Job names its queue in spec.queue, the queue a scheduling policy names elsewhere. */
+    private static final String VOLCANO_GROUP = "batch.volcano.sh";
     public static final List<TeamSource> DEFAULT_SOURCES = List.of(TeamSource.QUEUE_LABEL, TeamSource.SCHEDULING_QUEUE, TeamSource.NAMESPACE);
 
     public TeamRule {
@@ -61,7 +63,8 @@ public record TeamRule(List<TeamSource> sources, QueueTeams queues) {
     private static String read(TeamSource source, JsonNode manifest, String namespace) {
         return switch (source) {
             case NAMESPACE -> namespace;
-            case SCHEDULING_QUEUE -> manifest.path("spec").path("runPolicy").path("schedulingPolicy").path("queue").asText(null);
+            case SCHEDULING_QUEUE -> manifest.path("spec").path("runPolicy").path("schedulingPolicy").path("queue")
+                    .asText(Manifests.group(manifest).equals(VOLCANO_GROUP) ? manifest.path("spec").path("queue").asText(null) : null);
             default -> source.keys().stream().map(key -> {
                 String label = Manifests.label(manifest, key);
                 return label != null ? label : Manifests.annotation(manifest, key);

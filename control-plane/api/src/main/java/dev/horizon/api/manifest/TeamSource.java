@@ -20,7 +20,7 @@ public enum TeamSource {
     YUNIKORN("yunikorn.apache.org/queue"),
     /** Every queue label above, in that order: the first one present. */
     QUEUE_LABEL,
-    /** runPolicy.schedulingPolicy.queue of the Kubeflow training-operator and mpi-operator jobs (Volcano's queue). */
+    /** runPolicy.schedulingPolicy.queue of the Kubeflow training-operator and mpi-operator jobs, and a Volcano Job's spec.queue. */
     SCHEDULING_QUEUE,
     /** The workload's namespace, for clusters with one namespace per team. */
     NAMESPACE;

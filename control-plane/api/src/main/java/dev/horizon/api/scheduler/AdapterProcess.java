@@ -1,5 +1,6 @@
 package dev.horizon.api.scheduler;
 
+import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.api.manifest.TeamRule;
 import java.net.URI;
 import java.util.Map;
@@ -43,6 +44,17 @@ public final class AdapterProcess {
     public static TeamRule teamRule(Map<String, String> env, String program) {
         try {
             return TeamRule.configured(env.get("HORIZON_TEAM_FROM"), "HORIZON_TEAM_FROM", env.get("HORIZON_QUEUE_TEAMS"), "HORIZON_QUEUE_TEAMS");
+        } catch (IllegalArgumentException e) {
+            System.err.println(program + ": " + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
+    }
+
+    /** The GPU model table, extended by the admin's file at HORIZON_GPU_MODELS; a bad file stops the program with one line. */
+    public static GpuModelTable gpuModels(Map<String, String> env, String program) {
+        try {
+            return GpuModelTable.configured(env.get("HORIZON_GPU_MODELS"), "HORIZON_GPU_MODELS");
         } catch (IllegalArgumentException e) {
             System.err.println(program + ": " + e.getMessage());
             System.exit(2);

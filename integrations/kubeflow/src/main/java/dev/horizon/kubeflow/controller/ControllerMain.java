@@ -31,7 +31,8 @@ public final class ControllerMain {
         SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-kubeflow");
         TranslationOptions defaults = TranslationOptions.defaults();
         TeamRule teams = AdapterProcess.teamRule(env, "horizon-kubeflow");
-        TranslationOptions options = new TranslationOptions(teams, defaults.defaultNamespace(), defaults.priorityClasses());
+        TranslationOptions options = new TranslationOptions(teams, defaults.defaultNamespace(), defaults.priorityClasses(),
+                AdapterProcess.gpuModels(env, "horizon-kubeflow"));
         KubernetesClient kube = new KubernetesClientBuilder().build();
         KubeflowController controller = new KubeflowController(kube, scheduler, options, Clock.systemDefaultZone());
         String extenderPort = env.get("HORIZON_EXTENDER_PORT");

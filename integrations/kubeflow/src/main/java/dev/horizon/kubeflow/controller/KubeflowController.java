@@ -10,6 +10,8 @@ import dev.horizon.api.manifest.Translation;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
+import dev.horizon.kubeflow.batch.BatchKind;
+import dev.horizon.kubeflow.batch.BatchTranslator;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.NoGpuRequestedException;
 import dev.horizon.kubeflow.translate.TranslationOptions;
@@ -24,7 +26,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -32,8 +36,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Holds every Kubeflow job that asks for GPUs suspended until Horizon plans it, then pins it to the
- * planned nodes and lets it run (both through {@link KubeflowJob}, the one place a job is held and released); suspends it again when Horizon preempts it; cancels its scheduler
+ * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended until Horizon plans it, then pins it to
+ * the planned nodes and lets it run (both through its {@link HeldWorkload}, one per kind, the one place it is held and
+ * released; every kind goes through this one pass, in the spirit of Kueue's GenericJob); suspends it again when Horizon preempts it; cancels its scheduler
  * job when it is deleted and reports its outcome when it ends. Each pass ({@link #reconcileAll})
  * compares the cluster with the control plane, so a missed event is caught on the next pass.
  *
@@ -52,9 +57,9 @@ public final class KubeflowController {
 
     private final KubernetesClient kube;
     private final SchedulerClient scheduler;
-    private final Translator translator;
     private final Clock clock;
-    private final PodRelease podRelease;
+    /** The kinds held: the Kubeflow jobs, then the batch kinds that have spec.suspend. */
+    private final List<WorkloadKind> kinds;
     /** "Kind/namespace/name" to scheduler job id, for every job submitted and not yet ended. */
     private final Map<String, String> tracked = new ConcurrentHashMap<>();
 
@@ -62,12 +67,26 @@ public final class KubeflowController {
         this.kube = kube;
         this.scheduler = scheduler;
         this.clock = clock;
-        this.podRelease = new PodRelease(kube);
-        this.translator = new Translator(options, (kind, namespace, name) -> {
+        PodRelease podRelease = new PodRelease(kube);
+        Translator translator = new Translator(options, (kind, namespace, name) -> {
             var resources = kube.genericKubernetesResources(context(kind));
             GenericKubernetesResource runtime = kind.namespaced() ? resources.inNamespace(namespace).withName(name).get() : resources.withName(name).get();
             return Optional.ofNullable(runtime).map(r -> (JsonNode) JSON.valueToTree(r));
         });
+        BatchTranslator batch = new BatchTranslator(options);
+        List<WorkloadKind> all = new ArrayList<>();
+        for (KubeflowKind kind : KubeflowKind.jobs()) {
+            all.add(new WorkloadKind(kind.kind(), context(kind), o -> true, o -> new KubeflowJob(kind, o, translator, podRelease)));
+        }
+        for (BatchKind kind : BatchKind.values()) {
+            if (!kind.suspendable()) continue;
+            all.add(new WorkloadKind(kind.sourceKind(), context(kind), BatchWorkload::heldOnItsOwn, o -> new BatchWorkload(kind, o, batch, podRelease)));
+        }
+        this.kinds = List.copyOf(all);
+    }
+
+    public static ResourceDefinitionContext context(BatchKind kind) {
+        return WorkloadKind.context(kind.group(), kind.version(), kind.kind(), kind.plural());
     }
 
     public static ResourceDefinitionContext context(KubeflowKind kind) {
@@ -75,10 +94,10 @@ public final class KubeflowController {
                 .withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
     }
 
-    /** One pass over every Kubeflow job in the cluster. */
+    /** One pass over every workload of the kinds held in the cluster. */
     public void reconcileAll() {
         Set<String> seen = new HashSet<>();
-        for (KubeflowKind kind : KubeflowKind.jobs()) {
+        for (WorkloadKind kind : kinds) {
             for (GenericKubernetesResource resource : list(kind)) {
                 seen.add(key(kind, resource));
                 try {
@@ -96,17 +115,25 @@ public final class KubeflowController {
         });
     }
 
-    private Iterable<GenericKubernetesResource> list(KubeflowKind kind) {
+    private Iterable<GenericKubernetesResource> list(WorkloadKind kind) {
         try {
-            return kube.genericKubernetesResources(context(kind)).inAnyNamespace().list().getItems();
+            return kube.genericKubernetesResources(kind.context()).inAnyNamespace().list().getItems();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) return Set.of(); // this kind's CRD is not installed
+            if (e.getCode() == 403) {
+                // a role written before this kind was held: the other kinds' pass goes on
+                LOG.log(System.Logger.Level.WARNING, "not allowed to list " + kind.name() + " (" + kind.context().getGroup() + "); grant the role"
+                        + " list, update and status on it for Horizon to plan those workloads");
+                return Set.of();
+            }
             throw e;
         }
     }
 
-    private void reconcile(KubeflowKind kind, GenericKubernetesResource resource) {
-        KubeflowJob job = new KubeflowJob(kind, JSON.valueToTree(resource), translator, podRelease);
+    private void reconcile(WorkloadKind kind, GenericKubernetesResource resource) {
+        ObjectNode object = JSON.valueToTree(resource);
+        if (!kind.held().test(object)) return; // planned through the workload that controls it
+        HeldWorkload job = kind.wrap().apply(object);
         String key = key(kind, resource);
         String id = Manifests.annotation(job.object(), JOB_ID);
         Optional<Boolean> outcome = job.succeeded();
@@ -115,7 +142,7 @@ public final class KubeflowController {
             return;
         }
         if (id == null) {
-            submit(job, resource);
+            submit(job, resource, key);
             return;
         }
         tracked.put(key, id);
@@ -129,7 +156,7 @@ public final class KubeflowController {
         }
     }
 
-    private void submit(KubeflowJob job, GenericKubernetesResource resource) {
+    private void submit(HeldWorkload job, GenericKubernetesResource resource, String key) {
         Translation translation;
         try {
             translation = job.translate();
@@ -156,7 +183,7 @@ public final class KubeflowController {
             scheduler.cancel(id);
             throw e;
         }
-        tracked.put(key(KubeflowKind.of(resource.getApiVersion(), resource.getKind()).orElseThrow(), resource), id);
+        tracked.put(key, id);
         event(resource, "Normal", "Submitted", "held suspended until Horizon plans it (scheduler job " + id + ": " + spec.replicaCount()
                 + " x " + spec.perReplica().gpuFraction() + " GPU)");
         translation.warnings().forEach(w -> event(resource, "Warning", "TranslationWarning", w));
@@ -167,7 +194,7 @@ public final class KubeflowController {
      * object the API server refuses) stays suspended with the reason in its condition, said once, and is tried again on
      * the next pass.
      */
-    private void release(KubeflowJob job, GenericKubernetesResource resource, SchedulerJob planned) {
+    private void release(HeldWorkload job, GenericKubernetesResource resource, SchedulerJob planned) {
         try {
             job.runOn(planned.placement());
         } catch (NotReleasable | KubernetesRefusal e) {
@@ -186,7 +213,7 @@ public final class KubeflowController {
         event(resource, "Normal", "Planned", message);
     }
 
-    private void hold(KubeflowJob job, GenericKubernetesResource resource, String id) {
+    private void hold(HeldWorkload job, GenericKubernetesResource resource, String id) {
         if (!job.isSuspended()) {
             boolean preempted = annotations(job).has(PLACEMENT);
             job.suspend();
@@ -204,17 +231,17 @@ public final class KubeflowController {
         }
     }
 
-    private void setCondition(KubeflowJob job, boolean status, String reason, String message) {
+    private void setCondition(HeldWorkload job, boolean status, String reason, String message) {
         job.setCondition(CONDITION, status, reason, message, now());
         writeStatus(job);
     }
 
-    private void write(KubeflowJob job) {
+    private void write(HeldWorkload job) {
         GenericKubernetesResource updated = kube.resource(JSON.convertValue(job.object(), GenericKubernetesResource.class)).update();
         job.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
     }
 
-    private void writeStatus(KubeflowJob job) {
+    private void writeStatus(HeldWorkload job) {
         GenericKubernetesResource updated = kube.resource(JSON.convertValue(job.object(), GenericKubernetesResource.class)).updateStatus();
         job.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
     }
@@ -230,7 +257,7 @@ public final class KubeflowController {
                 .withNewSource().withComponent(COMPONENT).endSource().build()).create();
     }
 
-    private static ObjectNode annotations(KubeflowJob job) {
+    private static ObjectNode annotations(HeldWorkload job) {
         ObjectNode metadata = (ObjectNode) job.object().get("metadata");
         return metadata.get("annotations") instanceof ObjectNode a ? a : metadata.putObject("annotations");
     }
@@ -239,7 +266,7 @@ public final class KubeflowController {
         return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
-    private static String key(KubeflowKind kind, GenericKubernetesResource r) {
-        return kind.kind() + "/" + r.getMetadata().getNamespace() + "/" + r.getMetadata().getName();
+    private static String key(WorkloadKind kind, GenericKubernetesResource r) {
+        return kind.name() + "/" + r.getMetadata().getNamespace() + "/" + r.getMetadata().getName();
     }
 }

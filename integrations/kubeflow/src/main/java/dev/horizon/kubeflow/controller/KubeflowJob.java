@@ -3,8 +3,6 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.integration.JobIntegration;
-import dev.horizon.api.integration.JobWithOutcome;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
@@ -14,7 +12,6 @@ import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
 import dev.horizon.kubernetes.PodRelease;
-import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -29,7 +26,7 @@ import java.util.Set;
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has, and, on nodes in
  * {@code dra} mode, as claims on exactly the planned devices ({@link PodRelease}).
  */
-public final class KubeflowJob implements JobIntegration, JobWithOutcome {
+public final class KubeflowJob implements HeldWorkload {
     /** The runtimePatches entry Horizon owns on a TrainJob. */
     static final String PATCH_MANAGER = "horizon.dev/scheduler";
     private static final Set<String> SUCCEEDED = Set.of("Succeeded", "Complete");
@@ -47,6 +44,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         this.release = release;
     }
 
+    @Override
     public ObjectNode object() {
         return object;
     }
@@ -79,7 +77,7 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
     public void runOn(PlannedPlacement placement) {
         released.clear();
         if (kind.hasReplicaSpecs()) {
-            int offset = 0;
+            PlannedSlices slices = new PlannedSlices(placement.devices());
             for (Iterator<Map.Entry<String, JsonNode>> it = object.path("spec").path(kind.replicaSpecsField()).fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> replicaType = it.next();
                 JsonNode template = replicaType.getValue().path("template");
@@ -87,11 +85,8 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
                 PodRelease.restore((ObjectNode) template); // a template claimed by an earlier plan asks for its GPUs again
                 GpuAsk ask = GpuAsk.ofPod(template.path("spec"), "");
                 if (!ask.any()) continue;
-                int count = replicaType.getValue().path("replicas").asInt(1) * (ask.migProfile() != null ? 1 : ask.gpus());
-                List<PlannedDevice> devices = placement.devices();
-                List<PlannedDevice> mine = devices.subList(Math.min(offset, devices.size()), Math.min(offset + count, devices.size()));
-                offset += count;
-                released.add(release.release(owner(), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
+                List<PlannedDevice> mine = slices.next(replicaType.getValue().path("replicas").asInt(1), ask);
+                released.add(release.release(HeldWorkload.owner(object, kind.kind()), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
             }
         } else {
             if (placement.devices().stream().anyMatch(d -> d.gpuMode() == GpuMode.DRA)) {
@@ -104,34 +99,14 @@ public final class KubeflowJob implements JobIntegration, JobWithOutcome {
         suspendHolder().put("suspend", false);
     }
 
-    /** What the last {@link #runOn} did, one part per replica type, for the event. */
-    String released() {
+    @Override
+    public String released() {
         return String.join("; ", released);
-    }
-
-    private DeviceClaims.Owner owner() {
-        JsonNode metadata = object.path("metadata");
-        return new DeviceClaims.Owner(object.path("apiVersion").asText(), kind.kind(), metadata.path("namespace").asText(), metadata.path("name").asText(),
-                metadata.path("uid").asText(null));
     }
 
     @Override
     public Optional<Boolean> succeeded() {
-        for (JsonNode c : object.path("status").path("conditions")) {
-            if (!"True".equals(c.path("status").asText())) continue;
-            String type = c.path("type").asText();
-            if (SUCCEEDED.contains(type)) return Optional.of(true);
-            if ("Failed".equals(type)) return Optional.of(false);
-        }
-        return Optional.empty();
-    }
-
-    void setCondition(String type, boolean status, String reason, String message, String now) {
-        KubeObjects.setCondition(object, type, status, reason, message, now);
-    }
-
-    Optional<JsonNode> condition(String type) {
-        return KubeObjects.condition(object, type);
+        return HeldWorkload.outcome(object, SUCCEEDED);
     }
 
     private ObjectNode suspendHolder() {

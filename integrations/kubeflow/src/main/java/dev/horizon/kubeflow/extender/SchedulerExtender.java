@@ -39,7 +39,8 @@ public final class SchedulerExtender {
     /** Labels the training operator, JobSet (Trainer) and Trainer put on the pods of their jobs. */
     private static final List<String> TRAINING_POD_LABELS = List.of("training.kubeflow.org/job-name", "jobset.sigs.k8s.io/jobset-name",
             "trainer.kubeflow.org/trainjob-ancestor-step");
-    private static final Set<String> TRAINING_OWNERS = Set.of("JobSet");
+    /** Owners whose pods the controller plans through the owner: a JobSet, and a batch Job (held by spec.suspend). */
+    private static final Set<String> TRAINING_OWNERS = Set.of("JobSet", "Job");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SchedulerClient scheduler;

@@ -1,5 +1,6 @@
 package dev.horizon.kubeflow.translate;
 
+import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.api.manifest.TeamRule;
 import java.util.Map;
 
@@ -10,10 +11,16 @@ import java.util.Map;
  * @param defaultNamespace the namespace of a manifest that names none (as kubectl would apply it)
  * @param priorityClasses  Horizon priority for each Kubernetes priority class name in schedulingPolicy.priorityClass;
  *                         a class not listed leaves the job at the default priority
+ * @param gpuModels        the GPU models each node label value pins, for the jobs' gpuTypes
  */
-public record TranslationOptions(TeamRule teams, String defaultNamespace, Map<String, Integer> priorityClasses) {
+public record TranslationOptions(TeamRule teams, String defaultNamespace, Map<String, Integer> priorityClasses, GpuModelTable gpuModels) {
     public TranslationOptions {
         priorityClasses = Map.copyOf(priorityClasses);
+    }
+
+    /** With the shipped GPU model table. */
+    public TranslationOptions(TeamRule teams, String defaultNamespace, Map<String, Integer> priorityClasses) {
+        this(teams, defaultNamespace, priorityClasses, GpuModelTable.defaults());
     }
 
     public static TranslationOptions defaults() {

@@ -5,12 +5,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.GpuLimits;
 import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.NodeSelection;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.schema.CrdSchemas;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,10 +54,13 @@ public final class Translator {
         if (name.isEmpty()) throw new TranslationException("metadata.name: is required (or metadata.generateName)");
         Optional.ofNullable(Manifests.generateNameWarning(manifest)).ifPresent(warnings::add);
         Replicas replicas = kind.hasReplicaSpecs() ? replicaSpecs(kind, manifest, warnings) : trainJob(manifest, warnings);
+        replicas.pods().forEach((path, pod) -> warnings.addAll(GpuLimits.requestsWithoutLimits(pod, path)));
+        NodeSelection selection = NodeSelection.ofAll(replicas.pods(), options.gpuModels());
+        warnings.addAll(selection.warnings());
         String namespace = Manifests.namespace(manifest, options.defaultNamespace());
         JobSpec spec = new JobSpec(name, options.teams().team(manifest, namespace), Manifests.jobClass(manifest, JobClass.TRAINING),
                 priority(manifest.path("spec").path("runPolicy").path("schedulingPolicy")), replicas.count,
-                replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape(), true, null, durationEstimate(manifest), null,
+                replicas.min < replicas.count ? replicas.min : null, replicas.ask.shape().onModels(selection.models().orElse(null)), true, null, durationEstimate(manifest), null,
                 new JobSource(kind.kind(), namespace, name));
         List<String> problems = spec.problems();
         if (!problems.isEmpty()) throw new TranslationException("the scheduler job would be invalid: " + String.join("; ", problems));
@@ -73,8 +79,8 @@ public final class Translator {
         }
     }
 
-    /** GPU replicas and the fewest the job can start with; every GPU replica asks for the same shape. */
-    private record Replicas(int count, int min, GpuAsk ask) {
+    /** GPU replicas and the fewest the job can start with; every GPU replica asks for the same shape; their pod specs by path. */
+    private record Replicas(int count, int min, GpuAsk ask, Map<String, JsonNode> pods) {
     }
 
     private Replicas replicaSpecs(KubeflowKind kind, JsonNode manifest, List<String> warnings) {
@@ -85,6 +91,7 @@ public final class Translator {
         GpuAsk shape = GpuAsk.NONE;
         String shapeFrom = null;
         int elasticGpuWorkers = 0;
+        Map<String, JsonNode> pods = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = specs.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String path = base + "[" + e.getKey() + "]";
@@ -100,6 +107,7 @@ public final class Translator {
             }
             shape = ask;
             shapeFrom = path;
+            pods.put(path + ".template.spec", e.getValue().path("template").path("spec"));
             gpuReplicas += count;
             if (e.getKey().equals("Worker")) elasticGpuWorkers = count;
         }
@@ -116,7 +124,7 @@ public final class Translator {
             // minAvailable counts every pod of the gang; the pods without GPUs are always among them
             min = Math.min(min, minAvailable.asInt() - otherPods);
         }
-        return new Replicas(gpuReplicas, Math.max(1, min), shape);
+        return new Replicas(gpuReplicas, Math.max(1, min), shape, pods);
     }
 
     /**
@@ -154,12 +162,13 @@ public final class Translator {
         String podPath = "spec.template.spec.replicatedJobs[" + trainer + "].template.spec.template.spec";
         JsonNode pod = jobs.get(trainer).path("template").path("spec").path("template").path("spec");
         JsonNode perNode = trainJob.path("spec").path("trainer").path("resourcesPerNode");
+        if (perNode.isObject()) warnings.addAll(GpuLimits.ofResources(perNode, "spec.trainer.resourcesPerNode"));
         GpuAsk ask = perNode.isObject()
                 ? withTrainerResources(pod, perNode)
                 : GpuAsk.ofPod(pod, runtimeName + " " + podPath);
         if (!ask.any()) throw new NoGpuRequestedException(Manifests.describe(trainJob) + " (runtime " + runtimeName + ")");
         int nodes = trainJob.path("spec").path("trainer").path("numNodes").asInt(runtime.path("spec").path("mlPolicy").path("numNodes").asInt(1));
-        return new Replicas(nodes, nodes, ask);
+        return new Replicas(nodes, nodes, ask, Map.of(runtimeName + " " + podPath, pod));
     }
 
     /** resourcesPerNode replaces the trainer container's resources; the pod's other containers keep theirs. */
@@ -195,7 +204,7 @@ public final class Translator {
      * The annotation's estimate, or none: the control plane then uses what it learned from the team's
      * finished jobs of the same class.
      */
-    private static Long durationEstimate(JsonNode manifest) {
+    public static Long durationEstimate(JsonNode manifest) {
         String text = Manifests.annotation(manifest, DURATION_ANNOTATION);
         if (text == null) return null;
         String t = text.trim();

@@ -82,6 +82,8 @@ class SchedulerExtenderTest {
         assertEquals(3, json(extender.filter(args(trainingPod, "{\"nvidia.com/gpu\": 8}"))).path("nodeNames").size());
         String ownedByJobSet = "{\"name\": \"t-node-0\", \"namespace\": \"ml\", \"ownerReferences\": [{\"kind\": \"JobSet\", \"name\": \"t\"}]}";
         assertEquals(3, json(extender.filter(args(ownedByJobSet, "{\"nvidia.com/gpu\": 8}"))).path("nodeNames").size());
+        String ownedByJob = "{\"name\": \"eval-0-x7k2p\", \"namespace\": \"ml\", \"ownerReferences\": [{\"kind\": \"Job\", \"name\": \"eval\"}]}";
+        assertEquals(3, json(extender.filter(args(ownedByJob, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "planned through its Job");
         assertEquals(3, json(extender.filter(args(NOTEBOOK, "{\"cpu\": 2}"))).path("nodeNames").size());
         assertTrue(scheduler.submitted.isEmpty());
     }

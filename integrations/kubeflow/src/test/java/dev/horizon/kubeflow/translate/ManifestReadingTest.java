@@ -51,10 +51,10 @@ class ManifestReadingTest {
                 ---
                 """ + pytorchJob("{name: bert, namespace: ml}", "{nvidia.com/gpu: 1}"));
         assertEquals(2, Translate.job(result).replicaCount());
-        assertTrue(result.err().contains("skipped ConfigMap ml/hostfile (not a Kubeflow training job)"), result.err());
+        assertTrue(result.err().contains("skipped ConfigMap ml/hostfile (not a Kubeflow training job, Kubernetes batch or model-serving workload)"), result.err());
         Result onlyOthers = translate("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hostfile}\n");
         assertEquals(2, onlyOthers.exit());
-        assertTrue(onlyOthers.err().contains("holds no Kubeflow training job (it holds ConfigMap hostfile)"), onlyOthers.err());
+        assertTrue(onlyOthers.err().contains("holds no Kubeflow training job, Kubernetes batch or model-serving workload (it holds ConfigMap hostfile)"), onlyOthers.err());
     }
 
     @Test

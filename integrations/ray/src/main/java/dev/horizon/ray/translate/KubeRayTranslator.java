@@ -8,7 +8,10 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.api.manifest.GpuLimits;
+import dev.horizon.api.manifest.GpuModelTable;
 import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.NodeSelection;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.ray.demand.FractionalGpuPolicy;
@@ -30,11 +33,18 @@ public final class KubeRayTranslator {
     private final String defaultNamespace;
     private final FractionalGpuPolicy fractionalPolicy;
     private final TeamRule teams;
+    private final GpuModelTable gpuModels;
 
-    public KubeRayTranslator(String defaultNamespace, FractionalGpuPolicy fractionalPolicy, TeamRule teams) {
+    public KubeRayTranslator(String defaultNamespace, FractionalGpuPolicy fractionalPolicy, TeamRule teams, GpuModelTable gpuModels) {
         this.defaultNamespace = defaultNamespace;
         this.fractionalPolicy = fractionalPolicy;
         this.teams = teams;
+        this.gpuModels = gpuModels;
+    }
+
+    /** With the shipped GPU model table. */
+    public KubeRayTranslator(String defaultNamespace, FractionalGpuPolicy fractionalPolicy, TeamRule teams) {
+        this(defaultNamespace, fractionalPolicy, teams, GpuModelTable.defaults());
     }
 
     public Translation translate(JsonNode manifest) {
@@ -52,7 +62,11 @@ public final class KubeRayTranslator {
         String namespace = Manifests.namespace(manifest, defaultNamespace);
         JobSource source = new JobSource(kind.kind(), namespace, name);
         String team = teams.team(manifest, namespace);
-        JobClass jobClass = Manifests.jobClass(manifest, kind.defaultClass());
+        Optional<String> serve = kind == RayKind.RAY_CLUSTER ? RayServe.startedBy(cluster) : Optional.empty();
+        JobClass jobClass = Manifests.jobClass(manifest, serve.isPresent() ? JobClass.REALTIME_INFERENCE : kind.defaultClass());
+        boolean gang = kind.gang() && serve.isEmpty();
+        serve.filter(s -> Manifests.label(manifest, Manifests.CLASS_LABEL) == null).ifPresent(s -> warnings.add(s + ": the cluster runs Ray Serve,"
+                + " so Horizon plans it as real-time inference (its workers no gang); a RayService is the kind whose serving Horizon knows"));
 
         List<JobSpec> jobs = new ArrayList<>();
         List<RayPodAsk> pods = new ArrayList<>();
@@ -60,7 +74,7 @@ public final class KubeRayTranslator {
         RayPodAsk head = RayPodAsk.ofGroup(cluster.path("headGroupSpec"), headPath);
         pods.add(head);
         // the head is one pod that every worker needs; it is a gang of one whatever the kind
-        if (head.any()) jobs.add(job(name + "-head", team, jobClass, 1, null, shape(head, headPath), true, source));
+        if (head.any()) jobs.add(job(name + "-head", team, jobClass, 1, null, shape(head, headPath, cluster.path("headGroupSpec"), warnings), true, source));
         boolean autoscaling = cluster.path("enableInTreeAutoscaling").asBoolean(false);
         JsonNode groups = cluster.path("workerGroupSpecs");
         for (int i = 0; i < groups.size(); i++) {
@@ -74,8 +88,8 @@ public final class KubeRayTranslator {
             if (!ask.any() || count == 0) continue;
             // only the autoscaler takes a group down to minReplicas; without it KubeRay keeps every replica
             Integer elasticMin = autoscaling && min > 0 && min * hosts < count ? min * hosts : null;
-            jobs.add(job(name + "-" + group.path("groupName").asText("group-" + i), team, jobClass, count, elasticMin, shape(ask, path),
-                    kind.gang(), source));
+            jobs.add(job(name + "-" + group.path("groupName").asText("group-" + i), team, jobClass, count, elasticMin, shape(ask, path, group, warnings),
+                    gang, source));
         }
         if (jobs.isEmpty()) {
             throw new NoGpuRequestedException("the cluster (" + kind.clusterSpecPath() + ")", pods.stream().flatMap(p -> p.unbacked().stream()).toList());
@@ -85,10 +99,17 @@ public final class KubeRayTranslator {
         return new Translation(jobs, warnings);
     }
 
-    private GpuShape shape(RayPodAsk ask, String path) {
-        if (!ask.fractional()) return GpuShape.wholeGpus((int) ask.gpus());
+    /** The shape of a group's pods, on the GPU models its node selection pins. */
+    private GpuShape shape(RayPodAsk ask, String path, JsonNode group, List<String> warnings) {
+        String podPath = path + ".template.spec";
+        JsonNode pod = group.path("template").path("spec");
+        warnings.addAll(GpuLimits.requestsWithoutLimits(pod, podPath));
+        NodeSelection selection = NodeSelection.of(pod, podPath, gpuModels);
+        warnings.addAll(selection.warnings());
+        List<String> models = selection.models().orElse(null);
+        if (!ask.fractional()) return GpuShape.wholeGpus((int) ask.gpus()).onModels(models);
         try {
-            return fractionalPolicy.shareOf(ask.gpus(), null);
+            return fractionalPolicy.shareOf(ask.gpus(), null).onModels(models);
         } catch (IllegalArgumentException e) {
             throw new RayTranslationException(path + ": " + e.getMessage());
         }

@@ -1,0 +1,124 @@
+package dev.horizon.kubeflow.serving;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.JobClass;
+import dev.horizon.api.JobSource;
+import dev.horizon.api.JobSpec;
+import dev.horizon.api.manifest.GpuLimits;
+import dev.horizon.api.manifest.Manifests;
+import dev.horizon.api.manifest.NodeSelection;
+import dev.horizon.api.manifest.Translation;
+import dev.horizon.kubeflow.translate.GpuAsk;
+import dev.horizon.kubeflow.translate.NoGpuRequestedException;
+import dev.horizon.kubeflow.translate.TranslationException;
+import dev.horizon.kubeflow.translate.TranslationOptions;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns a model-serving workload into the real-time inference job its GPU pods ask for (class realtime-inference, no
+ * gang: a partial set of replicas already serves), by the rules the other kinds follow for GPUs, team and node
+ * selection. Horizon plans the replicas as written (a KServe InferenceService between its minReplicas and
+ * maxReplicas); sizing them against its forecast and writing the count back is not built.
+ */
+public final class ServingTranslator {
+    /** The label that opts a Deployment or StatefulSet in: most Deployments with GPUs are not Horizon's to plan. */
+    public static final String INFERENCE_LABEL = "horizon.dev/inference";
+    /** KServe's predictor fields that name a model server's container (a framework, or the model spec). */
+    private static final List<String> KSERVE_SERVERS = List.of("model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx",
+            "huggingface", "lightgbm", "paddle", "pmml");
+
+    private final TranslationOptions options;
+
+    public ServingTranslator(TranslationOptions options) {
+        this.options = options;
+    }
+
+    public Translation translate(JsonNode manifest) {
+        ServingKind kind = ServingKind.of(manifest).orElseThrow(() -> new TranslationException(Manifests.describe(manifest) + ": not a "
+                + ServingKind.READ.what()));
+        List<String> warnings = new ArrayList<>(kind.schema().check(manifest));
+        String name = Manifests.nameOrPrefix(manifest);
+        if (name.isEmpty()) throw new TranslationException("metadata.name: is required (or metadata.generateName)");
+        Optional.ofNullable(Manifests.generateNameWarning(manifest)).ifPresent(warnings::add);
+        JsonNode spec = manifest.path("spec");
+        Replicas replicas = switch (kind) {
+            case DEPLOYMENT, STATEFUL_SET -> optedIn(kind, manifest);
+            case LEADER_WORKER_SET -> leaderWorkerSet(spec, warnings);
+            case INFERENCE_SERVICE -> inferenceService(spec);
+        };
+        GpuAsk ask = null;
+        for (Map.Entry<String, JsonNode> pod : replicas.pods().entrySet()) {
+            GpuAsk one = GpuAsk.ofPod(pod.getValue(), pod.getKey());
+            if (!one.any()) continue;
+            if (ask != null && !ask.equals(one)) {
+                throw new TranslationException(pod.getKey() + ": asks for " + one.describe() + " per pod but another pod asks for " + ask.describe()
+                        + "; Horizon plans one GPU shape per service, so give its GPU pods the same limits");
+            }
+            ask = one;
+            warnings.addAll(GpuLimits.requestsWithoutLimits(pod.getValue(), pod.getKey()));
+        }
+        if (ask == null) throw new NoGpuRequestedException(Manifests.describe(manifest));
+        NodeSelection selection = NodeSelection.ofAll(replicas.pods(), options.gpuModels());
+        warnings.addAll(selection.warnings());
+        String namespace = Manifests.namespace(manifest, options.defaultNamespace());
+        JobSpec job = new JobSpec(name, options.teams().team(manifest, namespace), Manifests.jobClass(manifest, JobClass.REALTIME_INFERENCE), null,
+                replicas.count(), replicas.min(), ask.shape().onModels(selection.models().orElse(null)), false, null, null, null,
+                new JobSource(kind.kind(), namespace, name));
+        List<String> problems = job.problems();
+        if (!problems.isEmpty()) throw new TranslationException("the scheduler job would be invalid: " + String.join("; ", problems));
+        return new Translation(List.of(job), warnings);
+    }
+
+    /** The pods to plan, the fewest that serve (null: all), and their pod specs by path. */
+    private record Replicas(int count, Integer min, Map<String, JsonNode> pods) {
+    }
+
+    private static Replicas optedIn(ServingKind kind, JsonNode manifest) {
+        if (!"true".equals(Manifests.label(manifest, INFERENCE_LABEL))) {
+            throw new TranslationException(Manifests.describe(manifest) + " is not marked as inference: Horizon plans a " + kind.kind()
+                    + " as a real-time inference service when it is labelled " + INFERENCE_LABEL + ": \"true\"; others are left to the default scheduler");
+        }
+        return new Replicas(manifest.path("spec").path("replicas").asInt(1), null, Map.of("spec.template.spec",
+                manifest.path("spec").path("template").path("spec")));
+    }
+
+    /**
+     * Each group is a leader and size-1 workers; Horizon plans every pod of every group. A group must start whole, which
+     * one job of one shape does not say, so a group of more than one pod is a warning.
+     */
+    private static Replicas leaderWorkerSet(JsonNode spec, List<String> warnings) {
+        JsonNode template = spec.path("leaderWorkerTemplate");
+        int size = template.path("size").asInt(1);
+        int groups = spec.path("replicas").asInt(1);
+        Map<String, JsonNode> pods = new LinkedHashMap<>();
+        if (template.has("leaderTemplate")) pods.put("spec.leaderWorkerTemplate.leaderTemplate.spec", template.path("leaderTemplate").path("spec"));
+        pods.put("spec.leaderWorkerTemplate.workerTemplate.spec", template.path("workerTemplate").path("spec"));
+        if (size > 1) {
+            warnings.add("spec.leaderWorkerTemplate.size: each of the " + groups + " groups is " + size + " pods that serve only together; Horizon"
+                    + " plans the " + groups * size + " pods as one inference service, not each group as a gang of " + size + " (not built yet)");
+        }
+        return new Replicas(groups * size, null, pods);
+    }
+
+    /** The predictor's pod: its model server's container (a framework or model field) and its own containers. */
+    private static Replicas inferenceService(JsonNode spec) {
+        JsonNode predictor = spec.path("predictor");
+        ObjectNode pod = JsonNodeFactory.instance.objectNode();
+        pod.set("nodeSelector", predictor.path("nodeSelector"));
+        pod.set("affinity", predictor.path("affinity"));
+        for (String server : KSERVE_SERVERS) {
+            if (predictor.path(server).isObject()) pod.withArray("containers").add(predictor.get(server));
+        }
+        for (Iterator<JsonNode> it = predictor.path("containers").elements(); it.hasNext(); ) pod.withArray("containers").add(it.next());
+        int min = predictor.path("minReplicas").asInt(1);
+        int max = predictor.path("maxReplicas").asInt(Math.max(min, 1));
+        return new Replicas(Math.max(max, 1), min >= 1 && min < max ? min : null, Map.of("spec.predictor", pod));
+    }
+}
