@@ -81,6 +81,14 @@ public final class Calibrator {
     }
 
     /**
+     * The job left the queue without starting (cancelled): whether its band would have come true is never known, so its
+     * levels still open teach nothing (counted as misses, every cancelled job would push the bands later).
+     */
+    public void dropped(String jobId) {
+        followed.remove(jobId);
+    }
+
+    /**
      * The band to show for a job at {@code at}, per level of {@link #LEVELS} (epoch seconds; null: beyond the horizon),
      * calibrated on what is known by then. The first band shown of a job is followed for the calibrations after it.
      */

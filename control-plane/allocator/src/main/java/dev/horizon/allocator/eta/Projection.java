@@ -26,12 +26,12 @@ import java.util.Set;
  * every decision is the policy's own, on the moment as it would see it then (its estimates, not the drawn durations).
  * Only the world is modelled here; what to run is always the policy's answer.
  *
- * <p>The policy is asked at events (a run ends, work arrives, a step begins) at most {@link #MIN_GAP_SECONDS} apart
- * during the first {@link #FINE_STEPS} steps, where a start time matters to the minute, at every step boundary up to
- * {@link #NEAR_STEPS}, every {@link #FAR_STRIDE} steps after that, and every {@link #BEYOND_STRIDE} steps past the
- * moment's horizon when a future is played on beyond it. A job started at a decision is taken to have started, and to
- * run from, when the GPUs it got were freed, if that was after the last decision: the world decides at every event. Each
- * decision re-plans every waiting job, so their number is what a future costs.
+ * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
+ * {@link #FINE_STEPS} steps, where a start time matters to the minute, at step boundaries after that, and every
+ * {@link #BEYOND_STRIDE} steps past the moment's horizon when a future is played on beyond it. A job started at a
+ * decision is taken to have started, and to run from, when the GPUs it got were freed, if that was after the last
+ * decision: the world decides at every event. Each decision re-plans every waiting job, so their number is what a future
+ * costs; asking less often within the horizon was tried and cost the bands calibration (docs/control-plane.md).
  */
 final class Projection {
     /** Steps from now during which the policy is asked at every event. */
@@ -44,16 +44,8 @@ final class Projection {
      * with it).
      */
     static final int MAX_CHAINED_DECISIONS = 4;
-    /**
-     * Events closer than this are decided together: a start counts from when its GPUs were freed, so a wider gap costs
-     * the start little precision, and the first two steps of a busy cluster (a run ends every few seconds) took 25 of a
-     * future's 80 decisions at a gap of 60 s (1,024 GPUs, 774 waiting jobs).
-     */
-    static final long MIN_GAP_SECONDS = 180;
-    /** Steps from now up to which the policy is asked at every step boundary. */
-    static final int NEAR_STEPS = 16;
-    /** Beyond {@link #NEAR_STEPS}, the policy is asked every this many steps: hours out, a start is not read to the quarter hour. */
-    static final int FAR_STRIDE = 2;
+    /** Events closer than this are decided together. */
+    static final long MIN_GAP_SECONDS = 60;
     /** Past the moment's horizon, every this many steps: a start days out is read to the hour at best. */
     static final int BEYOND_STRIDE = 4;
     private static final int MINUTES_PER_DAY = 1440;
@@ -124,11 +116,11 @@ final class Projection {
         return firstStarts;
     }
 
-    /** When the policy is asked next: at the next event early on, at coarser step boundaries the further out it is. */
+    /** When the policy is asked next: at the next event early on, then at step boundaries, coarser past the horizon. */
     private long nextDecision() {
         if (now < stepFromNow(FINE_STEPS)) return nextEvent();
         long horizonEnd = origin.now() + origin.horizonSteps() * origin.stepSeconds();
-        int stride = now >= horizonEnd ? BEYOND_STRIDE : now >= stepFromNow(NEAR_STEPS) ? FAR_STRIDE : 1;
+        int stride = now >= horizonEnd ? BEYOND_STRIDE : 1;
         long every = stride * origin.stepSeconds();
         return (now / every + 1) * every;
     }

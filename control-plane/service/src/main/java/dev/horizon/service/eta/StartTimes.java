@@ -20,6 +20,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +116,8 @@ public class StartTimes {
     private final String writer = UUID.randomUUID().toString();
     /** The plan time of the calibration this process saved last (null: none yet). */
     private Long savedAt;
+    /** The waiting jobs of the last bands computed; touched only on the worker's thread. */
+    private Set<String> lastWaiting = Set.of();
 
     void start(@Observes StartupEvent event) {
         samples = samplesConfig.orElse(StartBands.SAMPLES);
@@ -210,10 +213,17 @@ public class StartTimes {
     private Snapshot bands(PlannedMoment plan) {
         long t0 = System.nanoTime();
         ClusterMoment m = plan.moment();
-        for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) {
-            calibrator.started(starts.poll().jobId(), s.at());
-        }
+        List<Started> started = new ArrayList<>();
+        for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) started.add(starts.poll());
         Set<String> waiting = waiting(m, plan.decision());
+        // the jobs of the bands before that neither wait nor started since were cancelled: their bands' outcomes are
+        // unknown, so they are let go before time is passed on to now, or their levels would count as missed
+        Set<String> left = new HashSet<>(lastWaiting);
+        left.removeAll(waiting);
+        started.forEach(s -> left.remove(s.jobId()));
+        left.forEach(calibrator::dropped);
+        lastWaiting = waiting;
+        started.forEach(s -> calibrator.started(s.jobId(), s.at()));
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
         int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
