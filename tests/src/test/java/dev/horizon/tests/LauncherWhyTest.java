@@ -39,7 +39,7 @@ class LauncherWhyTest {
             "/api/v1/jobs/0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90", "{\"id\":\"0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90\",\"team\":\"cv\",\"class\":\"TRAINING\",\"gpus\":64,\"state\":\"PENDING\"}",
             "/api/v1/jobs/0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90/explanation", "{\"id\":\"0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90\",\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"no room for 64"
                     + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + at(NOON - 60)
-                    + ",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
+                    + ",\"startBandNote\":\"no node that takes work now can hold it while node-3 (drained) is out\",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
                     + at(NOON + 7200) + "}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
@@ -134,7 +134,8 @@ class LauncherWhyTest {
                 job 0b5c7e2a-1d3f-4c8e-9a6b-2f4d8e1c7a90, team cv, 64 GPUs: PENDING
                 why it waits: no room for 64 GPUs
                 planned start: none within the plan's horizon; the plan looks further ahead as work ends
-                start band: none yet (beyond the plan's horizon)
+                start band: none
+                  no node that takes work now can hold it while node-3 (drained) is out
                 planned before it on the GPUs it needs: nothing
                 to start sooner (each re-planned now with the job changed):
                   ask for 32 GPUs instead of 64: planned start 14:00 (in 2 h), where now it has no start within the horizon

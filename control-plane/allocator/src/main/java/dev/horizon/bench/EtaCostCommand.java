@@ -20,6 +20,8 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.forecast.DurationEstimator;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,6 +40,8 @@ final class EtaCostCommand {
             + "       futures, default " + StartBands.SAMPLES + ", and one job's alternatives; prints milliseconds)";
     private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "seed");
     private static final long NOW = LatencyCommand.NOW;
+    /** The bands are computed on the calling thread, so its CPU time is what they cost one core, whatever else the machine runs. */
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** Plans before measuring, so the figures are of compiled code as in a service that has run a while. */
     private static final int WARMUP = 20;
     private static final int[] SIZES = {1, 1, 2, 4, 8};
@@ -68,11 +72,13 @@ final class EtaCostCommand {
         d.starts().forEach(st -> waiting.remove(st.jobId()));
         err.println("one plan in " + Math.round(planMs) + " ms; bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures ...");
         t0 = System.nanoTime();
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
         Map<String, StartBands.Band> bands = StartBands.of(m, d, new HorizonPolicy(), new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(),
                 ExpectedArrivals.WINDOW_SECONDS), waiting, s, NOW);
         Calibrator calibrator = new Calibrator();
         bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
         double bandsMs = (System.nanoTime() - t0) / 1e6;
+        double bandsCpuMs = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e6;
         // a job tied to one model that the plan starts later: the one whose alternatives a user would ask for
         String asked = waiting.stream().filter(id -> id.startsWith("one-model-") && d.plannedStarts().getOrDefault(id, NOW) > NOW).findFirst()
                 .orElse(waiting.stream().findFirst().orElse(null));
@@ -82,10 +88,12 @@ final class EtaCostCommand {
         double alternativesMs = (System.nanoTime() - t0) / 1e6;
         ObjectNode n = JobJson.mapper().createObjectNode();
         n.put("gpus", gpus);
+        n.put("jobs", jobs);
         n.put("waitingJobs", waiting.size());
         n.put("samples", s);
         n.put("planMs", Math.round(planMs));
         n.put("bandsMs", Math.round(bandsMs));
+        n.put("bandsCpuMs", Math.round(bandsCpuMs));
         n.put("alternativesMs", Math.round(alternativesMs));
         n.put("alternativesFound", alternatives.size());
         n.put("alternativesOf", asked);

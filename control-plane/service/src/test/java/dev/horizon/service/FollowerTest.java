@@ -87,9 +87,10 @@ class FollowerTest {
 
         // a waiting job's band: the views show the one the leader saved; the explanation is relayed from the leader
         String waiting = Api.submit(ADMIN, Api.job("waits", "follow", "TRAINING", 8));
-        db.update("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, 2000, 3000, 1000)", ps -> ps.setString(1, waiting));
-        as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(Api.iso(2000))).body("startP90At", equalTo(Api.iso(3000)));
-        as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(Api.iso(3000)));
+        // (a band of the 2090s: one whose time has passed is never shown)
+        db.update("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, 4000000000, 4000003600, 1000)", ps -> ps.setString(1, waiting));
+        as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(Api.iso(4_000_000_000L))).body("startP90At", equalTo(Api.iso(4_000_003_600L)));
+        as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(Api.iso(4_000_003_600L)));
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=false").then().statusCode(200).body("startP50At", equalTo(STAND_IN_P50));
         assertEquals("GET /api/v1/jobs/" + waiting + "/explanation?alternatives=false", seen.get("request"));
         assertEquals("Bearer " + ADMIN, seen.get("authorization"), "the leader checks the caller's token again");
@@ -99,7 +100,7 @@ class FollowerTest {
                 .body("error", containsString("did not answer"));
         // no leader answers: the follower answers itself, with the band the leader saved and no alternatives (they re-plan its moment)
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation").then().statusCode(200).body("state", equalTo("PENDING"))
-                .body("startP50At", equalTo(Api.iso(2000))).body("alternatives", org.hamcrest.Matchers.empty());
+                .body("startP50At", equalTo(Api.iso(4_000_000_000L))).body("alternatives", org.hamcrest.Matchers.empty());
     }
 
     @Test

@@ -75,6 +75,12 @@ class StartTimesLiveTest {
         return startedAt;
     }
 
+    /** A time field of an answer (epoch seconds), null when absent or null. */
+    private static Long seconds(JsonPath answer, String field) {
+        Number n = answer.get(field);
+        return n == null ? null : n.longValue();
+    }
+
     private static JsonPath explanation(String token, String id, String query) {
         return as(token).get("/api/v1/jobs/" + id + "/explanation" + query).then().statusCode(200).extract().jsonPath();
     }
@@ -102,8 +108,65 @@ class StartTimesLiveTest {
         assertEquals(p50, Api.seconds(plan.get("pending.find { it.jobId == '" + waiting + "' }.startP50At")), "the plan's waiting entry carries it too");
         assertEquals(p90, Api.seconds(plan.get("pending.find { it.jobId == '" + waiting + "' }.startP90At")));
         StartTimes.Shown saved = bandStore.load().byJob().get(waiting);
-        assertEquals(new StartTimes.Shown(p50, p90), saved, "saved for the replicas that follow");
+        assertEquals(new StartTimes.Shown(p50, p90, null), saved, "saved for the replicas that follow");
         assertNull(e.get("alternatives"), "not asked for");
+    }
+
+    /** A whole H100 node for about four hours. */
+    private static String fourHoursOnTheH100s(int i) {
+        return "{\"name\":\"queued-" + i + "\",\"team\":\"eta\",\"class\":\"QUANTIZATION\",\"perReplica\":{\"gpus\":8,\"gpuTypes\":[\"H100-80GB\"]},"
+                + "\"durationEstimateSeconds\":" + 4 * ESTIMATE + "}";
+    }
+
+    /**
+     * Issue 35: twelve jobs of four hours each queued on the 8 H100s. The plan's 24 h horizon places the first six; the
+     * futures play on past it for the rest, so after the next plan every waiting job has a planned start or a band, the
+     * same in every view; once the clock passes a band without a start, the next read shows one read again from now.
+     */
+    @Test
+    void everyJobOfAQueueTwoDaysLongHasAnAnswerAndABandWhoseTimePassedIsReadAgain() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) ids.add(Api.submit(ADMIN, fourHoursOnTheH100s(i)));
+        planner.planNow();
+        bands.awaitLatest();
+        long now = clock.seconds();
+        int beyond = 0;
+        String second = null;
+        for (String id : ids) {
+            JsonPath e = explanation(ADMIN, id, "?alternatives=false");
+            if ("RUNNING".equals(e.getString("state"))) continue;
+            Long planned = seconds(e, "plannedStartAt"), p50 = seconds(e, "startP50At"), p90 = seconds(e, "startP90At");
+            assertTrue(planned != null || p50 != null && p90 != null, "a planned start or a band for " + id + ": " + e.prettify());
+            if (p50 != null) {
+                assertTrue(now <= p50 && p50 <= p90, "now " + now + " <= P50 " + p50 + " <= P90 " + p90 + ": " + e.prettify());
+                JsonPath view = as(ADMIN).get("/api/v1/jobs/" + id).then().statusCode(200).extract().jsonPath();
+                assertEquals(p50, seconds(view, "startP50At"), "the job view shows the explanation's band");
+                assertEquals(p90, seconds(view, "startP90At"));
+                assertEquals(e.getString("startBandNote"), view.getString("startBandNote"));
+            }
+            if (p90 != null && p90 > now + 86_400) {
+                beyond++;
+                assertTrue(e.getString("startBandNote").contains("past the plan's horizon"), "a band past the 24 h horizon says so: " + e.prettify());
+            }
+            if (second == null) second = id;
+        }
+        assertTrue(beyond >= 4, beyond + " of the 11 waiting jobs have a band reaching past the horizon");
+        JsonPath before = explanation(ADMIN, second, "?alternatives=false");
+        long passed = seconds(before, "startP50At") + 120; // past the minute's grace a read gives a band
+        clock.advanceTo(passed * 1000);
+        JsonPath again = explanation(ADMIN, second, "?alternatives=false");
+        String note = again.getString("startBandNote");
+        assertTrue(note != null && note.contains("passed without a start"), "the read says the band passed: " + again.prettify());
+        Long p50 = seconds(again, "startP50At"), p90 = seconds(again, "startP90At");
+        if (p50 != null) {
+            assertTrue(passed <= p50 && p50 <= p90, "read again from now " + passed + ": P50 " + p50 + ", P90 " + p90);
+            assertTrue(note.contains("read again at"), note);
+        }
+        planner.planNow();
+        bands.awaitLatest();
+        JsonPath fresh = explanation(ADMIN, second, "?alternatives=false");
+        assertEquals(passed, seconds(fresh, "bandsAt"), "the next plan's bands replace it");
+        assertTrue(seconds(fresh, "startP50At") >= passed, fresh.prettify());
     }
 
     @Test

@@ -81,18 +81,35 @@ public final class Calibrator {
     }
 
     /**
+     * The job left the queue without starting (cancelled): whether its band would have come true is never known, so its
+     * levels still open teach nothing (counted as misses, every cancelled job would push the bands later).
+     */
+    public void dropped(String jobId) {
+        followed.remove(jobId);
+    }
+
+    /**
      * The band to show for a job at {@code at}, per level of {@link #LEVELS} (epoch seconds; null: beyond the horizon),
      * calibrated on what is known by then. The first band shown of a job is followed for the calibrations after it.
      */
     public Long[] shown(String jobId, long at, StartBands.Band raw) {
         passTo(at);
+        Long[] out = scaled(learnt(), at, raw);
+        if (seen.put(jobId, Boolean.TRUE) == null) follow(jobId, out);
+        return out;
+    }
+
+    /**
+     * A raw band as a calibration that had learnt what {@code learnt} holds shows it at {@code at}, per level (null:
+     * beyond the horizon), following nothing: how a band is read again later, after its time passed without a start.
+     */
+    public static Long[] scaled(Learnt learnt, long at, StartBands.Band raw) {
         Long[] out = new Long[LEVELS.length];
         for (int i = 0; i < LEVELS.length; i++) {
-            out[i] = scaled(i, at, raw.at(LEVELS[i]));
+            out[i] = scaled(Math.exp(learnt.logFactors()[i]), at, raw.at(LEVELS[i]));
             // a later level never says an earlier start than the one below it
             if (i > 0 && out[i] != null && out[i - 1] != null && out[i] < out[i - 1]) out[i] = out[i - 1];
         }
-        if (seen.put(jobId, Boolean.TRUE) == null) follow(jobId, out);
         return out;
     }
 
@@ -123,9 +140,9 @@ public final class Calibrator {
         }
     }
 
-    private Long scaled(int i, long at, Long rawAt) {
+    private static Long scaled(double factor, long at, Long rawAt) {
         if (rawAt == null) return null;
-        double wait = factor(i) * (Math.max(0, rawAt - at) + SLACK_SECONDS) - SLACK_SECONDS;
+        double wait = factor * (Math.max(0, rawAt - at) + SLACK_SECONDS) - SLACK_SECONDS;
         return at + Math.max(0, Math.round(wait));
     }
 

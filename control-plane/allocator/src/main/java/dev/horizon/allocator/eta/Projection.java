@@ -27,9 +27,11 @@ import java.util.Set;
  * Only the world is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
- * {@link #FINE_STEPS} steps, where a start time matters to the minute, and only at step boundaries after that. A job
- * started at a boundary is taken to have started, and to run from, when the GPUs it got were freed, if that was after
- * the last decision: the world decides at every event.
+ * {@link #FINE_STEPS} steps, where a start time matters to the minute, at step boundaries after that, and every
+ * {@link #BEYOND_STRIDE} steps past the moment's horizon when a future is played on beyond it. A job started at a
+ * decision is taken to have started, and to run from, when the GPUs it got were freed, if that was after the last
+ * decision: the world decides at every event. Each decision re-plans every waiting job, so their number is what a future
+ * costs; asking less often within the horizon was tried and cost the bands calibration (docs/control-plane.md).
  */
 final class Projection {
     /** Steps from now during which the policy is asked at every event. */
@@ -44,6 +46,8 @@ final class Projection {
     static final int MAX_CHAINED_DECISIONS = 4;
     /** Events closer than this are decided together. */
     static final long MIN_GAP_SECONDS = 60;
+    /** Past the moment's horizon, every this many steps: a start days out is read to the hour at best. */
+    static final int BEYOND_STRIDE = 4;
     private static final int MINUTES_PER_DAY = 1440;
     private static final long DAY_SECONDS = 86_400;
 
@@ -92,25 +96,38 @@ final class Projection {
     }
 
     /**
-     * Plays the future out from the decision already taken on the moment until every tracked job has started or the
-     * horizon ends; returns the tracked jobs' first starts (absent: not within the horizon).
+     * Plays the future out from the decision already taken on the moment until every tracked job has started or until
+     * (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns the tracked jobs'
+     * first starts (absent: not by until).
      */
-    Map<String, Long> firstStarts(Decision first, Set<String> tracked) {
-        long until = origin.now() + origin.horizonSteps() * origin.stepSeconds();
-        long fineUntil = (origin.now() / origin.stepSeconds() + FINE_STEPS) * origin.stepSeconds();
+    Map<String, Long> firstStarts(Decision first, Set<String> tracked, long until) {
         apply(first, tracked);
         while (!firstStarts.keySet().containsAll(tracked)) {
-            long next = now < fineUntil ? nextEvent() : nextBoundary(now);
+            long next = nextDecision();
             if (next >= until) break;
             advanceTo(next);
             apply(policy.decide(ContextBuilder.build(moment())), tracked);
-            for (int c = 0; c < MAX_CHAINED_DECISIONS && now >= fineUntil && anyRunEndedBy(now); c++) {
+            for (int c = 0; c < MAX_CHAINED_DECISIONS && now >= stepFromNow(FINE_STEPS) && anyRunEndedBy(now); c++) {
                 endRunsBy(now);
                 apply(policy.decide(ContextBuilder.build(moment())), tracked);
             }
             lastDecision = now;
         }
         return firstStarts;
+    }
+
+    /** When the policy is asked next: at the next event early on, then at step boundaries, coarser past the horizon. */
+    private long nextDecision() {
+        if (now < stepFromNow(FINE_STEPS)) return nextEvent();
+        long horizonEnd = origin.now() + origin.horizonSteps() * origin.stepSeconds();
+        int stride = now >= horizonEnd ? BEYOND_STRIDE : 1;
+        long every = stride * origin.stepSeconds();
+        return (now / every + 1) * every;
+    }
+
+    /** The boundary of the step k steps after the moment's own. */
+    private long stepFromNow(int k) {
+        return (origin.now() / origin.stepSeconds() + k) * origin.stepSeconds();
     }
 
     private long nextEvent() {

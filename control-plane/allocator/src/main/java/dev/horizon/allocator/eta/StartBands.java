@@ -27,10 +27,15 @@ public final class StartBands {
     public static final int SAMPLES = 16;
 
     /**
-     * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not within the horizon in
-     * that future).
+     * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not by the end of that
+     * future), and the end of the moment's horizon (epoch seconds): a start after it was played on past the plan's horizon.
      */
-    public record Band(long[] starts) {
+    public record Band(long[] starts, long horizonEnd) {
+        /** A band of futures that all ended at the horizon. */
+        public Band(long[] starts) {
+            this(starts, Long.MAX_VALUE);
+        }
+
         /** By when it starts with odds 1 in 2 (epoch seconds; null: not within the horizon). */
         public Long p50At() {
             return at(0.5);
@@ -43,10 +48,36 @@ public final class StartBands {
 
         /** The q-quantile of its start by nearest rank; null when it is beyond the horizon. */
         public Long at(double q) {
+            Long v = projected(q);
+            return v == null || v > horizonEnd ? null : v;
+        }
+
+        /** The q-quantile of its start by nearest rank, past the horizon too; null when it is later than the futures reached. */
+        public Long projected(double q) {
             long v = starts[Math.max(0, (int) Math.ceil(q * starts.length) - 1)];
             return v == Long.MAX_VALUE ? null : v;
         }
+
+        /**
+         * The band of the futures in which the job had not started by t: what the band says once t has passed without a
+         * start. Null when fewer than {@link #MIN_LEFT} futures are left, too few to say it.
+         */
+        public Band after(long t) {
+            int first = 0;
+            while (first < starts.length && starts[first] <= t) first++;
+            return starts.length - first < MIN_LEFT ? null : new Band(Arrays.copyOfRange(starts, first, starts.length), horizonEnd);
+        }
+
+        /** In how many of its futures the job had not started by their end. */
+        public int notStarted() {
+            int n = 0;
+            for (long v : starts) if (v == Long.MAX_VALUE) n++;
+            return n;
+        }
     }
+
+    /** The fewest futures a band is read from (a quarter of {@link #SAMPLES}). */
+    public static final int MIN_LEFT = 4;
 
     /**
      * The share of a job's normal score common to its team's jobs of its class: work submitted together runs long or
@@ -59,23 +90,32 @@ public final class StartBands {
     private StartBands() {
     }
 
-    /**
-     * Bands for the tracked jobs (waiting ones of the moment), by id. decided: the policy's decision on this very moment
-     * (every future starts from it); seed makes the draws repeatable.
-     */
+    /** Bands for the tracked jobs, their futures played out to the end of the moment's horizon. */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed) {
+        return of(m, decided, policy, expected, tracked, samples, seed, 0);
+    }
+
+    /**
+     * Bands for the tracked jobs (waiting ones of the moment), by id. decided: the policy's decision on this very moment
+     * (every future starts from it); seed makes the draws repeatable; beyondSteps: how many steps past the moment's
+     * horizon a future plays on for the jobs that have not started by then (0: none).
+     */
+    public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
+                                       Set<String> tracked, int samples, long seed, int beyondSteps) {
+        if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
         Random rng = new Random(seed);
         Surprises surprises = Surprises.of(m.durations());
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
+        long until = horizonEnd + beyondSteps * m.stepSeconds();
         // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
         List<JobState> running = m.jobs().stream().filter(JobState::isRunning).toList();
         Map<String, Optional<RecentRuns>> windows = new HashMap<>();
         for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
         for (int k = 0; k < samples; k++) {
-            List<JobState> arrivals = expected.draw(m.now(), horizonEnd, rng, "expected-" + k + "-");
+            List<JobState> arrivals = expected.draw(m.now(), until, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
             for (JobState j : m.jobs()) {
@@ -86,14 +126,14 @@ public final class StartBands {
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
-            Map<String, Long> first = new Projection(m, policy, totals, arrivals, day, shift).firstStarts(decided, tracked);
+            Map<String, Long> first = new Projection(m, policy, totals, arrivals, day, shift).firstStarts(decided, tracked, until);
             for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
         }
         Map<String, Band> out = new LinkedHashMap<>();
         starts.forEach((id, s) -> {
             long[] sorted = s.clone();
             Arrays.sort(sorted);
-            out.put(id, new Band(sorted));
+            out.put(id, new Band(sorted, horizonEnd));
         });
         return out;
     }

@@ -86,6 +86,18 @@ class CalibratorTest {
     }
 
     @Test
+    void aCancelledJobsBandTeachesNothing() {
+        Calibrator c = new Calibrator();
+        c.shown("cancelled", 0, says(0, 1000));
+        c.dropped("cancelled");
+        Long[] later = c.shown("probe", 4000, says(4000, 1000));
+        for (int i = 0; i < later.length; i++) {
+            assertEquals(1.0, c.factor(i), 1e-12, "level " + Calibrator.LEVELS[i] + " learnt nothing from a band whose outcome is unknown");
+            assertEquals(0, c.outcomes(i));
+        }
+    }
+
+    @Test
     void nothingAfterTheMomentMovesABandShownAtIt() {
         Calibrator fresh = new Calibrator(), followed = new Calibrator();
         Long[] first = followed.shown("a", 0, says(0, 1000));

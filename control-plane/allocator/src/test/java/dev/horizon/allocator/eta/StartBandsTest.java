@@ -1,6 +1,9 @@
 package dev.horizon.allocator.eta;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Decision;
@@ -184,5 +187,40 @@ class StartBandsTest {
                 .get("s5");
         assertNotNull(fifth.p50At(), "the fifth short job starts within the 4 h horizon");
         assertTrue(Math.abs(fifth.p50At() - (NOW + 3200)) <= 300, "P50 " + (fifth.p50At() - NOW) + " s from now; the four runs before it end ~3,200 s from now");
+    }
+
+    /** A running job and six waiting ones of about an hour each, one after another on the one node, with a 4 h horizon. */
+    private Map<String, StartBands.Band> queueOfSix(int beyondSteps) {
+        List<JobState> jobs = new ArrayList<>();
+        jobs.add(job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        for (int i = 1; i <= 6; i++) jobs.add(job("w" + i, 1, NOW - 60 + i, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), jobs, null, List.of(), runsOf(200));
+        HorizonPolicy policy = new HorizonPolicy();
+        Set<String> waiting = new java.util.LinkedHashSet<>(List.of("w1", "w2", "w3", "w4", "w5", "w6"));
+        return StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, waiting, StartBands.SAMPLES, 7, beyondSteps);
+    }
+
+    @Test
+    void pastTheHorizonTheQueueIsPlayedOnButOnlyTheHorizonsStartsAreCalibrated() {
+        long horizonEnd = NOW + 16 * 900;
+        Map<String, StartBands.Band> bounded = queueOfSix(0), played = queueOfSix(16);
+        assertNull(bounded.get("w6").projected(0.5), "without playing on, the sixth job (about 5 h out) has no start");
+        Long sixth = played.get("w6").projected(0.5);
+        assertNotNull(sixth, "played 4 h past the horizon, it has one");
+        assertTrue(sixth > horizonEnd && sixth < horizonEnd + 16 * 900, "P50 " + (sixth - NOW) + " s from now, past the 4 h horizon");
+        assertNull(played.get("w6").at(0.5), "a start past the horizon is not a calibrated level: the calibrator sees it beyond the horizon");
+        assertEquals(bounded.get("w1").p50At(), played.get("w1").p50At(), "within the horizon both say the same");
+    }
+
+    @Test
+    void aBandReadAfterItsTimeKeepsTheFuturesNotStartedByThen() {
+        StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65);
+        StartBands.Band left = b.after(35);
+        assertArrayEquals(new long[] {40, 50, 60, 70, Long.MAX_VALUE}, left.starts());
+        assertEquals(60L, left.at(0.5));
+        assertNull(left.at(0.8), "70 is past the horizon (65)");
+        assertEquals(70L, left.projected(0.8));
+        assertNull(b.after(55), "three futures left are too few to say");
+        assertEquals(1, b.notStarted());
     }
 }

@@ -23,12 +23,14 @@ import java.util.regex.Pattern;
  * @param startP90At    the start it reaches with odds 9 in 10; null with the P50
  * @param bandsAt       when the band was computed: it may lag the plan by one step
  * @param beyondHorizon the plan has no start for it within the plan's horizon
+ * @param startBandNote  why it has no band, or what to know of the one it has (played on past the horizon, read again
+ *                       after its time passed, the plan's start outside it); null when there is nothing to add
  */
 public record Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam, Long startP50At, Long startP90At,
-                          Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead) {
+                          Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead, String startBandNote) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT);
     private static final DateTimeFormatter DAY_AND_CLOCK = DateTimeFormatter.ofPattern("EEE d MMM HH:mm", Locale.ROOT);
-    private static final Pattern BAND = Pattern.compile(" \\(P50 [^)]*, P90 [^)]*\\)");
+    private static final Pattern BAND = Pattern.compile(" \\(P50 [^)]*, P90 [^)]*\\)|; no start band: .*$");
 
     /** A change to the job that starts it sooner: field names the job JSON field it changes. */
     @JsonIgnoreProperties(ignoreUnknown = true)
@@ -54,9 +56,17 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
         this(reason, plannedStart, rankedAheadByTeam, null, null, null, false, List.of(), List.of());
     }
 
+    /** An explanation with nothing to add to its band, as a control plane older than the bands' notes gives it. */
+    public Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam, Long startP50At, Long startP90At,
+                       Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead) {
+        this(reason, plannedStart, rankedAheadByTeam, startP50At, startP90At, bandsAt, beyondHorizon, alternatives, ahead, null);
+    }
+
     /**
      * One line for a Kubernetes event or condition: "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90
-     * 15:20)", in clock's zone, with the day for a time not on clock's today.
+     * 15:20)", in clock's zone, with the day for a time not on clock's today. Without a planned start the band is shown
+     * all the same ("not planned to start within the plan's horizon (P50 ..., P90 ...)"), and without a band the reason
+     * there is none ("no start band: ...").
      */
     public String sentence(Clock clock) {
         List<String> parts = new ArrayList<>();
@@ -64,14 +74,16 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
                 .map(Map.Entry::getKey).toList();
         if (!teams.isEmpty()) parts.add((teams.size() == 1 ? "team " : "teams ") + String.join(", ", teams) + (teams.size() == 1 ? " ranks" : " rank") + " ahead");
+        String band = startP50At == null || startP90At == null ? "" : " (P50 " + time(startP50At, clock) + ", P90 " + time(startP90At, clock) + ")";
         if (plannedStart != null) {
-            parts.add("planned start " + time(plannedStart, clock) + (startP50At == null || startP90At == null ? ""
-                    : " (P50 " + time(startP50At, clock) + ", P90 " + time(startP90At, clock) + ")"));
+            parts.add("planned start " + time(plannedStart, clock) + band);
         } else {
             if (teams.isEmpty() && reason != null && !reason.isBlank()) parts.add(reason);
-            if (beyondHorizon) parts.add("not planned to start within the plan's horizon");
+            if (beyondHorizon) parts.add("not planned to start within the plan's horizon" + band);
+            else if (!band.isEmpty()) parts.add("likely start" + band);
         }
-        return "pending" + (parts.isEmpty() ? "" : ": " + String.join("; ", parts));
+        String line = "pending" + (parts.isEmpty() ? "" : ": " + String.join("; ", parts));
+        return band.isEmpty() && startBandNote != null && !startBandNote.isBlank() ? line + "; no start band: " + startBandNote : line;
     }
 
     /**

@@ -79,7 +79,7 @@ public final class RestSchedulerClient implements SchedulerClient {
         // a control plane older than the bands sends only plannedStart (the same time)
         return new Explanation(e.path("reason").asText(null), seconds(e, e.has("plannedStartAt") ? "plannedStartAt" : "plannedStart"), ahead,
                 seconds(e, "startP50At"), seconds(e, "startP90At"), seconds(e, "bandsAt"), beyondHorizon,
-                list(e, "alternatives", ALTERNATIVES), list(e, "ahead", AHEAD));
+                list(e, "alternatives", ALTERNATIVES), list(e, "ahead", AHEAD), e.path("startBandNote").asText(null));
     }
 
     private static Long seconds(JsonNode e, String field) {

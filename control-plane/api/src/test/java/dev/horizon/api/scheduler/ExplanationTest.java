@@ -64,4 +64,25 @@ class ExplanationTest {
                         .sentence(NOON_UTC), "with no one ranked ahead, the planner's own reason comes first");
         assertEquals("pending: waiting for the next plan", new Explanation("waiting for the next plan", null, Map.of()).sentence(NOON_UTC));
     }
+
+    @Test
+    void beyondTheHorizonTheBandPlayedOnPastItIsShownAllTheSame() {
+        String sentence = banded(null, at("2026-12-01T18:00:00Z"), at("2026-12-02T06:00:00Z"), true).sentence(NOON_UTC);
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon (P50 Tue 1 Dec 18:00, P90 Wed 2 Dec 06:00)", sentence);
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", Explanation.withoutBand(sentence));
+    }
+
+    @Test
+    void withoutABandItSaysWhyThereIsNone() {
+        Explanation none = new Explanation("blocked", null, Map.of("nlp", 3L), null, null, at("2026-11-30T11:59:00Z"), true, List.of(), List.of(),
+                "no node that takes work now can hold it while node-3 is drained");
+        String sentence = none.sentence(NOON_UTC);
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon; no start band: no node that takes work now can hold it"
+                + " while node-3 is drained", sentence);
+        assertEquals("pending: team nlp ranks ahead; not planned to start within the plan's horizon", Explanation.withoutBand(sentence),
+                "the reason moves with the samples: an event is raised only when the rest changes");
+        Explanation banded = new Explanation("blocked", null, Map.of(), at("2026-11-30T14:40:00Z"), at("2026-11-30T15:20:00Z"), null, false, List.of(),
+                List.of(), "read again after its time passed");
+        assertEquals("pending: blocked; likely start (P50 14:40, P90 15:20)", banded.sentence(NOON_UTC), "a band's note stays out of the line");
+    }
 }

@@ -2,6 +2,7 @@ package dev.horizon.service.eta;
 
 import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.StartOutlook;
 import dev.horizon.service.leadership.Leadership;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,8 +11,8 @@ import java.util.List;
 
 /**
  * The job views' {@link StartOutlook}: bands from {@link StartTimes} on the leader that computes them, from the store
- * on a follower (and on a new leader until its first computation), alternatives and who is ahead from
- * {@link WhatWouldHelp}.
+ * on a follower (and on a new leader until its first computation), each read through {@link BandReading} at the
+ * moment it is asked for; alternatives and who is ahead from {@link WhatWouldHelp}.
  */
 @ApplicationScoped
 public class Outlooks implements StartOutlook {
@@ -26,6 +27,8 @@ public class Outlooks implements StartOutlook {
     Leadership leadership;
     @Inject
     WhatWouldHelp help;
+    @Inject
+    ServiceClock clock;
 
     private record Read(StartTimes.Snapshot bands, long atNanos) {
     }
@@ -33,10 +36,10 @@ public class Outlooks implements StartOutlook {
     private volatile Read read;
 
     @Override
-    public Band band(String jobId) {
-        StartTimes.Snapshot s = latest();
-        StartTimes.Shown shown = s.byJob().get(jobId);
-        return shown == null ? null : new Band(shown.p50At(), shown.p90At(), s.bandsAt());
+    public Band band(String jobId, Long plannedStart) {
+        BandReading.Read read = BandReading.read(latest(), jobId, clock.seconds(), plannedStart);
+        if (read.stale()) bands.refresh();
+        return read.band();
     }
 
     private StartTimes.Snapshot latest() {

@@ -11,6 +11,7 @@ import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.MomentReader;
+import dev.horizon.service.planning.Planner;
 import dev.horizon.service.planning.PlannedMoment;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -19,6 +20,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -52,13 +54,33 @@ public class StartTimes {
     /** The most recent arrivals the expected-arrival model reads: a day of a busy cluster, bounded in memory. */
     static final int MAX_ARRIVALS = 5000;
 
-    /** A waiting job's shown band (epoch seconds; null: beyond the horizon). */
-    public record Shown(Long p50At, Long p90At) {
+    /** How far past the plan's horizon the futures play on for jobs not started by its end, by default. */
+    static final int BEYOND_HOURS = 48;
+    /** The longest note kept with a band (its column's width). */
+    static final int MAX_NOTE = 2000;
+
+    /**
+     * A waiting job's shown band (epoch seconds; null: none can be given, and note says why) and what else its reader must
+     * know (null: nothing).
+     */
+    public record Shown(Long p50At, Long p90At, String note) {
+        public Shown {
+            if (note != null && note.length() > MAX_NOTE) note = note.substring(0, MAX_NOTE - 3) + "...";
+        }
     }
 
-    /** The bands of one plan's waiting jobs, and the plan time they were computed for (null: none yet). */
-    public record Snapshot(Long bandsAt, Map<String, Shown> byJob) {
-        static final Snapshot NONE = new Snapshot(null, Map.of());
+    /**
+     * The bands of one plan's waiting jobs, and the plan time they were computed for (null: none yet); on the leader that
+     * computed them also each job's raw band and what the calibration had learnt then, so a band whose time passed can
+     * be read again from the futures in which the job had not started by then ({@link BandReading}).
+     */
+    public record Snapshot(Long bandsAt, Map<String, Shown> byJob, Map<String, StartBands.Band> raw, Calibrator.Learnt learnt) {
+        static final Snapshot NONE = stored(null, Map.of());
+
+        /** Bands as the store keeps them: without their raw bands. */
+        static Snapshot stored(Long bandsAt, Map<String, Shown> byJob) {
+            return new Snapshot(bandsAt, byJob, Map.of(), null);
+        }
     }
 
     private record Started(String jobId, long at) {
@@ -74,6 +96,10 @@ public class StartTimes {
     boolean enabled;
     @ConfigProperty(name = "horizon.eta.samples")
     Optional<Integer> samplesConfig;
+    @ConfigProperty(name = "horizon.eta.beyond-hours", defaultValue = "" + BEYOND_HOURS)
+    int beyondHours;
+    @Inject
+    Planner planner;
 
     private int samples;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
@@ -90,11 +116,16 @@ public class StartTimes {
     private final String writer = UUID.randomUUID().toString();
     /** The plan time of the calibration this process saved last (null: none yet). */
     private Long savedAt;
+    /** The waiting jobs of the last bands computed; touched only on the worker's thread. */
+    private Set<String> lastWaiting = Set.of();
 
     void start(@Observes StartupEvent event) {
         samples = samplesConfig.orElse(StartBands.SAMPLES);
         if (samples < 1 || samples > 1000) {
             throw new IllegalArgumentException("horizon.eta.samples must be between 1 and 1000 (got " + samples + "); the default is " + StartBands.SAMPLES);
+        }
+        if (beyondHours < 0 || beyondHours > 24 * 30) {
+            throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and 720 (got " + beyondHours + "); the default is " + BEYOND_HOURS);
         }
     }
 
@@ -117,6 +148,14 @@ public class StartTimes {
     /** The bands of the latest plan computed so far. */
     public Snapshot latest() {
         return shown.get();
+    }
+
+    /**
+     * A band was read after its time passed: asks for a plan, whose bands replace it (on a real clock; a virtual one plans
+     * only when its driver asks).
+     */
+    void refresh() {
+        if (enabled) planner.requestPlan();
     }
 
     /** Waits until the bands of every plan handed over so far are computed (for tests and the demo's checks), then returns them. */
@@ -174,22 +213,32 @@ public class StartTimes {
     private Snapshot bands(PlannedMoment plan) {
         long t0 = System.nanoTime();
         ClusterMoment m = plan.moment();
-        for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) {
-            calibrator.started(starts.poll().jobId(), s.at());
-        }
+        List<Started> started = new ArrayList<>();
+        for (Started s = starts.peek(); s != null && s.at() <= plan.now(); s = starts.peek()) started.add(starts.poll());
         Set<String> waiting = waiting(m, plan.decision());
-        if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of());
+        // the jobs of the bands before that neither wait nor started since were cancelled: their bands' outcomes are
+        // unknown, so they are let go before time is passed on to now, or their levels would count as missed
+        Set<String> left = new HashSet<>(lastWaiting);
+        left.removeAll(waiting);
+        started.forEach(s -> left.remove(s.jobId()));
+        left.forEach(calibrator::dropped);
+        lastWaiting = waiting;
+        started.forEach(s -> calibrator.started(s.jobId(), s.at()));
+        if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
+        int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
         Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(),
-                arrivals(plan.now(), day), waiting, samples, plan.now());
+                arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
+        Map<String, JobState> byId = new HashMap<>();
+        m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
             Long[] band = calibrator.shown(id, plan.now(), raw.get(id));
-            out.put(id, new Shown(band[Calibrator.P50], band[Calibrator.P90]));
+            out.put(id, BandNotes.shown(band, raw.get(id), byId.get(id), m, beyondHours));
         }
         LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples) in %.0f ms", waiting.size(),
                 m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, (System.nanoTime() - t0) / 1e6);
-        return new Snapshot(plan.now(), Map.copyOf(out));
+        return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt());
     }
 
     /**

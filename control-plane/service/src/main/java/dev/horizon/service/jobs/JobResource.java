@@ -47,14 +47,14 @@ public class JobResource {
 
     /**
      * memoryViolations: processes on the job's GPUs that agents caught over their memory share while it ran, newest first.
-     * For a pending job: plannedStartAt (the plan's start), startP50At/startP90At (its calibrated band) and bandsAt (the
-     * plan they were computed for; they may lag by one plan), alternatives (null when not asked for) and ahead; null and
-     * empty for other states.
+     * For a pending job: plannedStartAt (the plan's start), startP50At/startP90At (its band as shown now, see
+     * StartOutlook.Band), bandsAt (the plan they were computed for; they may lag by one plan), startBandNote (why there is
+     * no band, or what else to know of it), alternatives (null when not asked for) and ahead; null and empty for other states.
      */
     public record Explanation(String id, JobState state, String rule, String reason, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Integer queuePosition,
                               Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
                               List<MemoryViolations.Violation> memoryViolations, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStartAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
-                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, List<Alternative> alternatives, List<AheadEntry> ahead) {
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, String startBandNote, List<Alternative> alternatives, List<AheadEntry> ahead) {
     }
 
     /** An alternative as the API shows it: the allocator's, with its start in the API's time format. */
@@ -141,7 +141,7 @@ public class JobResource {
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
-        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook.band(j.id()))).toList());
+        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook)).toList());
         if (rows.size() > l) {
             JobRow last = page.get(page.size() - 1);
             String next = JobCursor.encode(new JobStore.Position(last.submittedAt(), last.id()));
@@ -155,7 +155,7 @@ public class JobResource {
     public JobView get(@PathParam("id") String id) {
         JobRow j = find(id);
         caller.requireSeesTeam(j.team(), "job " + id);
-        return JobView.of(j, clock.seconds()).withDevices(devices.of(j)).withBand(outlook.band(j.id()));
+        return JobView.of(j, clock.seconds()).withDevices(devices.of(j)).withBand(outlook);
     }
 
     /**
@@ -185,14 +185,14 @@ public class JobResource {
                 default -> "finished: " + j.state().name().toLowerCase(Locale.ROOT);
             };
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
-                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, List.of(), List.of());
+                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, List.of(), List.of());
         }
         Map<String, Long> ahead = j.queueRank() == null ? Map.of() : jobs.pendingAheadByTeam(j.queueRank());
-        StartOutlook.Band band = outlook.band(j.id());
+        StartOutlook.Band band = outlook.band(j.id(), j.plannedStart());
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), clock.seconds()), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
-                withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())));
+                band == null ? null : band.note(), withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())));
     }
 
     @DELETE

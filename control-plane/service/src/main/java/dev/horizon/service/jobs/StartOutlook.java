@@ -10,12 +10,20 @@ import java.util.List;
  * {@code dev.horizon.service.eta}); this seam keeps the resources free of how.
  */
 public interface StartOutlook {
-    /** A waiting job's band: by when it starts with odds 1 in 2 and 9 in 10 (epoch seconds; null: beyond the horizon), computed for the plan at bandsAt. */
-    record Band(Long p50At, Long p90At, long bandsAt) {
+    /**
+     * A waiting job's band as shown now: by when it starts with odds 1 in 2 and 9 in 10 (epoch seconds, never before now;
+     * null: none can be given, and note says why), computed for the plan at bandsAt; note: what else to know of it (null:
+     * nothing).
+     */
+    record Band(Long p50At, Long p90At, long bandsAt, String note) {
     }
 
-    /** The job's band from the latest bands computed, or null when it has none yet (the first plan after it arrived). */
-    Band band(String jobId);
+    /**
+     * The job's band from the latest bands computed, as shown now (a band whose time passed is read again, and fresh
+     * bands asked for); null when no bands are computed. plannedStart: the latest plan's start for it (null: none), which
+     * the note explains when it falls outside the band.
+     */
+    Band band(String jobId, Long plannedStart);
 
     /** Up to {@link Alternatives#MAX} changes that would start the waiting job sooner on the latest plan's moment; re-plans, so costly. */
     List<Alternatives.Alternative> alternatives(String jobId);

@@ -1,0 +1,65 @@
+package dev.horizon.service.eta;
+
+import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Feasibility;
+import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.NodeState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The band shown for a waiting job when its bands are computed: the calibrated one within the plan's horizon; past it,
+ * the futures played on with the same policy (not calibrated: no band that far out has been held to account); and
+ * when not even those started it, a sentence that says why no band can be given.
+ */
+final class BandNotes {
+    private BandNotes() {
+    }
+
+    /** calibrated: the calibrator's levels; raw: the job's sampled starts; beyondHours: how far past the horizon they reach. */
+    static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, JobState job, ClusterMoment m, int beyondHours) {
+        Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
+        boolean past = false;
+        if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
+        if (p90 == null && (p90 = raw.projected(0.9)) != null) past = true;
+        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, job, m, beyondHours));
+        if (p90 == null) {
+            return new StartTimes.Shown(p50, null, "with odds 9 in 10 it starts later than " + Instant.ofEpochSecond(reach(m, beyondHours)) + ", "
+                    + beyondHours + " h past the plan's horizon, where the futures end: in " + raw.notStarted() + " of " + raw.starts().length
+                    + " it had not started by then");
+        }
+        return new StartTimes.Shown(p50, p90, past ? "past the plan's horizon (" + Instant.ofEpochSecond(horizonEnd(m)) + "): the queue played on with the"
+                + " same policy in hourly steps; a band that far out is not calibrated" : null);
+    }
+
+    /**
+     * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or the work
+     * ranked above it kept the GPUs it can use busy to the end of more than half the futures.
+     */
+    static String whyNone(StartBands.Band raw, JobState job, ClusterMoment m, int beyondHours) {
+        List<GpuNode> up = m.nodes().stream().filter(n -> n.health() == NodeState.Health.READY).map(NodeState::node).toList();
+        List<String> down = m.nodes().stream().filter(n -> n.health() != NodeState.Health.READY).map(n -> n.node().name() + " (" + n.health().name().toLowerCase(Locale.ROOT) + ")").toList();
+        if (up.isEmpty()) return "no node takes work now" + (down.isEmpty() ? "" : ": " + String.join(", ", down)) + "; no start can be given until one does";
+        List<String> problems = job == null ? List.of() : Feasibility.problems(job.gpus(), job.minGpus(), job.slice(), job.rules(), new Cluster(up));
+        if (!problems.isEmpty()) {
+            return (down.isEmpty() ? "no node can hold it now: " : "no node that takes work now can hold it while " + String.join(", ", down)
+                    + (down.size() == 1 ? " is" : " are") + " out: ") + String.join("; ", problems);
+        }
+        return "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by " + Instant.ofEpochSecond(reach(m, beyondHours))
+                + ", " + beyondHours + " h past the plan's horizon: the work ranked above it, and the work expected to arrive ahead of it, keep the"
+                + " GPUs it can use busy that long";
+    }
+
+    private static long horizonEnd(ClusterMoment m) {
+        return m.now() + m.horizonSteps() * m.stepSeconds();
+    }
+
+    private static long reach(ClusterMoment m, int beyondHours) {
+        return horizonEnd(m) + beyondHours * 3600L / m.stepSeconds() * m.stepSeconds();
+    }
+}

@@ -1,0 +1,85 @@
+package dev.horizon.service.eta;
+
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.service.jobs.StartOutlook;
+import java.time.Instant;
+
+/**
+ * A waiting job's band as it is shown at the moment it is read, the one rule every view of a band goes through (job view
+ * and list, explanation, the plan's waiting entries, and so the adapters' conditions and {@code ./horizon why}): never
+ * earlier than now, P90 never before P50, a band whose P50 has passed without a start read again from the futures in
+ * which the job had not started by now (stale: the caller asks for fresh bands), and a note where the plan's own start
+ * falls outside the band.
+ */
+final class BandReading {
+    /** The band shown, and whether its time had passed, so fresh bands are due. */
+    record Read(StartOutlook.Band band, boolean stale) {
+    }
+
+    /** How far past a band's P50 a start may come before the band counts as passed: a plan's own lag. */
+    static final long GRACE_SECONDS = 60;
+    /** A calibration factor further from 1 than this is worth saying: the waits shown are stretched or shrunk by it. */
+    static final double NOTABLE_FACTOR = 1.25;
+
+    private BandReading() {
+    }
+
+    /** The band of jobId in s as shown at now; plannedStart: the latest plan's start for it (null: none within the horizon). */
+    static Read read(StartTimes.Snapshot s, String jobId, long now, Long plannedStart) {
+        if (s.bandsAt() == null) return new Read(null, false);
+        StartTimes.Shown shown = s.byJob().get(jobId);
+        if (shown == null) {
+            return new Read(new StartOutlook.Band(null, null, s.bandsAt(), "no band yet: it came after the plan of " + Instant.ofEpochSecond(s.bandsAt())
+                    + ", whose bands are the latest; the bands of a later plan give it one"), false);
+        }
+        boolean stale = shown.p50At() != null && shown.p50At() + GRACE_SECONDS < now;
+        if (stale) shown = again(s, jobId, shown, now);
+        Long p50 = shown.p50At() == null ? null : Math.max(now, shown.p50At());
+        Long p90 = shown.p90At() == null ? null : Math.max(p50 == null ? now : p50, shown.p90At());
+        String note = join(shown.note(), plannedOutside(s, plannedStart, p50, p90));
+        return new Read(new StartOutlook.Band(p50, p90, s.bandsAt(), note), stale);
+    }
+
+    /** The band read again at now from the futures in which the job had not started by then, calibrated as before. */
+    private static StartTimes.Shown again(StartTimes.Snapshot s, String jobId, StartTimes.Shown passed, long now) {
+        StartBands.Band raw = s.raw().get(jobId);
+        StartBands.Band left = raw == null || s.learnt() == null ? null : raw.after(now);
+        String was = "its band of the plan of " + Instant.ofEpochSecond(s.bandsAt()) + " (P50 " + Instant.ofEpochSecond(passed.p50At()) + ") passed without a start";
+        if (left == null) return new StartTimes.Shown(null, null, was + "; fresh bands come with the next plan");
+        Long[] levels = Calibrator.scaled(s.learnt(), now, left);
+        Long p50 = levels[Calibrator.P50] != null ? levels[Calibrator.P50] : left.projected(0.5);
+        Long p90 = levels[Calibrator.P90] != null ? levels[Calibrator.P90] : left.projected(0.9);
+        return new StartTimes.Shown(p50, p90, was + "; read again at " + Instant.ofEpochSecond(now) + " from the " + left.starts().length + " of "
+                + raw.starts().length + " sampled futures in which it had not started by then");
+    }
+
+    /** Why the plan's start lies outside the band, when it does (null: inside, or nothing to compare). */
+    private static String plannedOutside(StartTimes.Snapshot s, Long planned, Long p50, Long p90) {
+        if (planned == null || p50 == null) return null;
+        if (planned < p50) {
+            return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", before its P50: the plan counts only the work submitted so far, each"
+                    + " run ending at its estimate, while the sampled futures also bring the work expected to arrive ranked above it (at the last"
+                    + " day's rate) and runs ahead of it that overrun their estimates" + factor(s, Calibrator.P50);
+        }
+        if (p90 != null && planned > p90) {
+            return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", after its P90: the plan takes each run ahead of it to last its"
+                    + " estimate, while the sampled futures draw those runs from how their team's runs of the class really ran, and most"
+                    + " ended sooner" + factor(s, Calibrator.P90);
+        }
+        return null;
+    }
+
+    /** What the calibration adds at a level, when it moves the band notably. */
+    private static String factor(StartTimes.Snapshot s, int level) {
+        if (s.learnt() == null) return "";
+        double f = Math.exp(s.learnt().logFactors()[level]);
+        if (f < NOTABLE_FACTOR && f > 1 / NOTABLE_FACTOR) return "";
+        return String.format(java.util.Locale.ROOT, "; and bands here have come true %s than sampled, so their waits are scaled by %.2f",
+                f > 1 ? "later" : "earlier", f);
+    }
+
+    private static String join(String a, String b) {
+        return a == null ? b : b == null ? a : a + "; " + b;
+    }
+}

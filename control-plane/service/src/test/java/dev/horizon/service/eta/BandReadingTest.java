@@ -1,0 +1,80 @@
+package dev.horizon.service.eta;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.service.jobs.StartOutlook;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** How every view reads a band at the moment it is asked for: never before now, never stale, the plan's start explained. */
+class BandReadingTest {
+    private static final long AT = 100_000;
+    private static final Calibrator.Learnt AS_SAMPLED = new Calibrator().learnt();
+    /** Sixteen futures: the job starts 10, 20, ..., 160 minutes after the bands were computed. */
+    private static final StartBands.Band RAW = new StartBands.Band(minutes(16), AT + 86_400);
+
+    private static long[] minutes(int n) {
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) out[i] = AT + 600L * (i + 1);
+        return out;
+    }
+
+    private static StartTimes.Snapshot leader(StartTimes.Shown shown) {
+        return new StartTimes.Snapshot(AT, Map.of("j", shown), Map.of("j", RAW), AS_SAMPLED);
+    }
+
+    @Test
+    void aBandIsNeverShownBeforeNowNorItsP90BeforeItsP50() {
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(AT + 600, AT + 900, null));
+        BandReading.Read read = BandReading.read(s, "j", AT + 650, null);
+        assertFalse(read.stale(), "within a minute of its P50 the band still stands");
+        assertEquals(AT + 650, read.band().p50At());
+        assertEquals(AT + 900, read.band().p90At());
+    }
+
+    @Test
+    void aBandWhosePassedIsReadAgainFromTheFuturesNotStartedByNow() {
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(AT + 4800, AT + 8400, null));
+        long now = AT + 5400; // 90 min on: 9 of the 16 futures had started it
+        BandReading.Read read = BandReading.read(s, "j", now, null);
+        assertTrue(read.stale(), "fresh bands are asked for");
+        StartOutlook.Band b = read.band();
+        assertEquals(AT + 600L * 13, b.p50At(), "the median of the 7 futures left (100 .. 160 min) by nearest rank: 130 min");
+        assertEquals(AT + 600L * 16, b.p90At());
+        assertTrue(b.note().contains("passed without a start") && b.note().contains("7 of 16"), b.note());
+    }
+
+    @Test
+    void withTooFewFuturesLeftOrOnAFollowerNoStaleBandIsShown() {
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(AT + 4800, AT + 8400, null));
+        BandReading.Read late = BandReading.read(s, "j", AT + 8000, null);
+        assertNull(late.band().p50At(), "3 futures left cannot say");
+        assertTrue(late.stale() && late.band().note().contains("fresh bands come with the next plan"), late.band().note());
+        StartTimes.Snapshot stored = StartTimes.Snapshot.stored(AT, Map.of("j", new StartTimes.Shown(AT + 4800, AT + 8400, null)));
+        BandReading.Read follower = BandReading.read(stored, "j", AT + 5400, null);
+        assertNull(follower.band().p50At(), "a follower has no futures to read it again from");
+    }
+
+    @Test
+    void aPlannedStartOutsideTheBandIsExplained() {
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(AT + 4800, AT + 8400, null));
+        String early = BandReading.read(s, "j", AT, AT + 600).band().note();
+        assertTrue(early.contains("before its P50") && early.contains("expected to arrive"), early);
+        String late = BandReading.read(s, "j", AT, AT + 9000).band().note();
+        assertTrue(late.contains("after its P90") && late.contains("ended sooner"), late);
+        assertNull(BandReading.read(s, "j", AT, AT + 6000).band().note(), "inside the band there is nothing to explain");
+    }
+
+    @Test
+    void aJobThatCameAfterTheLatestBandsSaysWhenItGetsOne() {
+        StartOutlook.Band b = BandReading.read(leader(new StartTimes.Shown(AT + 600, AT + 900, null)), "newcomer", AT + 5, null).band();
+        assertNull(b.p50At());
+        assertTrue(b.note().startsWith("no band yet"), b.note());
+        assertNull(BandReading.read(StartTimes.Snapshot.NONE, "j", AT, null).band(), "bands off: no band and nothing to say");
+    }
+}
