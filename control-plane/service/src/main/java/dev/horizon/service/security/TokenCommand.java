@@ -22,7 +22,7 @@ import java.util.Set;
 public class TokenCommand {
     static final String USAGE = "usage: ./horizon token create --store DIR|jdbc:postgresql://... --role admin|submitter|agent [--team T] [--node N]"
             + " [--label L] [--expires-in SECONDS]";
-    private static final Set<String> OPTIONS = Set.of("--role", "--team", "--node", "--label", "--expires-in");
+    private static final Set<String> OPTIONS = Set.of("--role", "--team", "--node", "--label", "--expires-in", "--max-uses");
     /** Who the audit log names for a token made this way: no token made the request. */
     static final Tokens.Grant OFFLINE = new Tokens.Grant("offline", Role.ADMIN, null, null, "./horizon token create --store");
 
@@ -64,13 +64,18 @@ public class TokenCommand {
             if (i + 1 >= args.size()) throw new IllegalArgumentException(option + " needs a value");
             given.put(option, args.get(i + 1));
         }
-        String expires = given.get("--expires-in");
-        Long seconds;
+        Long seconds = whole(given, "--expires-in", "a whole number of seconds");
+        Long maxUses = whole(given, "--max-uses", "the number of nodes the token may enroll");
+        return new TokenResource.TokenRequest(given.get("--role"), given.get("--team"), given.get("--node"), given.get("--label"), seconds,
+                maxUses == null ? null : (int) Math.min(maxUses, Integer.MAX_VALUE), null);
+    }
+
+    private static Long whole(Map<String, String> given, String option, String what) {
+        String value = given.get(option);
         try {
-            seconds = expires == null ? null : Long.valueOf(expires);
+            return value == null ? null : Long.valueOf(value);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--expires-in is a whole number of seconds (got '" + expires + "')");
+            throw new IllegalArgumentException(option + " is " + what + " (got '" + value + "')");
         }
-        return new TokenResource.TokenRequest(given.get("--role"), given.get("--team"), given.get("--node"), given.get("--label"), seconds);
     }
 }
