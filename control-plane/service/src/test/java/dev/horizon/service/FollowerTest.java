@@ -63,7 +63,9 @@ class FollowerTest {
 
         as(ADMIN).get("/api/v1/plan").then().statusCode(200).body("plannedAt", equalTo(Api.iso(made.now())))
                 .body("running.jobId", org.hamcrest.Matchers.hasItem(job));
-        assertEquals(plan, as(ADMIN).get("/api/v1/plan").then().extract().asString(), "a follower shows the plan the leader stored");
+        // the planning loop may plan the same instant again before the takeover: only the time the decision took differs
+        assertEquals(withoutDecisionTime(plan), withoutDecisionTime(as(ADMIN).get("/api/v1/plan").then().extract().asString()),
+                "a follower shows the plan the leader stored");
         assertEquals(history, as(ADMIN).get("/api/v1/plan/history").then().statusCode(200).extract().path("$"), "and the same history");
         as(ADMIN).get("/api/leader").then().body("url", equalTo(leaderUrl)).body("self", equalTo(false));
         // the other leader plans: this replica shows its plan and history point, not what it last planned itself
@@ -119,6 +121,10 @@ class FollowerTest {
         takeOver(null);
         as(ADMIN).body(command).post("/api/v1/nodes/gpu-9/commands").then().statusCode(503).header("Retry-After", "10")
                 .body("error", containsString("has not said where it answers"));
+    }
+
+    private static String withoutDecisionTime(String plan) {
+        return plan.replaceFirst("\"decisionMillis\":[0-9.eE-]+,", "");
     }
 
     private void takeOver(String url) {

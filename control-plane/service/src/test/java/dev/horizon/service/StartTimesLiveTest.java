@@ -75,10 +75,9 @@ class StartTimesLiveTest {
         return startedAt;
     }
 
-    /** A time field of an answer (epoch seconds), null when absent or null. */
+    /** A time field of an answer (ISO-8601 on the wire) in epoch seconds, null when absent or null. */
     private static Long seconds(JsonPath answer, String field) {
-        Number n = answer.get(field);
-        return n == null ? null : n.longValue();
+        return Api.seconds(answer.get(field));
     }
 
     private static JsonPath explanation(String token, String id, String query) {
