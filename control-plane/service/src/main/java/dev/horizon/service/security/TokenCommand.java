@@ -1,5 +1,6 @@
 package dev.horizon.service.security;
 
+import dev.horizon.service.ServiceCommand;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import io.quarkus.arc.Unremovable;
@@ -19,7 +20,7 @@ import java.util.Set;
  */
 @ApplicationScoped
 @Unremovable
-public class TokenCommand {
+public class TokenCommand implements ServiceCommand {
     static final String USAGE = "usage: ./horizon token create --store DIR|jdbc:postgresql://... --role admin|submitter|agent [--team T] [--node N]"
             + " [--label L] [--expires-in SECONDS]";
     private static final Set<String> OPTIONS = Set.of("--role", "--team", "--node", "--label", "--expires-in", "--max-uses");
@@ -33,6 +34,12 @@ public class TokenCommand {
     @Inject
     AuditLog audit;
 
+    @Override
+    public String name() {
+        return "token-create";
+    }
+
+    @Override
     public int run(List<String> args, PrintStream out, PrintStream err) {
         TokenResource.TokenRequest req;
         Role role;

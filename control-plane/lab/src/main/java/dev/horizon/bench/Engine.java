@@ -5,7 +5,7 @@ import dev.horizon.simulation.Scenario;
 
 /**
  * What makes Horizon's decisions in a bench run. The simulator engine is the allocator's policy called directly; the
- * service engine ({@code --engine service}, in the control plane's module) replays the scenario through the real
+ * service engine ({@code --engine service}, in control-plane/lab-service) replays the scenario through the real
  * service's planning code and store. The simulator owns the world in both: arrivals, true durations, completions and
  * inference demand.
  */

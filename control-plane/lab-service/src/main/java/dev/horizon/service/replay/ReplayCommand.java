@@ -3,6 +3,7 @@ package dev.horizon.service.replay;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.bench.Engine;
 import dev.horizon.bench.HorizonCli;
+import dev.horizon.service.ServiceCommand;
 import dev.horizon.simulation.Scenario;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -15,10 +16,16 @@ import java.util.List;
  * the simulator's results.json, schedule.csv, rt.csv and report.html, with "engine":"service" under scenario.
  */
 @ApplicationScoped
-public class ReplayCommand {
+public class ReplayCommand implements ServiceCommand {
     @Inject
     ServiceEngine engine;
 
+    @Override
+    public String name() {
+        return "bench";
+    }
+
+    @Override
     public int run(List<String> args, PrintStream out, PrintStream err) {
         return HorizonCli.bench(args, out, err, new Engine() {
             @Override

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.bench.Progress;
 import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.service.ServiceCommand;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.jobs.JobStore;
@@ -38,7 +39,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 @Unremovable
-public class SoakCommand {
+public class SoakCommand implements ServiceCommand {
     static final String USAGE = "usage: ./horizon soak [--days D] [--nodes N] [--jobs-per-day J] [--db-url URL] [--teams T] [--plans P] [--warmup W]"
             + " [--seed S] [--keep-store]\n       (defaults 90 days, 200 nodes of 8 H100, 5000 jobs a day, 8 teams, 300 timed plans after 200 warm-up plans"
             + " per store, seed 1; the store is H2 in a temp dir unless --db-url points at PostgreSQL; prints JSON on stdout)";
@@ -72,6 +73,12 @@ public class SoakCommand {
     record Options(int days, int nodes, int jobsPerDay, int teams, int plans, int warmup, long seed, boolean keepStore) {
     }
 
+    @Override
+    public String name() {
+        return "soak";
+    }
+
+    @Override
     public int run(List<String> args, PrintStream out, PrintStream err) {
         Options o;
         try {
