@@ -23,7 +23,7 @@ public final class HorizonCli {
 
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
-            err.println("usage: horizon-allocator bench|simulate|latency|eta-cost [--help]");
+            err.println("usage: horizon-lab bench|simulate|latency|eta-cost [--help]");
             return 2;
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
