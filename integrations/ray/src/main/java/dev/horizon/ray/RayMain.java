@@ -4,7 +4,7 @@ import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.AdapterProcess;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.ray.controller.RayController;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.jobs.RayJobsServer;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.demand.RayDemandTranslator;

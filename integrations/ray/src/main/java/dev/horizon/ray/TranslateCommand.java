@@ -5,7 +5,7 @@ import dev.horizon.api.manifest.KindsRead;
 import dev.horizon.api.manifest.ManifestFile;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.manifest.Translation;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.RayKind;
 import dev.horizon.ray.translate.RayTranslationException;

@@ -8,7 +8,7 @@ import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.RuntimeCatalog;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.trace.DemoDayScenario;
 import java.io.IOException;

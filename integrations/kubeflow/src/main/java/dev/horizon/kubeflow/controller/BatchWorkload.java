@@ -11,7 +11,7 @@ import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
 import dev.horizon.kubeflow.batch.PodGroups;
 import dev.horizon.kubeflow.translate.GpuAsk;
-import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.release.PodRelease;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.List;

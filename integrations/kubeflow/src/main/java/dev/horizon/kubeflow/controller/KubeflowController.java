@@ -17,7 +17,7 @@ import dev.horizon.kubeflow.translate.NoGpuRequestedException;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
 import dev.horizon.kubernetes.KubernetesRefusal;
-import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.release.PodRelease;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

@@ -11,7 +11,7 @@ import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
-import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.release.PodRelease;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import java.util.ArrayList;
 import java.util.Iterator;

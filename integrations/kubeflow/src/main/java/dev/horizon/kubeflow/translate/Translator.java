@@ -10,7 +10,6 @@ import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.NodeSelection;
 import dev.horizon.api.manifest.Translation;
-import dev.horizon.kubeflow.schema.CrdSchemas;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -10,7 +10,7 @@ import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.api.manifest.ManifestException;
 import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubernetes.KubernetesRefusal;
-import dev.horizon.kubernetes.PodRelease;
+import dev.horizon.kubernetes.release.PodRelease;
 import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import dev.horizon.api.scheduler.Explanation;

@@ -7,7 +7,7 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.Accelerators;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -14,8 +14,6 @@ import dev.horizon.api.manifest.Manifests;
 import dev.horizon.api.manifest.NodeSelection;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.manifest.Translation;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
-import dev.horizon.ray.schema.RayCrdSchemas;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -17,7 +17,7 @@ import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.kubernetes.dra.DraCluster;
 import dev.horizon.ray.KubeRayFixtures;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.RayKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

@@ -14,7 +14,7 @@ import dev.horizon.api.JobSpec;
 import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.api.scheduler.FakeScheduler;
 import dev.horizon.ray.controller.RayController;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.demand.RayDemandTranslator;
 import dev.horizon.ray.gcs.proto.AffinityConstraint;
 import dev.horizon.ray.gcs.proto.AntiAffinityConstraint;

@@ -1,4 +1,4 @@
-package dev.horizon.kubeflow.schema;
+package dev.horizon.kubeflow.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.crd.SchemaExtraction;
 import dev.horizon.kubeflow.Fixtures;
-import dev.horizon.kubeflow.translate.KubeflowKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.horizon.ray.schema;
+package dev.horizon.ray.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.horizon.api.crd.SchemaExtraction;
 import dev.horizon.ray.KubeRayFixtures;
-import dev.horizon.ray.translate.RayKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

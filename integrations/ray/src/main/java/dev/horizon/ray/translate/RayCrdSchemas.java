@@ -1,8 +1,7 @@
-package dev.horizon.ray.schema;
+package dev.horizon.ray.translate;
 
 import dev.horizon.api.crd.SchemaReleases;
 import dev.horizon.api.crd.StructuralSchema;
-import dev.horizon.ray.translate.RayKind;
 import java.util.EnumMap;
 import java.util.Map;
 

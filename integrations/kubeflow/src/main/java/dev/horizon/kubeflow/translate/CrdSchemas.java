@@ -1,8 +1,7 @@
-package dev.horizon.kubeflow.schema;
+package dev.horizon.kubeflow.translate;
 
 import dev.horizon.api.crd.SchemaReleases;
 import dev.horizon.api.crd.StructuralSchema;
-import dev.horizon.kubeflow.translate.KubeflowKind;
 import java.util.EnumMap;
 import java.util.Map;
 

@@ -1,9 +1,11 @@
-package dev.horizon.kubernetes;
+package dev.horizon.kubernetes.release;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
+import dev.horizon.kubernetes.GpuResources;
+import dev.horizon.kubernetes.KubeJson;
 import dev.horizon.kubernetes.dra.DeviceClaims;
 import dev.horizon.kubernetes.dra.NotReleasable;
 import io.fabric8.kubernetes.client.KubernetesClient;

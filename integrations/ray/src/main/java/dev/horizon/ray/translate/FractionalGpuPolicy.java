@@ -1,9 +1,8 @@
-package dev.horizon.ray.demand;
+package dev.horizon.ray.translate;
 
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigProfile;
-import dev.horizon.ray.translate.RayTranslationException;
 import java.util.Comparator;
 import java.util.List;
 
