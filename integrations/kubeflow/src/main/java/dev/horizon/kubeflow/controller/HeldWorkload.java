@@ -2,9 +2,9 @@ package dev.horizon.kubeflow.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.integration.JobIntegration;
-import dev.horizon.api.integration.JobWithOutcome;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.kit.JobIntegration;
+import dev.horizon.kit.JobWithOutcome;
 import dev.horizon.kubernetes.dra.DeviceClaims;
 import java.util.Optional;
 import java.util.Set;

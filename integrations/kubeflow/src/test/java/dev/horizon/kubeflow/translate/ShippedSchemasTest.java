@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.horizon.api.crd.SchemaExtraction;
+import dev.horizon.kit.crd.SchemaExtraction;
 import dev.horizon.kubeflow.Fixtures;
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,7 +6,7 @@ import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
-import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.kit.manifest.Accelerators;
 import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.horizon.ray.translate;
 
-import dev.horizon.api.crd.SchemaReleases;
-import dev.horizon.api.crd.StructuralSchema;
+import dev.horizon.kit.crd.SchemaReleases;
+import dev.horizon.kit.crd.StructuralSchema;
 import java.util.EnumMap;
 import java.util.Map;
 
