@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.scheduler.RestSchedulerClient;
-import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.kit.manifest.ManifestFile;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.controller.KubeflowController;
 import dev.horizon.kubeflow.controller.MockCluster;

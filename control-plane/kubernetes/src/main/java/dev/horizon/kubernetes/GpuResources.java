@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.api.manifest.Accelerators;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,8 +17,10 @@ import java.util.Map;
  * another plan) starts again from what the user wrote.
  */
 public final class GpuResources {
-    private static final String GPU = Accelerators.GPU_RESOURCE;
-    private static final String MIG_PREFIX = Accelerators.MIG_PREFIX;
+    /** The device plugin's whole-GPU resource. */
+    public static final String GPU = "nvidia.com/gpu";
+    /** The device plugin's MIG resources: this prefix and the profile ("nvidia.com/mig-1g.10gb"). */
+    public static final String MIG_PREFIX = "nvidia.com/mig-";
     /** On the pod template: container name to its original GPU limits and requests, as JSON. */
     public static final String SAVED = "horizon.dev/gpu-resources";
     private static final ObjectMapper JSON = new ObjectMapper();

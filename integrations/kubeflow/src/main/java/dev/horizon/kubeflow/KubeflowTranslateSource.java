@@ -1,7 +1,7 @@
 package dev.horizon.kubeflow;
 
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.TranslateSource;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.TranslateSource;
 import java.io.PrintStream;
 
 /** {@code translate kubeflow}: the Kubeflow jobs and the batch kinds, for {@code translate FILE}. */

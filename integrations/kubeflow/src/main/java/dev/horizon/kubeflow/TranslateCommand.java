@@ -1,16 +1,16 @@
 package dev.horizon.kubeflow;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.manifest.GpuModelTable;
+import dev.horizon.kit.manifest.GpuModelTable;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.ManifestFile;
+import dev.horizon.kit.manifest.Manifests;
+import dev.horizon.kit.manifest.TeamRule;
+import dev.horizon.kit.manifest.Translation;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
 import dev.horizon.kubeflow.serving.ServingKind;
 import dev.horizon.kubeflow.serving.ServingTranslator;
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.ManifestFile;
-import dev.horizon.api.manifest.Manifests;
-import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.Translation;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.RuntimeCatalog;
 import dev.horizon.kubeflow.translate.TranslationException;

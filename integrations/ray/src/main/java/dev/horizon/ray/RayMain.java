@@ -1,16 +1,16 @@
 package dev.horizon.ray;
 
-import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.scheduler.AdapterProcess;
 import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.kit.AdapterProcess;
+import dev.horizon.kit.manifest.TeamRule;
 import dev.horizon.ray.controller.RayController;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
-import dev.horizon.ray.jobs.RayJobsServer;
-import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.demand.RayDemandTranslator;
 import dev.horizon.ray.gcs.GcsClient;
 import dev.horizon.ray.gcs.GcsDemandPoller;
 import dev.horizon.ray.gcs.RayClusterWorkers;
+import dev.horizon.ray.jobs.RayJobsServer;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
+import dev.horizon.ray.translate.KubeRayTranslator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.horizon.ray;
 
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.TranslateSource;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.TranslateSource;
 import dev.horizon.ray.translate.RayKind;
 import java.io.PrintStream;
 

@@ -1,11 +1,11 @@
 package dev.horizon.ray;
 
-import dev.horizon.api.manifest.GpuModelTable;
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.ManifestFile;
-import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.Translation;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.kit.manifest.GpuModelTable;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.ManifestFile;
+import dev.horizon.kit.manifest.TeamRule;
+import dev.horizon.kit.manifest.Translation;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.RayKind;
 import dev.horizon.ray.translate.RayTranslationException;

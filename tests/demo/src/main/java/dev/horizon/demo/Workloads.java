@@ -2,13 +2,13 @@ package dev.horizon.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.JobSpec;
-import dev.horizon.api.manifest.ManifestFile;
-import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.Translation;
+import dev.horizon.kit.manifest.ManifestFile;
+import dev.horizon.kit.manifest.TeamRule;
+import dev.horizon.kit.manifest.Translation;
 import dev.horizon.kubeflow.translate.RuntimeCatalog;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.trace.DemoDayScenario;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package dev.horizon.kubeflow.batch;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.Manifests;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.Manifests;
 import java.util.Arrays;
 import java.util.Optional;
 

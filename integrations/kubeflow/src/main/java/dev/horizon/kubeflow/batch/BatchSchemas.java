@@ -1,8 +1,8 @@
 package dev.horizon.kubeflow.batch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.horizon.api.crd.SchemaReleases;
-import dev.horizon.api.crd.StructuralSchema;
+import dev.horizon.kit.crd.SchemaReleases;
+import dev.horizon.kit.crd.StructuralSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumMap;

@@ -6,13 +6,17 @@ import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.api.manifest.Translation;
+import dev.horizon.kit.GenericJob;
+import dev.horizon.kit.HeldWorkload;
+import dev.horizon.kit.JobWithOutcome;
+import dev.horizon.kit.Release;
+import dev.horizon.kit.manifest.Translation;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
 import dev.horizon.kubeflow.batch.PodGroups;
 import dev.horizon.kubeflow.translate.GpuAsk;
-import dev.horizon.kubernetes.PodRelease;
 import dev.horizon.kubernetes.dra.NotReleasable;
+import dev.horizon.kubernetes.release.PodRelease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,21 +28,12 @@ import java.util.Set;
  * Only their scheduling directives (node affinity, nodeSelector, tolerations) may change while suspended, so they are
  * released in device-plugin mode: a claim would change the GPU limits, which the API server refuses.
  */
-final class BatchWorkload implements HeldWorkload {
+record BatchWorkload(BatchKind batchKind, ObjectNode object, BatchTranslator translator, PodRelease release)
+        implements GenericJob, JobWithOutcome {
     private static final Set<String> SUCCEEDED = Set.of("Complete", "Completed");
 
-    private final BatchKind kind;
-    private final ObjectNode object;
-    private final BatchTranslator translator;
-    private final PodRelease release;
-    private final List<String> released = new ArrayList<>();
-
-    BatchWorkload(BatchKind kind, ObjectNode object, BatchTranslator translator, PodRelease release) {
-        if (!kind.suspendable()) throw new IllegalArgumentException(kind.sourceKind() + " has no spec.suspend to hold it by");
-        this.kind = kind;
-        this.object = object;
-        this.translator = translator;
-        this.release = release;
+    BatchWorkload {
+        if (!batchKind.suspendable()) throw new IllegalArgumentException(batchKind.sourceKind() + " has no spec.suspend to hold it by");
     }
 
     /**
@@ -54,13 +49,8 @@ final class BatchWorkload implements HeldWorkload {
     }
 
     @Override
-    public ObjectNode object() {
-        return object;
-    }
-
-    @Override
     public String kind() {
-        return kind.sourceKind();
+        return batchKind.sourceKind();
     }
 
     @Override
@@ -69,39 +59,25 @@ final class BatchWorkload implements HeldWorkload {
     }
 
     @Override
-    public boolean isSuspended() {
-        return object.path("spec").path("suspend").asBoolean(false);
-    }
-
-    @Override
-    public void suspend() {
-        KubeObjects.child(object, "spec").put("suspend", true);
-    }
-
-    @Override
-    public void runOn(PlannedPlacement placement) {
+    public Release runOn(PlannedPlacement placement) {
         if (placement.devices().stream().anyMatch(d -> d.gpuMode() == GpuMode.DRA)) {
-            throw new NotReleasable("a suspended " + kind.kind() + " may change only its pods' scheduling directives, not their GPU limits, which a"
-                    + " claim replaces; " + kind.kind() + "s are released in device-plugin mode only, so plan it on a device-plugin pool (gpuTypes)");
+            throw new NotReleasable("a suspended " + batchKind.kind() + " may change only its pods' scheduling directives, not their GPU limits, which a"
+                    + " claim replaces; " + batchKind.kind() + "s are released in device-plugin mode only, so plan it on a device-plugin pool (gpuTypes)");
         }
-        released.clear();
+        List<String> released = new ArrayList<>();
         PlannedSlices slices = new PlannedSlices(placement.devices());
-        for (PodGroups.Group group : PodGroups.of(kind, object).groups()) {
+        for (PodGroups.Group group : PodGroups.of(batchKind, object).groups()) {
             GpuAsk ask = GpuAsk.ofPod(group.template().path("spec"), "");
             if (!ask.any() || group.pods() == 0) continue;
             List<PlannedDevice> mine = slices.next(group.pods(), ask);
-            released.add(release.release(HeldWorkload.owner(object, kind.kind()), group.name(), group.template(), mine, placement.nodes(), placement.migProfile()));
+            released.add(release.release(HeldWorkload.owner(object, batchKind.kind()), group.name(), group.template(), mine, placement.nodes(), placement.migProfile()));
         }
         KubeObjects.child(object, "spec").put("suspend", false);
-    }
-
-    @Override
-    public String released() {
-        return String.join("; ", released);
+        return new Release(String.join(",", placement.nodes()), String.join("; ", released));
     }
 
     @Override
     public Optional<Boolean> succeeded() {
-        return HeldWorkload.outcome(object, SUCCEEDED);
+        return JobWithOutcome.fromConditions(object, SUCCEEDED);
     }
 }

@@ -1,11 +1,11 @@
 package dev.horizon.kubeflow.controller;
 
-import dev.horizon.api.scheduler.AdapterProcess;
 import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.kit.AdapterProcess;
+import dev.horizon.kit.manifest.TeamRule;
 import dev.horizon.kubeflow.extender.ExtenderServer;
 import dev.horizon.kubeflow.extender.PodBinder;
 import dev.horizon.kubeflow.extender.SchedulerExtender;
-import dev.horizon.api.manifest.TeamRule;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

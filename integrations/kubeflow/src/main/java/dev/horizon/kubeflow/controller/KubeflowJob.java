@@ -7,12 +7,16 @@ import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.api.integration.PlannedPlacement;
-import dev.horizon.api.manifest.Translation;
+import dev.horizon.kit.GenericJob;
+import dev.horizon.kit.HeldWorkload;
+import dev.horizon.kit.JobWithOutcome;
+import dev.horizon.kit.Release;
+import dev.horizon.kit.manifest.Translation;
 import dev.horizon.kubeflow.translate.GpuAsk;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.Translator;
-import dev.horizon.kubernetes.PodRelease;
 import dev.horizon.kubernetes.dra.NotReleasable;
+import dev.horizon.kubernetes.release.PodRelease;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -21,37 +25,20 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A Kubeflow job object (as JSON) seen through {@link JobIntegration}: training-operator jobs and the
+ * A Kubeflow job object (as JSON) seen through {@link GenericJob}: training-operator jobs and the
  * mpi-operator's v2beta1 MPIJob hold with {@code spec.runPolicy.suspend}, TrainJobs with {@code spec.suspend}. Placement is injected
  * as a required node affinity on kubernetes.io/hostname, added to every term the user already has, and, on nodes in
  * {@code dra} mode, as claims on exactly the planned devices ({@link PodRelease}).
  */
-public final class KubeflowJob implements HeldWorkload {
+public record KubeflowJob(KubeflowKind kubeflowKind, ObjectNode object, Translator translator, PodRelease release)
+        implements GenericJob, JobWithOutcome {
     /** The runtimePatches entry Horizon owns on a TrainJob. */
     static final String PATCH_MANAGER = "horizon.dev/scheduler";
     private static final Set<String> SUCCEEDED = Set.of("Succeeded", "Complete");
 
-    private final KubeflowKind kind;
-    private final ObjectNode object;
-    private final Translator translator;
-    private final PodRelease release;
-    private final List<String> released = new ArrayList<>();
-
-    public KubeflowJob(KubeflowKind kind, ObjectNode object, Translator translator, PodRelease release) {
-        this.kind = kind;
-        this.object = object;
-        this.translator = translator;
-        this.release = release;
-    }
-
-    @Override
-    public ObjectNode object() {
-        return object;
-    }
-
     @Override
     public String kind() {
-        return kind.kind();
+        return kubeflowKind.kind();
     }
 
     @Override
@@ -74,11 +61,11 @@ public final class KubeflowJob implements HeldWorkload {
      * placement order, as many as their replicas times the devices each replica holds.
      */
     @Override
-    public void runOn(PlannedPlacement placement) {
-        released.clear();
-        if (kind.hasReplicaSpecs()) {
+    public Release runOn(PlannedPlacement placement) {
+        List<String> released = new ArrayList<>();
+        if (kubeflowKind.hasReplicaSpecs()) {
             PlannedSlices slices = new PlannedSlices(placement.devices());
-            for (Iterator<Map.Entry<String, JsonNode>> it = object.path("spec").path(kind.replicaSpecsField()).fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = object.path("spec").path(kubeflowKind.replicaSpecsField()).fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> replicaType = it.next();
                 JsonNode template = replicaType.getValue().path("template");
                 if (!template.path("spec").isObject()) continue;
@@ -86,7 +73,7 @@ public final class KubeflowJob implements HeldWorkload {
                 GpuAsk ask = GpuAsk.ofPod(template.path("spec"), "");
                 if (!ask.any()) continue;
                 List<PlannedDevice> mine = slices.next(replicaType.getValue().path("replicas").asInt(1), ask);
-                released.add(release.release(HeldWorkload.owner(object, kind.kind()), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
+                released.add(release.release(HeldWorkload.owner(object, kubeflowKind.kind()), replicaType.getKey(), (ObjectNode) template, mine, placement.nodes(), placement.migProfile()));
             }
         } else {
             if (placement.devices().stream().anyMatch(d -> d.gpuMode() == GpuMode.DRA)) {
@@ -97,21 +84,17 @@ public final class KubeflowJob implements HeldWorkload {
             released.add("trainer on " + String.join(",", placement.nodes()));
         }
         suspendHolder().put("suspend", false);
-    }
-
-    @Override
-    public String released() {
-        return String.join("; ", released);
+        return new Release(String.join(",", placement.nodes()), String.join("; ", released));
     }
 
     @Override
     public Optional<Boolean> succeeded() {
-        return HeldWorkload.outcome(object, SUCCEEDED);
+        return JobWithOutcome.fromConditions(object, SUCCEEDED);
     }
 
     private ObjectNode suspendHolder() {
         ObjectNode spec = KubeObjects.child(object, "spec");
-        return kind.hasReplicaSpecs() ? KubeObjects.child(spec, "runPolicy") : spec;
+        return kubeflowKind.hasReplicaSpecs() ? KubeObjects.child(spec, "runPolicy") : spec;
     }
 
     private void patchTrainerStep(PlannedPlacement placement) {

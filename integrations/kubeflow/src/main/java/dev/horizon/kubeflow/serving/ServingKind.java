@@ -1,9 +1,9 @@
 package dev.horizon.kubeflow.serving;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.crd.SchemaReleases;
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.Manifests;
+import dev.horizon.kit.crd.SchemaReleases;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.Manifests;
 import dev.horizon.kubeflow.batch.BatchSchemas;
 import java.util.Arrays;
 import java.util.Optional;

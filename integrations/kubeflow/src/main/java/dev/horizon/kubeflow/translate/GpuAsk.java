@@ -3,7 +3,7 @@ package dev.horizon.kubeflow.translate;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.MigProfiles;
-import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.kit.manifest.Accelerators;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.regex.Pattern;

@@ -1,7 +1,7 @@
 package dev.horizon.kubeflow.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.manifest.Manifests;
+import dev.horizon.kit.manifest.Manifests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

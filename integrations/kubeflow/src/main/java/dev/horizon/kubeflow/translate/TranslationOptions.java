@@ -1,7 +1,7 @@
 package dev.horizon.kubeflow.translate;
 
-import dev.horizon.api.manifest.GpuModelTable;
-import dev.horizon.api.manifest.TeamRule;
+import dev.horizon.kit.manifest.GpuModelTable;
+import dev.horizon.kit.manifest.TeamRule;
 import java.util.Map;
 
 /**

@@ -1,7 +1,7 @@
 package dev.horizon.kubeflow.controller;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.horizon.api.manifest.ManifestFile;
+import dev.horizon.kit.manifest.ManifestFile;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
-import dev.horizon.api.manifest.ManifestException;
-import dev.horizon.api.manifest.ManifestFile;
-import dev.horizon.api.manifest.QueueTeams;
-import dev.horizon.api.manifest.TeamRule;
-import dev.horizon.api.manifest.TeamSource;
+import dev.horizon.kit.manifest.ManifestException;
+import dev.horizon.kit.manifest.ManifestFile;
+import dev.horizon.kit.manifest.QueueTeams;
+import dev.horizon.kit.manifest.TeamRule;
+import dev.horizon.kit.manifest.TeamSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -3,53 +3,99 @@ package dev.horizon.ray.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.api.integration.PlannedPlacement;
+import dev.horizon.kit.ComposableJob;
+import dev.horizon.kit.Explanations;
+import dev.horizon.kit.HeldWorkload;
+import dev.horizon.kit.JobWithOptionalHold;
+import dev.horizon.kit.JobWithOutcome;
+import dev.horizon.kit.Release;
+import dev.horizon.kit.manifest.Translation;
+import dev.horizon.kubernetes.dra.DeviceClaims;
+import dev.horizon.kubernetes.release.PodRelease;
+import dev.horizon.ray.translate.KubeRayTranslator;
 import dev.horizon.ray.translate.RayKind;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * A RayJob, RayCluster or RayService object (as JSON) the controller holds and releases. All hold with {@code spec.suspend}.
- * Unlike a Kubeflow job it is not one {@code JobIntegration}: the translator makes one scheduler job per GPU group
- * (head, each worker group), each planned onto its own nodes, so placement is injected group by group.
+ * It is a {@link ComposableJob}: the translator makes one scheduler job per GPU group (head, each worker group), each
+ * planned onto its own nodes, so placement is injected group by group, and only once every group is planned (KubeRay
+ * tears the whole cluster down on suspend, so a partial cluster never runs). RayJob's status schema has no conditions (the
+ * API server would prune one), so its explanation is an annotation; a RayCluster's and a RayService's is also a condition.
  */
-final class RayWorkload {
-    private final RayKind kind;
-    private final ObjectNode object;
-
-    RayWorkload(RayKind kind, ObjectNode object) {
-        this.kind = kind;
-        this.object = object;
+record RayWorkload(RayKind rayKind, ObjectNode object, KubeRayTranslator translator, PodRelease release)
+        implements ComposableJob, JobWithOutcome, JobWithOptionalHold {
+    @Override
+    public String kind() {
+        return rayKind.kind();
     }
 
-    RayKind kind() {
-        return kind;
+    @Override
+    public Translation translate() {
+        return translator.translate(object);
     }
 
-    ObjectNode object() {
-        return object;
+    @Override
+    public Explanations explanations() {
+        return rayKind == RayKind.RAY_JOB ? Explanations.ANNOTATION : Explanations.ANNOTATION_AND_CONDITION;
     }
 
-    String name() {
+    /** Releases every group onto its scheduler job's placement (claims on its planned devices in dra mode). */
+    @Override
+    public Release runOn(Map<String, PlannedPlacement> placementsByJobName) {
+        Map<String, ObjectNode> templates = templatesByJobName();
+        DeviceClaims.Owner owner = HeldWorkload.owner(object, rayKind.kind());
+        List<String> parts = new ArrayList<>();
+        placementsByJobName.forEach((name, p) -> {
+            ObjectNode template = templates.get(name);
+            if (template == null) throw new IllegalStateException("scheduler job " + name + " names no group of " + name());
+            parts.add(release.release(owner, name.substring(name().length() + 1), template, p.devices(), p.nodes(), p.migProfile()));
+        });
+        KubeObjects.child(object, "spec").put("suspend", false);
+        return new Release(String.join("; ", parts), "with " + String.join("; ", parts));
+    }
+
+    /**
+     * The RayService holds with its top-level {@code spec.suspend}, which newer KubeRay RayService CRDs have
+     * (ray-project/kuberay pull request 4841; KubeRay deletes the RayService's clusters while it is suspended). Where the
+     * installed CRD has no such field the API server drops it on write, and the workload is left to KubeRay unheld.
+     */
+    @Override
+    public String unheldReason() {
+        return "this cluster's " + rayKind.kind() + " CRD has no spec.suspend (an older KubeRay), so Horizon cannot hold it until planned; it runs as"
+                + " KubeRay starts it, unplanned";
+    }
+
+    /**
+     * How the RayJob ended, from KubeRay's jobDeploymentStatus; a RayCluster never ends on its own, so it is empty
+     * until it is deleted.
+     */
+    @Override
+    public Optional<Boolean> succeeded() {
+        if (rayKind != RayKind.RAY_JOB) return Optional.empty();
+        String deployment = object.path("status").path("jobDeploymentStatus").asText("");
+        if (deployment.equals("Complete")) return Optional.of(!"FAILED".equals(object.path("status").path("jobStatus").asText()));
+        if (deployment.equals("Failed")) return Optional.of(false);
+        return Optional.empty();
+    }
+
+    private String name() {
         return object.path("metadata").path("name").asText();
-    }
-
-    boolean isSuspended() {
-        return object.path("spec").path("suspend").asBoolean(false);
-    }
-
-    void setSuspended(boolean suspended) {
-        KubeObjects.child(object, "spec").put("suspend", suspended);
     }
 
     /**
      * The pod template (metadata and spec) of each group by the name the translator gives its scheduler job: "NAME-head" for
      * the head and "NAME-GROUPNAME" for a worker group.
      */
-    Map<String, ObjectNode> templatesByJobName() {
+    private Map<String, ObjectNode> templatesByJobName() {
         Map<String, ObjectNode> pods = new LinkedHashMap<>();
         JsonNode cluster = object;
-        for (String part : kind.clusterSpecPath().split("\\.")) cluster = cluster.path(part);
+        for (String part : rayKind.clusterSpecPath().split("\\.")) cluster = cluster.path(part);
         podSpec(cluster.path("headGroupSpec")).ifPresent(p -> pods.put(name() + "-head", p));
         JsonNode groups = cluster.path("workerGroupSpecs");
         for (int i = 0; i < groups.size(); i++) {
@@ -57,22 +103,6 @@ final class RayWorkload {
             podSpec(groups.get(i)).ifPresent(p -> pods.put(name() + "-" + group, p));
         }
         return pods;
-    }
-
-    /**
-     * How the RayJob ended, from KubeRay's jobDeploymentStatus; a RayCluster never ends on its own, so it is empty
-     * until it is deleted.
-     */
-    Optional<Boolean> succeeded() {
-        if (kind != RayKind.RAY_JOB) return Optional.empty();
-        String deployment = object.path("status").path("jobDeploymentStatus").asText("");
-        if (deployment.equals("Complete")) return Optional.of(!"FAILED".equals(object.path("status").path("jobStatus").asText()));
-        if (deployment.equals("Failed")) return Optional.of(false);
-        return Optional.empty();
-    }
-
-    ObjectNode annotations() {
-        return KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
     }
 
     private static Optional<ObjectNode> podSpec(JsonNode group) {

@@ -2,7 +2,8 @@ package dev.horizon.ray.demand;
 
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobSpec;
-import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.kit.manifest.Accelerators;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import dev.horizon.ray.translate.NoGpuRequestedException;
 import dev.horizon.ray.translate.RayTranslationException;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerException;
 import dev.horizon.api.scheduler.SchedulerJob;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

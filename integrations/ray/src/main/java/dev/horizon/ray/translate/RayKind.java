@@ -2,8 +2,8 @@ package dev.horizon.ray.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.api.JobClass;
-import dev.horizon.api.manifest.KindsRead;
-import dev.horizon.api.manifest.Manifests;
+import dev.horizon.kit.manifest.KindsRead;
+import dev.horizon.kit.manifest.Manifests;
 import java.util.Arrays;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package dev.horizon.ray.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.api.manifest.Accelerators;
+import dev.horizon.kit.manifest.Accelerators;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;

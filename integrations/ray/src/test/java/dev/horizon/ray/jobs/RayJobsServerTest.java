@@ -10,7 +10,7 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
-import dev.horizon.ray.demand.FractionalGpuPolicy;
+import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
