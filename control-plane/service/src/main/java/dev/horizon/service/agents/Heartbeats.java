@@ -3,7 +3,7 @@ package dev.horizon.service.agents;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,7 +25,7 @@ public class Heartbeats {
     @Inject
     NodeStore nodes;
     @Inject
-    Planner planner;
+    PlanRequests planner;
     @Inject
     Leadership leadership;
     @ConfigProperty(name = "horizon.agents.heartbeat-timeout-seconds")

@@ -12,7 +12,7 @@ import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -47,7 +47,7 @@ public class GpuOperatorCommands {
     @Inject
     Leadership leadership;
     @Inject
-    Planner planner;
+    PlanRequests planner;
 
     /** Whether the command is run here rather than streamed to the node's agent. */
     public boolean takesOver(NodeCommand c) {
