@@ -1,7 +1,7 @@
 package dev.horizon.service.agents;
 
 import dev.horizon.service.clock.ServiceClock;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.WhileLeading;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
@@ -25,15 +25,12 @@ public class CommandExpiry {
     CommandStore commands;
     @Inject
     PlanRequests planner;
-    @Inject
-    Leadership leadership;
     @ConfigProperty(name = "horizon.agents.command-ttl-seconds")
     long ttlSeconds;
 
-    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    // what the leader queued, the leader expires: the plan it asks for is its own
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = WhileLeading.class)
     void check() {
-        // what the leader queued, the leader expires: the plan it asks for is its own
-        if (!leadership.leading()) return;
         expire();
     }
 
