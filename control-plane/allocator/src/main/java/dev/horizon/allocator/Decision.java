@@ -21,7 +21,34 @@ public final class Decision {
     private final List<Start> starts = new ArrayList<>();
     private final Map<String, String> waitReasons = new LinkedHashMap<>();
     private final Map<String, Long> plannedStarts = new LinkedHashMap<>();
+    private final Map<String, WaitRule> waitRules = new LinkedHashMap<>();
+    private final List<SolverStats> solverStats = new ArrayList<>();
     private double planObjective = Double.NaN;
+
+    /** The rule a job left waiting falls under, as the service files it; a job the plan gave no rule has no room in the horizon. */
+    public enum WaitRule {
+        /** The plan starts it in a later step. */
+        PLANNED_START("planned-start"),
+        /** The plan starts it now but no contiguous block is free yet. */
+        FRAGMENTED("fragmented"),
+        /** Its team already runs all it is owed: it waits to run as fill. */
+        OVER_SHARE("over-share"),
+        NO_ROOM_IN_HORIZON("no-room-in-horizon");
+
+        private final String label;
+
+        WaitRule(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** One solver run behind the plan: the heuristic's objective it was warm-started from, its own, and its status. */
+    public record SolverStats(double hintObjective, double objective, String status) {
+    }
 
     public void preempt(String jobId) {
         preemptions.add(jobId);
@@ -54,6 +81,14 @@ public final class Decision {
         plannedStarts.put(jobId, atSeconds);
     }
 
+    public void waitRule(String jobId, WaitRule rule) {
+        waitRules.put(jobId, rule);
+    }
+
+    public void solved(SolverStats stats) {
+        solverStats.add(stats);
+    }
+
     public void planObjective(double value) {
         planObjective = value;
     }
@@ -81,6 +116,20 @@ public final class Decision {
      */
     public Map<String, Long> plannedStarts() {
         return plannedStarts;
+    }
+
+    /** The rule each job left waiting falls under (see {@link WaitRule}). */
+    public WaitRule waitRule(String jobId) {
+        return waitRules.getOrDefault(jobId, WaitRule.NO_ROOM_IN_HORIZON);
+    }
+
+    public Map<String, WaitRule> waitRules() {
+        return waitRules;
+    }
+
+    /** The solver runs behind the plan, one per planned group (empty for the heuristic, which keeps none). */
+    public List<SolverStats> solverStats() {
+        return solverStats;
     }
 
     /** The planner's objective for the whole horizon plan (NaN for policies without one). */

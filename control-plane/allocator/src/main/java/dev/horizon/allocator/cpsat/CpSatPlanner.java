@@ -11,6 +11,7 @@ import com.google.ortools.sat.LinearArgument;
 import com.google.ortools.sat.LinearExpr;
 import com.google.ortools.util.Domain;
 import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.NodeChoice;
 import dev.horizon.allocator.plan.Plan;
@@ -154,7 +155,7 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
     private Plan finish(long started, Plan hint, Plan chosen, String status) {
         lastStats = new Stats(hint.objective(), chosen.objective(), chosen != hint, status,
                 (System.nanoTime() - started) / 1e9);
-        return chosen;
+        return chosen.solvedBy(new Decision.SolverStats(hint.objective(), chosen.objective(), status));
     }
 
     /** A start and the {node, GPUs} slices a job takes from that step on. */

@@ -20,7 +20,7 @@ public final class FullModeHorizonPolicy extends HorizonInference {
     /** fullPlanner: the planner of full mode, a {@link CpSatPlanner} (warm-started from the heuristic, never worse than it). */
     public FullModeHorizonPolicy(String name, Function<PlanProblem, Plan> fullPlanner, long everySeconds) {
         if (everySeconds < 1) throw new IllegalArgumentException("everySeconds must be >= 1 (got " + everySeconds + ")");
-        this.full = new HorizonPolicy(name, 0.99, horizon.unmetInferencePenalty(), fullPlanner);
+        this.full = new HorizonPolicy(name, fullPlanner);
         this.everySeconds = everySeconds;
     }
 

@@ -41,38 +41,55 @@ public final class HorizonPolicy implements SchedulingPolicy {
     /** Covers 99.8% of the minutes it has seen: the per-minute SLO at least as high as an HPA's, at a few GPUs' cost. */
     public static final double DEFAULT_INFERENCE_COVERAGE = 0.998;
 
+    /**
+     * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the horizon);
+     * unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation reward, 5 to 10 as in Dharma's
+     * model; inferenceCoverage: the share of observed minutes inference is sized to cover.
+     */
+    public record Settings(double decayPerStep, double unmetInferencePenalty, double inferenceCoverage) {
+        /** What Horizon runs with unless a bench calibrates it: the simulator and the service plan alike with these. */
+        public static final Settings DEFAULT = new Settings(0.99, 8.0, DEFAULT_INFERENCE_COVERAGE);
+
+        public Settings {
+            if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
+            if (unmetInferencePenalty < 5 || unmetInferencePenalty > 10) {
+                throw new IllegalArgumentException("unmetInferencePenalty must be between 5 and 10 (Dharma's range): " + unmetInferencePenalty);
+            }
+        }
+
+        public Settings withInferenceCoverage(double coverage) {
+            return new Settings(decayPerStep, unmetInferencePenalty, coverage);
+        }
+    }
+
     private final double unmetInferencePenalty;
     private final BurstMargin inferenceSizing;
     private final Allocate allocate;
     private final String name;
 
     public HorizonPolicy() {
-        this(DEFAULT_INFERENCE_COVERAGE);
+        this("horizon", new HeuristicPlanner()::plan);
     }
 
     /** Inference sized to cover that share of the minutes it has seen (the bench calibrates it to a service level). */
     public HorizonPolicy(double inferenceCoverage) {
-        this("horizon", 0.99, 8.0, new HeuristicPlanner()::plan, inferenceCoverage);
+        this("horizon", Settings.DEFAULT.withInferenceCoverage(inferenceCoverage), new HeuristicPlanner()::plan);
+    }
+
+    /** The default settings on the given planner (CP-SAT in full mode). */
+    public HorizonPolicy(String name, Function<PlanProblem, Plan> planner) {
+        this(name, Settings.DEFAULT, planner);
     }
 
     public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner) {
-        this(name, decayPerStep, unmetInferencePenalty, planner, DEFAULT_INFERENCE_COVERAGE);
+        this(name, new Settings(decayPerStep, unmetInferencePenalty, DEFAULT_INFERENCE_COVERAGE), planner);
     }
 
-    /**
-     * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the
-     * horizon); unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation
-     * reward, 5 to 10 as in Dharma's model; inferenceCoverage: the share of observed minutes inference is sized to cover.
-     */
-    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner, double inferenceCoverage) {
-        if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
-        if (unmetInferencePenalty < 5 || unmetInferencePenalty > 10) {
-            throw new IllegalArgumentException("unmetInferencePenalty must be between 5 and 10 (Dharma's range): " + unmetInferencePenalty);
-        }
+    public HorizonPolicy(String name, Settings settings, Function<PlanProblem, Plan> planner) {
         this.name = name;
-        this.unmetInferencePenalty = unmetInferencePenalty;
-        this.inferenceSizing = new BurstMargin(inferenceCoverage);
-        this.allocate = new Allocate(decayPerStep, planner);
+        this.unmetInferencePenalty = settings.unmetInferencePenalty();
+        this.inferenceSizing = new BurstMargin(settings.inferenceCoverage());
+        this.allocate = new Allocate(settings.decayPerStep(), planner);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.horizon.allocator.policy;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.pool.PooledPlanner;
+import java.util.function.Supplier;
 
 /**
  * Horizon with each group of independent node pools planned apart, in parallel ({@link PooledPlanner}), as the control
@@ -13,7 +14,12 @@ public final class PooledHorizonPolicy extends HorizonInference implements AutoC
     private final PooledPlanner pooled;
 
     public PooledHorizonPolicy(int threads) {
-        this.pooled = new PooledPlanner(HorizonPolicy::new, threads);
+        this(HorizonPolicy::new, threads);
+    }
+
+    /** policies: a new Horizon policy per group (the service's full mode gives each group its own CP-SAT planner). */
+    public PooledHorizonPolicy(Supplier<HorizonPolicy> policies, int threads) {
+        this.pooled = new PooledPlanner(policies::get, threads);
     }
 
     @Override
@@ -23,7 +29,12 @@ public final class PooledHorizonPolicy extends HorizonInference implements AutoC
 
     @Override
     public Decision decide(PlanningContext ctx) {
-        return pooled.decide(ctx).decision();
+        return plan(ctx).decision();
+    }
+
+    /** The decision with the groups it was planned in and what each took. */
+    public PooledPlanner.Result plan(PlanningContext ctx) {
+        return pooled.decide(ctx);
     }
 
     @Override

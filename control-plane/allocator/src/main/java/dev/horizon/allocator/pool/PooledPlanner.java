@@ -35,6 +35,10 @@ public final class PooledPlanner implements AutoCloseable {
 
     /** The merged decision, the partition it came from, and what each group and the whole call took. */
     public record Result(Decision decision, PoolPartition partition, List<GroupTiming> groups, double totalMillis) {
+        /** The groups planned apart, each named by its GPU models joined with '+' (empty: one joint plan). */
+        public List<String> groupNames() {
+            return groups.size() < 2 ? List.of() : groups.stream().map(g -> String.join("+", g.models())).toList();
+        }
     }
 
     private final Supplier<SchedulingPolicy> policies;
@@ -96,6 +100,8 @@ public final class PooledPlanner implements AutoCloseable {
             for (Decision.Start s : d.starts()) merged.start(s.jobId(), toCluster(s.placement(), group.nodes()), s.fill());
             d.waitReasons().forEach(merged::waiting);
             d.plannedStarts().forEach(merged::planned);
+            d.waitRules().forEach(merged::waitRule);
+            d.solverStats().forEach(merged::solved);
             if (!Double.isNaN(d.planObjective())) objective += d.planObjective();
             timings.add(new GroupTiming(group.models(), group.gpus(ctx), group.pending().size(), run.millis()));
         }

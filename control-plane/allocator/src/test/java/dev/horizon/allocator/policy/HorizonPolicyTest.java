@@ -112,4 +112,29 @@ class HorizonPolicyTest {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new HorizonPolicy("h", 0.99, 2.0, new dev.horizon.allocator.plan.HeuristicPlanner()::plan));
     }
+
+    @Test
+    void theDecisionSaysWhenEachWaitingJobStartsAndUnderWhichRule() {
+        Occupancy o = new Occupancy(cluster);
+        // every GPU busy for the next hour: a job of the same value waits for a later step
+        List<RunningJob> run = new ArrayList<>();
+        while (o.findBlock(8) != null) run.add(running(o, "busy-" + run.size(), 1, 8, 7200, false, rigid));
+        Decision d = new HorizonPolicy().decide(ctx(o, run, List.of(pending("later", 1, 8, rigid)), null));
+        assertTrue(d.starts().isEmpty());
+        assertEquals(Decision.WaitRule.PLANNED_START, d.waitRule("later"));
+        assertTrue(d.plannedStarts().get("later") > NOW, "planned for a later step: " + d.plannedStarts());
+        assertEquals("planned-start", d.waitRule("later").label());
+        assertEquals(Decision.WaitRule.NO_ROOM_IN_HORIZON, d.waitRule("unknown"));
+    }
+
+    @Test
+    void aSolverRunLeavesItsStatisticsInTheDecisionAndTheHeuristicNone() {
+        Occupancy o = new Occupancy(cluster);
+        PlanningContext ctx = ctx(o, List.of(), List.of(pending("a", 1, 4, resumable)), null);
+        assertTrue(new HorizonPolicy().decide(ctx).solverStats().isEmpty());
+        Decision d = new HorizonPolicy("cpsat", new dev.horizon.allocator.cpsat.CpSatPlanner(1, 16)).decide(ctx(new Occupancy(cluster), List.of(),
+                List.of(pending("a", 1, 4, resumable)), null));
+        assertEquals(1, d.solverStats().size());
+        assertEquals(d.planObjective(), d.solverStats().get(0).objective(), 1e-9);
+    }
 }

@@ -69,6 +69,8 @@ class PooledPlannerTest {
         assertEquals(Set.copyOf(joint.preemptions()), Set.copyOf(pooled.preemptions()));
         assertEquals(Set.copyOf(joint.promotions()), Set.copyOf(pooled.promotions()));
         assertEquals(joint.waitReasons(), pooled.waitReasons());
+        assertEquals(joint.waitRules(), pooled.waitRules());
+        assertEquals(joint.plannedStarts(), pooled.plannedStarts());
         assertEquals(joint.planObjective(), pooled.planObjective(), 1e-6 * Math.abs(joint.planObjective()));
     }
 

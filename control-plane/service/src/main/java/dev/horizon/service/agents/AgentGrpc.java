@@ -21,7 +21,8 @@ import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.security.NodeCredentials;
 import dev.horizon.service.security.Tokens;
 import io.grpc.Status;
@@ -36,7 +37,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -58,7 +58,7 @@ public class AgentGrpc implements AgentService {
     @Inject
     CommandQueue queue;
     @Inject
-    Planner planner;
+    PlanRequests planner;
     @Inject
     MemoryViolations violations;
     @Inject
@@ -67,8 +67,8 @@ public class AgentGrpc implements AgentService {
     NodeCredentials credentials;
     @Inject
     AgentStreams streams;
-    @ConfigProperty(name = "horizon.planner.step-seconds")
-    long stepSeconds;
+    @Inject
+    PlannerSettings settings;
 
     /**
      * With an enrollment token, enrolls the node (once, or again for a retry with the same nonce; NodeCredentials) and
@@ -81,7 +81,7 @@ public class AgentGrpc implements AgentService {
     public Uni<RegisterReply> register(Inventory inventory) {
         Tokens.Grant grant = AgentTokenInterceptor.grant();
         Node node = AgentMessages.node(inventory, clock.millis());
-        RegisterReply.Builder reply = RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(stepSeconds);
+        RegisterReply.Builder reply = RegisterReply.newBuilder().setNodeId(node.name()).setStepSeconds(settings.stepSeconds());
         try {
             if (grant.enrollsOnly()) {
                 nodes.refuseClaimed(node);

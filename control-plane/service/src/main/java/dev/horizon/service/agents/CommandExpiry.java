@@ -1,9 +1,9 @@
 package dev.horizon.service.agents;
 
 import dev.horizon.service.clock.ServiceClock;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.WhileLeading;
 import dev.horizon.service.nodes.CommandStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -24,16 +24,13 @@ public class CommandExpiry {
     @Inject
     CommandStore commands;
     @Inject
-    Planner planner;
-    @Inject
-    Leadership leadership;
+    PlanRequests planner;
     @ConfigProperty(name = "horizon.agents.command-ttl-seconds")
     long ttlSeconds;
 
-    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    // what the leader queued, the leader expires: the plan it asks for is its own
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = WhileLeading.class)
     void check() {
-        // what the leader queued, the leader expires: the plan it asks for is its own
-        if (!leadership.leading()) return;
         expire();
     }
 

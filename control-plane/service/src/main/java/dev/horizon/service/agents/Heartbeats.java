@@ -1,9 +1,9 @@
 package dev.horizon.service.agents;
 
 import dev.horizon.service.clock.ServiceClock;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.WhileLeading;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,17 +25,14 @@ public class Heartbeats {
     @Inject
     NodeStore nodes;
     @Inject
-    Planner planner;
-    @Inject
-    Leadership leadership;
+    PlanRequests planner;
     @ConfigProperty(name = "horizon.agents.heartbeat-timeout-seconds")
     long timeoutSeconds;
 
     // every second, so a node is lost at most a second after its timeout; the query reads one small table
-    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    // taking nodes out of the cluster is the leader's decision, as the plan it leads to is
+    @Scheduled(every = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = WhileLeading.class)
     void check() {
-        // taking nodes out of the cluster is the leader's decision, as the plan it leads to is
-        if (!leadership.leading()) return;
         List<String> lost = nodes.markSilentLost(clock.millis() - timeoutSeconds * 1000);
         if (lost.isEmpty()) return;
         LOG.warnf("nodes %s lost: nothing heard from their agents for %d s; their jobs are re-planned", lost, timeoutSeconds);

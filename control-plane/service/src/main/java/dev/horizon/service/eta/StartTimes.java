@@ -11,8 +11,8 @@ import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.planning.MomentReader;
-import dev.horizon.service.planning.Planner;
 import dev.horizon.service.planning.PlannedMoment;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -99,7 +99,7 @@ public class StartTimes {
     @ConfigProperty(name = "horizon.eta.beyond-hours", defaultValue = "" + BEYOND_HOURS)
     int beyondHours;
     @Inject
-    Planner planner;
+    PlanRequests planner;
 
     private int samples;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {

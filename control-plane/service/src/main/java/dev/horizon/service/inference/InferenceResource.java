@@ -5,7 +5,8 @@ import dev.horizon.allocator.InferenceService;
 import dev.horizon.api.Limits;
 import dev.horizon.api.NodeNames;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
@@ -29,7 +30,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Real-time inference services: teams declare them, agents report their demand, and the planner reserves GPUs by its forecast. */
 @Path("/api/v1/inference-services")
@@ -81,11 +81,9 @@ public class InferenceResource {
     @Inject
     NodeStore nodes;
     @Inject
-    Planner planner;
-    @ConfigProperty(name = "horizon.planner.horizon-steps")
-    int horizonSteps;
-    @ConfigProperty(name = "horizon.planner.step-seconds")
-    long stepSeconds;
+    PlanRequests planner;
+    @Inject
+    PlannerSettings settings;
 
     @GET
     public List<ServiceView> list() {
@@ -239,6 +237,6 @@ public class InferenceResource {
         InferenceStore.Demand d = services.demand(s.name());
         InferenceStore.Recent recent = services.recent(s.name(), services.stepsPerDay());
         return new ServiceView(s.name(), s.team(), s.weightPerGpuHour(), s.swapCapGpus(), row.servedBy(), row.heldGpus(), d.observedSteps(), d.last(),
-                d.forecaster().forecast(horizonSteps), row.heldOn(), recent.gpus(), recent.lastReportedAt(), stepSeconds);
+                d.forecaster().forecast(settings.horizonSteps()), row.heldOn(), recent.gpus(), recent.lastReportedAt(), settings.stepSeconds());
     }
 }

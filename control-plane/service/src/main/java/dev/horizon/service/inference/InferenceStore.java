@@ -4,13 +4,13 @@ import dev.horizon.allocator.InferenceService;
 import dev.horizon.forecast.DemandForecaster;
 import dev.horizon.service.clock.ServiceClock;
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Inference services and their observed demand. Forecasters are rebuilt from the stored steps on every read
@@ -27,8 +27,8 @@ public class InferenceStore {
     ServiceClock clock;
     @Inject
     Db db;
-    @ConfigProperty(name = "horizon.planner.step-seconds")
-    long stepSeconds;
+    @Inject
+    PlannerSettings settings;
 
     /**
      * A service as stored: heldGpus is what its agents last reported serving; heldOn the uuids of the GPUs they reported
@@ -151,6 +151,6 @@ public class InferenceStore {
 
     /** Demand is reported per planner step (15 minutes by default), so a day has this many. */
     public int stepsPerDay() {
-        return (int) Math.max(1, 86_400 / stepSeconds);
+        return (int) Math.max(1, 86_400 / settings.stepSeconds());
     }
 }

@@ -11,7 +11,7 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.MemoryViolations;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.ApiTime;
@@ -85,7 +85,7 @@ public class JobResource {
     @Inject
     JobStore jobs;
     @Inject
-    Planner planner;
+    PlanRequests planner;
     @Inject
     JobSubmissions submissions;
     @Inject

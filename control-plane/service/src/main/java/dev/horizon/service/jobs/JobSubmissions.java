@@ -9,7 +9,7 @@ import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.store.StoreException;
 import dev.horizon.service.teams.Team;
 import dev.horizon.service.teams.TeamStore;
@@ -35,7 +35,7 @@ public class JobSubmissions {
     @Inject
     NodeStore nodes;
     @Inject
-    Planner planner;
+    PlanRequests planner;
     @Inject
     IdempotencyKeys idempotencyKeys;
 

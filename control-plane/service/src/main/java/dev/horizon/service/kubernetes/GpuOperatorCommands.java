@@ -5,14 +5,14 @@ import dev.horizon.kubernetes.KubernetesRefusal;
 import dev.horizon.kubernetes.operator.DevicePluginSharing;
 import dev.horizon.kubernetes.operator.MigLayoutConfig;
 import dev.horizon.kubernetes.operator.Progress;
-import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.WhileLeading;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -45,18 +45,17 @@ public class GpuOperatorCommands {
     @Inject
     NodeStore nodes;
     @Inject
-    Leadership leadership;
-    @Inject
-    Planner planner;
+    PlanRequests planner;
 
     /** Whether the command is run here rather than streamed to the node's agent. */
     public boolean takesOver(NodeCommand c) {
         return (c.action().applyMigLayout() != null || c.action().setSharing() != null) && cluster.mode(c.node()).isPresent();
     }
 
-    @Scheduled(every = "${horizon.kubernetes.gpu-operator.poll:2s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${horizon.kubernetes.gpu-operator.poll:2s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = WhileLeading.class)
     void poll() {
-        if (cluster.enabled() && leadership.leading()) pass(System.currentTimeMillis());
+        if (cluster.enabled()) pass(System.currentTimeMillis());
     }
 
     /** One pass over every unanswered command this runs, oldest first: start the queued, check the sent. */

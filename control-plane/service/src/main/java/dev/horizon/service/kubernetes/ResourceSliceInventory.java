@@ -7,7 +7,7 @@ import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodePlatform.ResourceSliceCheck;
 import dev.horizon.service.nodes.NodeStore;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -35,7 +35,7 @@ public class ResourceSliceInventory {
     @Inject
     Leadership leadership;
     @Inject
-    Planner planner;
+    PlanRequests planner;
 
     private volatile Map<String, ResourceSliceCheck> latest = Map.of();
 

@@ -1,7 +1,7 @@
 package dev.horizon.service.nodes;
 
 import dev.horizon.service.clock.ServiceClock;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
@@ -30,7 +30,7 @@ public class DeclaredNodes {
     @Inject
     NodeStore nodes;
     @Inject
-    Planner planner;
+    PlanRequests planner;
     @ConfigProperty(name = "horizon.nodes")
     Optional<String> declared;
 

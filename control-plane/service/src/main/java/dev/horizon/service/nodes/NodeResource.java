@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
-import dev.horizon.service.planning.Planner;
+import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.JsonBodies;
@@ -55,7 +55,7 @@ public class NodeResource {
     @Inject
     NodePlatform platform;
     @Inject
-    Planner planner;
+    PlanRequests planner;
 
     /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET

@@ -6,7 +6,6 @@ import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.actions.FairShareWeights;
 import dev.horizon.service.fractional.SlicePlanning;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore.PlanWrite;
@@ -59,7 +58,7 @@ public class DecisionApplier {
             writes.add(Changes.start(j, placement, s.fill(), now, openings(j, s.placement(), placement, s.fill(), in, now)));
         }
         List<SlicePlanning.Wanted> commands = slices.apply(in.pools(), decision, occupancy, in.usable(), Instant.ofEpochSecond(now));
-        writes.addAll(waits(in, decision, outcome.startSteps(), started));
+        writes.addAll(waits(in, decision, started));
         return new Applied(new PlanCommit(writes, commands, in.booking()), busyGpus(holding.values()));
     }
 
@@ -73,26 +72,17 @@ public class DecisionApplier {
         return out;
     }
 
-    /**
-     * Every job left waiting, in value order: its place in the queue, why it waits (its rule: planned-start, fragmented,
-     * over-share when its team already runs all it is owed, or no-room-in-horizon), and when the plan expects it to start.
-     */
-    private static List<PlanWrite> waits(PlanInput in, Decision decision, Map<String, Integer> startSteps, Set<String> started) {
-        Set<String> overShare = in.context().fairShare() == null ? Set.of() : FairShareWeights.apply(in.context()).fillOnly();
+    /** Every job left waiting, in value order: its place in the queue, and the rule, reason and planned start the decision gave it. */
+    private static List<PlanWrite> waits(PlanInput in, Decision decision, Set<String> started) {
         List<PendingJob> order = new ArrayList<>(in.context().pending());
         order.sort(HorizonPolicy.VALUE_ORDER);
-        long now = in.now(), step = in.context().stepSeconds();
-        long stepStart = now - now % step;
         List<PlanWrite> out = new ArrayList<>();
         int rank = 0;
         for (PendingJob j : order) {
             if (started.contains(j.id())) continue;
             rank++;
-            Integer s = startSteps.get(j.id());
-            String rule = s != null ? (s > 0 ? "planned-start" : "fragmented") : overShare.contains(j.id()) ? "over-share" : "no-room-in-horizon";
-            Long plannedStart = s == null ? null : Math.max(now, stepStart + s * step);
             String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
-            out.add(Changes.waiting(in.rows().get(j.id()), rule, reason, rank, plannedStart));
+            out.add(Changes.waiting(in.rows().get(j.id()), decision.waitRule(j.id()).label(), reason, rank, decision.plannedStarts().get(j.id())));
         }
         return out;
     }

@@ -1,29 +1,24 @@
 package dev.horizon.service.planning;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
-import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
-import dev.horizon.allocator.plan.Plan;
-import dev.horizon.allocator.plan.PlanProblem;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.allocator.pool.PooledPlanner;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.web.ApiTime;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -49,12 +44,8 @@ public class FullMode {
     Leadership leadership;
     @Inject
     Planner planner;
-    @ConfigProperty(name = "horizon.planner.full-mode-seconds")
-    long everySeconds;
-    @ConfigProperty(name = "horizon.planner.full-mode-time-limit-seconds")
-    double timeLimitSeconds;
-    @ConfigProperty(name = "horizon.planner.full-mode-max-jobs")
-    int maxJobs;
+    @Inject
+    PlannerSettings settings;
 
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "horizon-full-mode");
@@ -65,7 +56,8 @@ public class FullMode {
 
     void start(@Observes StartupEvent event) {
         // a replay on a virtual clock runs it when it chooses; wall time never does
-        if (!clock.virtual() && everySeconds > 0) worker.scheduleWithFixedDelay(this::runLogged, everySeconds, everySeconds, TimeUnit.SECONDS);
+        long every = settings.fullModeSeconds();
+        if (!clock.virtual() && every > 0) worker.scheduleWithFixedDelay(this::runLogged, every, every, TimeUnit.SECONDS);
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -94,33 +86,25 @@ public class FullMode {
         if (!leadership.leading()) return record(new Run(at, "follower", 0, 0, 0, 0, "only the leader plans"));
         Planner.Moment moment = planner.moment();
         if (moment.input() == null) return record(new Run(at, "kept-heuristic", 0, 0, 0, 0, "no nodes to plan on"));
-        PlanningContext ctx = moment.input().context();
-        List<CpSatPlanner.Stats> stats = Collections.synchronizedList(new ArrayList<>());
-        Map<String, Integer> steps = new ConcurrentHashMap<>();
         PooledPlanner.Result result;
-        try (PooledPlanner pooled = new PooledPlanner(() -> PlanningPolicy.capturing(solver(stats), steps), 1)) {
-            result = pooled.decide(ctx, PlanningPolicy.constraints(ctx));
+        // each group gets its own CP-SAT planner, one group after another
+        try (PooledHorizonPolicy cpsat = new PooledHorizonPolicy(this::cpSatPolicy, 1)) {
+            result = cpsat.plan(moment.input().context());
         }
-        double hint = stats.stream().mapToDouble(CpSatPlanner.Stats::hintObjective).sum();
-        double objective = stats.stream().mapToDouble(CpSatPlanner.Stats::objective).sum();
+        List<Decision.SolverStats> stats = result.decision().solverStats();
+        double hint = stats.stream().mapToDouble(Decision.SolverStats::hintObjective).sum();
+        double objective = stats.stream().mapToDouble(Decision.SolverStats::objective).sum();
         double seconds = (System.nanoTime() - started) / 1e9;
-        String status = String.join(",", stats.stream().map(CpSatPlanner.Stats::status).distinct().toList());
+        String status = String.join(",", stats.stream().map(Decision.SolverStats::status).distinct().toList());
         double gain = hint > 0 ? objective / hint - 1 : 0;
         if (!(objective > hint + 1e-9)) return record(new Run(at, "kept-heuristic", hint, objective, gain, seconds, status));
-        List<String> groups = result.groups().size() < 2 ? List.of() : result.groups().stream().map(g -> String.join("+", g.models())).toList();
-        PlanningPolicy.Outcome outcome = new PlanningPolicy.Outcome(result.decision(), Map.copyOf(steps), "cpsat", groups);
-        boolean adopted = planner.adopt(moment, outcome, gain);
+        boolean adopted = planner.adopt(moment, new PlanningPolicy.Outcome(result.decision(), "cpsat", result.groupNames()), gain);
         return record(new Run(at, adopted ? "adopted" : "changed", hint, objective, gain, seconds, status));
     }
 
-    /** A CP-SAT planner per group (each keeps its own statistics), reporting them into stats. */
-    private Function<PlanProblem, Plan> solver(List<CpSatPlanner.Stats> stats) {
-        CpSatPlanner cpsat = new CpSatPlanner(timeLimitSeconds, maxJobs);
-        return problem -> {
-            Plan p = cpsat.apply(problem);
-            stats.add(cpsat.lastStats());
-            return p;
-        };
+    /** Horizon's policy with CP-SAT, warm-started from the heuristic, as its planner. */
+    private HorizonPolicy cpSatPolicy() {
+        return new HorizonPolicy("horizon-cpsat", new CpSatPlanner(settings.fullModeTimeLimitSeconds(), settings.fullModeMaxJobs()));
     }
 
     private Run record(Run r) {

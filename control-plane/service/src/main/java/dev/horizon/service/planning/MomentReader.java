@@ -27,6 +27,7 @@ import dev.horizon.service.jobs.Placements;
 import dev.horizon.service.jobs.RunSegments;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.teams.TeamStore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,7 +37,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Reads one planning moment from the store and hands it to the allocator's one planning input
@@ -57,10 +57,8 @@ public class MomentReader {
     UsageStore usage;
     @Inject
     SlicePlanning slices;
-    @ConfigProperty(name = "horizon.planner.step-seconds")
-    long stepSeconds;
-    @ConfigProperty(name = "horizon.planner.horizon-steps")
-    int horizonSteps;
+    @Inject
+    PlannerSettings settings;
 
     PlanInput build(long now, List<Node> usable, List<JobRow> active) {
         SlicePlanning.Prepared prepared = slices.prepare(usable, now * 1000);
@@ -80,7 +78,7 @@ public class MomentReader {
         Booked booked = booked(now);
         BudgetTree tree = TeamTree.of(teams.all());
         Teams teamView = tree.teams().isEmpty() ? null : new Teams(tree, booked.window());
-        ClusterMoment moment = new ClusterMoment(now, stepSeconds, horizonSteps, nodes, js.states(), teamView, withReservations(services, nodes, now),
+        ClusterMoment moment = new ClusterMoment(now, settings.stepSeconds(), settings.horizonSteps(), nodes, js.states(), teamView, withReservations(services, nodes, now),
                 jobs.durationEstimator());
         PlanningContext ctx = ContextBuilder.build(moment);
         Map<String, Long> secondsLeft = new HashMap<>();
@@ -190,11 +188,11 @@ public class MomentReader {
     /** The step's reservation of each service, by the policy's rule on its forecast (what the simulator asks the policy for). */
     private List<ServiceState> withReservations(List<ServiceState> services, List<NodeState> nodes, long now) {
         if (services.isEmpty()) return services;
-        Map<String, PlanningContext.ServiceView> views = ContextBuilder.services(new ClusterMoment(now, stepSeconds, horizonSteps, nodes, List.of(), null,
+        Map<String, PlanningContext.ServiceView> views = ContextBuilder.services(new ClusterMoment(now, settings.stepSeconds(), settings.horizonSteps(), nodes, List.of(), null,
                 services, jobs.durationEstimator()));
         List<ServiceState> out = new ArrayList<>();
         for (ServiceState s : services) {
-            int reserved = Math.max(0, InferenceReservation.path(views.get(s.service().name()), horizonSteps)[0]);
+            int reserved = Math.max(0, InferenceReservation.path(views.get(s.service().name()), settings.horizonSteps())[0]);
             out.add(new ServiceState(s.service(), s.held(), reserved, s.observedSteps(), s.observedMinutes(), s.historicalPeakGpus()));
         }
         return out;

@@ -10,6 +10,8 @@ import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.plans.PlanRequests;
+import dev.horizon.service.plans.PlannerSettings;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -26,7 +28,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,7 +38,7 @@ import org.jboss.logging.Logger;
  * nothing new to decide writes no job row. On a virtual clock only the replay asks for plans: wall time never does.
  */
 @Singleton
-public class Planner {
+public class Planner implements PlanRequests {
     private static final Logger LOG = Logger.getLogger(Planner.class);
 
     @Inject
@@ -62,12 +63,8 @@ public class Planner {
     Leadership leadership;
     @Inject
     Event<PlannedMoment> planned;
-    @ConfigProperty(name = "horizon.planner.step-seconds")
-    long stepSeconds;
-    @ConfigProperty(name = "horizon.planner.horizon-steps")
-    int horizonSteps;
-    @ConfigProperty(name = "horizon.planner.debounce-millis")
-    long debounceMillis;
+    @Inject
+    PlannerSettings settings;
 
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "horizon-planner");
@@ -93,7 +90,7 @@ public class Planner {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
-        if (!clock.virtual()) loop.scheduleAtFixedRate(this::runLogged, 0, stepSeconds, TimeUnit.SECONDS);
+        if (!clock.virtual()) loop.scheduleAtFixedRate(this::runLogged, 0, settings.stepSeconds(), TimeUnit.SECONDS);
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -110,9 +107,10 @@ public class Planner {
     }
 
     /** Asks for a plan soon; requests inside the debounce window are answered by one plan. */
+    @Override
     public void requestPlan() {
         if (clock.virtual()) return; // the replay plans at the moments the scenario gives
-        if (requested.compareAndSet(false, true)) loop.schedule(this::runLogged, debounceMillis, TimeUnit.MILLISECONDS);
+        if (requested.compareAndSet(false, true)) loop.schedule(this::runLogged, settings.debounceMillis(), TimeUnit.MILLISECONDS);
     }
 
     public boolean hasRun() {
@@ -229,13 +227,13 @@ public class Planner {
         if (m.input() == null) {
             commit = new PlanCommit(nothingToPlanOn(m.active(), now), List.of(), PlanInput.Booking.NONE);
             phases.decided(0);
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
+            snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
         } else {
             PlanInput in = m.input();
             DecisionApplier.Applied applied = applier.apply(in, outcome);
             phases.decided(decideMillis);
             commit = applied.commit();
-            snapshot = new PlanSnapshot(now, stepSeconds, horizonSteps, in.cluster().nodes().stream().map(n -> n.name()).toList(),
+            snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), in.cluster().nodes().stream().map(n -> n.name()).toList(),
                     in.cluster().totalGpus(), applied.busyGpus(), decideMillis, outcome.decision().starts().size(),
                     outcome.decision().preemptions().size(), in.secondsLeft(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0);
         }

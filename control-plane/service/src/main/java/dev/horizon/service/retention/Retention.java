@@ -4,6 +4,7 @@ import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.fairshare.UsageStore;
 import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.leadership.WhileLeading;
 import dev.horizon.service.store.Db;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -67,9 +68,10 @@ public class Retention {
         }
     }
 
-    @Scheduled(every = "${horizon.retention.every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${horizon.retention.every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = WhileLeading.class)
     void scheduled() {
-        if (clock.virtual() || !leadership.leading()) return;
+        if (clock.virtual()) return;
         Report r = run(clock.seconds());
         if (r.total() > 0) {
             LOG.infof("retention (%d days): folded into hourly aggregates and deleted %d finished jobs, %d agent commands, %d memory violations,"

@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.PendingJob;
@@ -46,6 +47,7 @@ public final class Allocate {
         Set<String> sliced = slicesBesideHeldWork(session, pending, slicer);
         Plan plan = planner.apply(problem(ctx, grid, pending, session, sliced));
         session.decision().planObjective(plan.objective());
+        if (plan.solver() != null) session.decision().solved(plan.solver());
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
@@ -55,7 +57,10 @@ public final class Allocate {
                 continue;
             }
             Integer s = plan.startStep().get(j.id());
-            if (s != null) session.decision().planned(j.id(), plannedAt(ctx, s));
+            if (s != null) {
+                session.decision().planned(j.id(), plannedAt(ctx, s));
+                session.decision().waitRule(j.id(), s > 0 ? Decision.WaitRule.PLANNED_START : Decision.WaitRule.FRAGMENTED);
+            }
             if (j.slice() != null) {
                 // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
@@ -107,6 +112,7 @@ public final class Allocate {
 
     /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */
     private static void waitsAsFill(Session session, PendingJob j, List<PendingJob> notStarted) {
+        session.decision().waitRule(j.id(), Decision.WaitRule.OVER_SHARE);
         String owed = "its team already runs all it is owed now (" + session.owedOf(j.team()) + " GPUs); ";
         if (j.slice() != null) {
             // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
