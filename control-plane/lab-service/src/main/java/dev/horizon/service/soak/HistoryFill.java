@@ -121,8 +121,9 @@ class HistoryFill {
 
     private static JobRow row(String id, Workload.Arrival a, String spec, JobState state, long submitted, Long started, long ended, String placement,
                               long doneGpuSeconds, long epoch) {
-        return new JobRow(id, "history-" + id.substring(0, 8), a.team(), a.jobClass(), 1, a.gpus(), a.gpus(), spec, state, submitted * 1000, started,
-                ended, placement, false, null, null, null, null, 0, null, epoch, doneGpuSeconds, 0);
+        return JobRow.builder().id(id).name("history-" + id.substring(0, 8)).team(a.team()).jobClass(a.jobClass()).priority(1).gpus(a.gpus())
+                .minGpus(a.gpus()).spec(spec).state(state).submittedAt(submitted * 1000).startedAt(started).endedAt(ended).placement(placement)
+                .leaderEpoch(epoch).doneGpuSeconds(doneGpuSeconds).build();
     }
 
     /** The hour's fair-share booking: what each team's runs held in it, and what the tree owed each for the GPUs it asked. */

@@ -26,4 +26,159 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
         long ran = startedAt == null ? 0 : Math.max(0, now - startedAt);
         return doneGpuSeconds + Math.max(0, ran - contract.checkpointCostSeconds()) * (placement == null ? 0 : Placements.gpuCount(placement));
     }
+
+    /** A row built by naming what it sets; the rest is null, 0 or false: not started, never placed, nothing done. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a JobRow field by field, so that a call site says which of the 23 it sets. */
+    public static final class Builder {
+        private String id;
+        private String name;
+        private String team;
+        private JobClass jobClass;
+        private int priority;
+        private int gpus;
+        private int minGpus;
+        private String spec;
+        private JobState state;
+        private long submittedAt;
+        private Long startedAt;
+        private Long endedAt;
+        private String placement;
+        private boolean fill;
+        private String rule;
+        private String reason;
+        private Integer queueRank;
+        private Long plannedStart;
+        private int preemptions;
+        private String lastPreemption;
+        private long leaderEpoch;
+        private long doneGpuSeconds;
+        private long peakGpuMemoryMiB;
+
+        private Builder() {
+        }
+
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder team(String team) {
+            this.team = team;
+            return this;
+        }
+
+        public Builder jobClass(JobClass jobClass) {
+            this.jobClass = jobClass;
+            return this;
+        }
+
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        public Builder gpus(int gpus) {
+            this.gpus = gpus;
+            return this;
+        }
+
+        public Builder minGpus(int minGpus) {
+            this.minGpus = minGpus;
+            return this;
+        }
+
+        public Builder spec(String spec) {
+            this.spec = spec;
+            return this;
+        }
+
+        public Builder state(JobState state) {
+            this.state = state;
+            return this;
+        }
+
+        public Builder submittedAt(long submittedAt) {
+            this.submittedAt = submittedAt;
+            return this;
+        }
+
+        public Builder startedAt(Long startedAt) {
+            this.startedAt = startedAt;
+            return this;
+        }
+
+        public Builder endedAt(Long endedAt) {
+            this.endedAt = endedAt;
+            return this;
+        }
+
+        public Builder placement(String placement) {
+            this.placement = placement;
+            return this;
+        }
+
+        public Builder fill(boolean fill) {
+            this.fill = fill;
+            return this;
+        }
+
+        public Builder rule(String rule) {
+            this.rule = rule;
+            return this;
+        }
+
+        public Builder reason(String reason) {
+            this.reason = reason;
+            return this;
+        }
+
+        public Builder queueRank(Integer queueRank) {
+            this.queueRank = queueRank;
+            return this;
+        }
+
+        public Builder plannedStart(Long plannedStart) {
+            this.plannedStart = plannedStart;
+            return this;
+        }
+
+        public Builder preemptions(int preemptions) {
+            this.preemptions = preemptions;
+            return this;
+        }
+
+        public Builder lastPreemption(String lastPreemption) {
+            this.lastPreemption = lastPreemption;
+            return this;
+        }
+
+        public Builder leaderEpoch(long leaderEpoch) {
+            this.leaderEpoch = leaderEpoch;
+            return this;
+        }
+
+        public Builder doneGpuSeconds(long doneGpuSeconds) {
+            this.doneGpuSeconds = doneGpuSeconds;
+            return this;
+        }
+
+        public Builder peakGpuMemoryMiB(long peakGpuMemoryMiB) {
+            this.peakGpuMemoryMiB = peakGpuMemoryMiB;
+            return this;
+        }
+
+        public JobRow build() {
+            return new JobRow(id, name, team, jobClass, priority, gpus, minGpus, spec, state, submittedAt, startedAt, endedAt, placement, fill, rule,
+                    reason, queueRank, plannedStart, preemptions, lastPreemption, leaderEpoch, doneGpuSeconds, peakGpuMemoryMiB);
+        }
+    }
 }

@@ -127,8 +127,9 @@ public class JobStore {
      */
     public void recordFinished(String name, String team, JobClass jobClass, int gpus, long runSeconds, long endedAt) {
         String spec = JobJson.write(new JobSpec(name, team, jobClass, null, gpus, null, GpuShape.wholeGpus(1), null, null, null, null, null));
-        JobRow row = new JobRow(UUID.randomUUID().toString(), name, team, jobClass, 0, gpus, gpus, spec, JobState.SUCCEEDED, (endedAt - runSeconds) * 1000,
-                endedAt - runSeconds, endedAt, null, false, null, null, null, null, 0, null, 0, (long) gpus * runSeconds, 0);
+        JobRow row = JobRow.builder().id(UUID.randomUUID().toString()).name(name).team(team).jobClass(jobClass).gpus(gpus).minGpus(gpus).spec(spec)
+                .state(JobState.SUCCEEDED).submittedAt((endedAt - runSeconds) * 1000).startedAt(endedAt - runSeconds).endedAt(endedAt)
+                .doneGpuSeconds((long) gpus * runSeconds).build();
         db.inTransactionRetrying(c -> {
             importFinished(c, List.of(row), endedAt);
             return null;
@@ -380,10 +381,12 @@ public class JobStore {
     }
 
     static JobRow row(ResultSet rs) throws SQLException {
-        return new JobRow(rs.getString(1), rs.getString(2), rs.getString(3), JobClass.valueOf(rs.getString(4)), rs.getInt(5), rs.getInt(6),
-                rs.getInt(7), rs.getString(8), JobState.valueOf(rs.getString(9)), rs.getLong(10), Db.nullableLong(rs, 11),
-                Db.nullableLong(rs, 12), rs.getString(13), rs.getBoolean(14), rs.getString(15), rs.getString(16), nullableInt(rs, 17),
-                Db.nullableLong(rs, 18), rs.getInt(19), rs.getString(20), rs.getLong(21), rs.getLong(22), rs.getLong(23));
+        return JobRow.builder().id(rs.getString(1)).name(rs.getString(2)).team(rs.getString(3)).jobClass(JobClass.valueOf(rs.getString(4)))
+                .priority(rs.getInt(5)).gpus(rs.getInt(6)).minGpus(rs.getInt(7)).spec(rs.getString(8)).state(JobState.valueOf(rs.getString(9)))
+                .submittedAt(rs.getLong(10)).startedAt(Db.nullableLong(rs, 11)).endedAt(Db.nullableLong(rs, 12)).placement(rs.getString(13))
+                .fill(rs.getBoolean(14)).rule(rs.getString(15)).reason(rs.getString(16)).queueRank(nullableInt(rs, 17))
+                .plannedStart(Db.nullableLong(rs, 18)).preemptions(rs.getInt(19)).lastPreemption(rs.getString(20)).leaderEpoch(rs.getLong(21))
+                .doneGpuSeconds(rs.getLong(22)).peakGpuMemoryMiB(rs.getLong(23)).build();
     }
 
     private static Integer nullableInt(ResultSet rs, int column) throws SQLException {

@@ -86,9 +86,9 @@ public class JobSubmissions {
 
     private JobRow pending(JobSpec spec, String id) {
         int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
-        return new JobRow(id, spec.name(), spec.team(), spec.jobClass(), spec.priorityOrDefault(),
-                spec.replicaCount() * perReplica, spec.minReplicaCount() * perReplica, JobJson.write(spec), JobState.PENDING,
-                clock.millis(), null, null, null, false, "submitted", "waiting for the next plan", null, null, 0, null, 0, 0, 0);
+        return JobRow.builder().id(id).name(spec.name()).team(spec.team()).jobClass(spec.jobClass()).priority(spec.priorityOrDefault())
+                .gpus(spec.replicaCount() * perReplica).minGpus(spec.minReplicaCount() * perReplica).spec(JobJson.write(spec)).state(JobState.PENDING)
+                .submittedAt(clock.millis()).rule("submitted").reason("waiting for the next plan").build();
     }
 
     /** A running job ended (the agents' and adapters' report): its run is closed and its GPUs go back to the plan. */

@@ -69,7 +69,7 @@ public record MigPolicyBody(Set<String> partitionableModels, Set<String> allowed
     /** What the API answers and the store keeps: the policy with its pool, sets sorted so the JSON is stable. */
     public record Stored(String pool, Set<String> partitionableModels, Set<String> allowedProfiles, String layout, long drainTimeSeconds,
                          int maxConcurrentReconfigurations) {
-        static Stored of(MigPolicy p) {
+        public static Stored of(MigPolicy p) {
             return new Stored(p.nodePool(), new TreeSet<>(p.partitionableModels()), new TreeSet<>(p.allowedProfiles()), p.layout().name(),
                     p.drainTime().toSeconds(), p.maxConcurrentReconfigurations());
         }

@@ -26,7 +26,7 @@ public class Caller {
         return grant.id();
     }
 
-    Tokens.Grant grant() {
+    public Tokens.Grant grant() {
         return grant;
     }
 
@@ -90,7 +90,7 @@ public class Caller {
         this.auditDetail = detail;
     }
 
-    String auditDetail() {
+    public String auditDetail() {
         return auditDetail;
     }
 

@@ -41,11 +41,11 @@ public class TokenCommand implements ServiceCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) {
-        TokenResource.TokenRequest req;
+        TokenRequest req;
         Role role;
         try {
             req = request(args);
-            role = TokenResource.checked(req, teams);
+            role = req.checked(teams);
         } catch (IllegalArgumentException e) {
             err.println("horizon token: " + e.getMessage() + "\n" + USAGE);
             return 2;
@@ -55,7 +55,7 @@ public class TokenCommand implements ServiceCommand {
         }
         Tokens.Created created = tokens.create(new Tokens.Request(role, req.team(), req.node(), req.label(), req.expiresInSeconds(), OFFLINE.id(),
                 req.maxUses(), Boolean.TRUE.equals(req.requireApproval())));
-        audit.record(OFFLINE, "OFFLINE", "/api/v1/tokens/" + created.info().id(), 201, "created " + TokenResource.describe(created.info())
+        audit.record(OFFLINE, "OFFLINE", "/api/v1/tokens/" + created.info().id(), 201, "created " + created.info().describe()
                 + " offline, on the store");
         err.println("horizon: created " + role.name().toLowerCase(java.util.Locale.ROOT) + " token " + created.info().id()
                 + " in the store; it is shown once:");
@@ -63,7 +63,7 @@ public class TokenCommand implements ServiceCommand {
         return 0;
     }
 
-    private static TokenResource.TokenRequest request(List<String> args) {
+    private static TokenRequest request(List<String> args) {
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < args.size(); i += 2) {
             String option = args.get(i);
@@ -73,7 +73,7 @@ public class TokenCommand implements ServiceCommand {
         }
         Long seconds = whole(given, "--expires-in", "a whole number of seconds");
         Long maxUses = whole(given, "--max-uses", "the number of nodes the token may enroll");
-        return new TokenResource.TokenRequest(given.get("--role"), given.get("--team"), given.get("--node"), given.get("--label"), seconds,
+        return new TokenRequest(given.get("--role"), given.get("--team"), given.get("--node"), given.get("--label"), seconds,
                 maxUses == null ? null : (int) Math.min(maxUses, Integer.MAX_VALUE), null);
     }
 

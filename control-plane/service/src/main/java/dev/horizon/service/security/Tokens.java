@@ -71,6 +71,13 @@ public class Tokens {
         boolean live(long now) {
             return revokedAt == null && (expiresAt == null || expiresAt > now);
         }
+
+        /** The token as the audit log names it: role, id and what binds or bounds it. */
+        public String describe() {
+            return role + " token " + id + (team != null ? " for team " + team : "") + (node != null ? " for node " + node : "")
+                    + (maxUses != null ? " enrolling at most " + maxUses + " nodes" : "") + (requiresApproval ? " that wait for approval" : "")
+                    + (label != null ? " (" + label + ")" : "");
+        }
     }
 
     /** A token just made: the secret, shown this once, and its listing. */

@@ -36,7 +36,7 @@ class FinishedRunsTest {
     }
 
     private static JobRow row(String id, JobState state, Long endedAt, long doneGpuSeconds) {
-        return new JobRow(id, id, "sweep", JobClass.BATCH_INFERENCE, 0, 2, 2, "{}", state, (NOW - 3600) * 1000, NOW - 3000, endedAt, null,
-                false, null, null, null, null, 0, null, 0, doneGpuSeconds, 0);
+        return JobRow.builder().id(id).name(id).team("sweep").jobClass(JobClass.BATCH_INFERENCE).gpus(2).minGpus(2).spec("{}").state(state)
+                .submittedAt((NOW - 3600) * 1000).startedAt(NOW - 3000).endedAt(endedAt).doneGpuSeconds(doneGpuSeconds).build();
     }
 }

@@ -70,8 +70,8 @@ class DurationStatsTest {
     /** A running TRAINING job of the team that started the given number of seconds before NOW. */
     private String ran(String team, long seconds) {
         String id = UUID.randomUUID().toString();
-        jobs.insert(new JobRow(id, "d", team, JobClass.TRAINING, 0, 1, 1, "{}", JobState.PENDING, (NOW - seconds) * 1000, null, null, null,
-                false, "submitted", "waiting", null, null, 0, null, 0, 0, 0));
+        jobs.insert(JobRow.builder().id(id).name("d").team(team).jobClass(JobClass.TRAINING).gpus(1).minGpus(1).spec("{}").state(JobState.PENDING)
+                .submittedAt((NOW - seconds) * 1000).rule("submitted").reason("waiting").build());
         db.update("UPDATE jobs SET state = 'RUNNING', started_at = ?, placement = 'node-0[0-0]' WHERE id = ?", ps -> {
             ps.setLong(1, NOW - seconds);
             ps.setString(2, id);

@@ -62,8 +62,8 @@ class RetentionTest {
         // a job cancelled before it ever ran, ten seconds before the others ended (written as the store holds one)
         String cancelled = UUID.randomUUID().toString();
         long cancelledAt = clock.seconds() - 10;
-        jobs.insert(new JobRow(cancelled, "never-ran", "retained", JobClass.DEBUG, 0, 1, 1, "{}", JobState.CANCELLED, cancelledAt * 1000 - 5000,
-                null, null, null, false, null, null, null, null, 0, null, 0, 0, 0));
+        jobs.insert(JobRow.builder().id(cancelled).name("never-ran").team("retained").jobClass(JobClass.DEBUG).gpus(1).minGpus(1).spec("{}")
+                .state(JobState.CANCELLED).submittedAt(cancelledAt * 1000 - 5000).build());
         db.update("UPDATE jobs SET ended_at = ? WHERE id = ?", ps -> {
             ps.setLong(1, cancelledAt);
             ps.setString(2, cancelled);

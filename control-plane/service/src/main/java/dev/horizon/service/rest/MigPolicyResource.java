@@ -1,8 +1,9 @@
-package dev.horizon.service.mig;
+package dev.horizon.service.rest;
 
+import dev.horizon.service.mig.MigPolicyBody;
+import dev.horizon.service.mig.MigPolicyStore;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;

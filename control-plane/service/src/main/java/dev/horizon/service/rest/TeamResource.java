@@ -1,12 +1,13 @@
-package dev.horizon.service.teams;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.Limits;
 import dev.horizon.service.fairshare.OwedDelivered;
 import dev.horizon.service.security.Caller;
+import dev.horizon.service.teams.Team;
+import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

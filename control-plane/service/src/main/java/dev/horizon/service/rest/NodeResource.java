@@ -1,14 +1,21 @@
-package dev.horizon.service.nodes;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
+import dev.horizon.service.nodes.CommandQueue;
+import dev.horizon.service.nodes.CommandRequest;
+import dev.horizon.service.nodes.CommandStore;
+import dev.horizon.service.nodes.MemoryViolations;
+import dev.horizon.service.nodes.Node;
+import dev.horizon.service.nodes.NodeCommand;
+import dev.horizon.service.nodes.NodePlatform;
+import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

@@ -1,5 +1,6 @@
-package dev.horizon.service.jobs;
+package dev.horizon.service.rest;
 
+import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.web.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

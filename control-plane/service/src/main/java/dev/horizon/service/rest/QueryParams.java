@@ -1,6 +1,7 @@
-package dev.horizon.service.web;
+package dev.horizon.service.rest;
 
 import dev.horizon.api.Limits;
+import dev.horizon.service.web.ApiException;
 import java.util.List;
 
 /**

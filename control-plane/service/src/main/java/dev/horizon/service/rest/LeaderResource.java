@@ -1,5 +1,6 @@
-package dev.horizon.service.leadership;
+package dev.horizon.service.rest;
 
+import dev.horizon.service.leadership.Leadership;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -1,7 +1,8 @@
-package dev.horizon.service.web;
+package dev.horizon.service.rest;
 
 import dev.horizon.api.InvalidJobException;
 import dev.horizon.api.JsonLimits;
+import dev.horizon.service.web.ApiException;
 import java.util.ArrayList;
 import java.util.List;
 

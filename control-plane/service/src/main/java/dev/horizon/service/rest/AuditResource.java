@@ -1,7 +1,10 @@
-package dev.horizon.service.security;
+package dev.horizon.service.rest;
 
+import dev.horizon.service.security.AuditLog;
+import dev.horizon.service.security.Caller;
+import dev.horizon.service.security.Role;
+import dev.horizon.service.security.Tokens;
 import dev.horizon.service.web.ErrorBody;
-import dev.horizon.service.web.QueryParams;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -1,4 +1,4 @@
-package dev.horizon.service.jobs;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;

@@ -1,4 +1,4 @@
-package dev.horizon.service.planning;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
@@ -9,6 +9,10 @@ import dev.horizon.service.jobs.JobState;
 import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.StartOutlook;
 import dev.horizon.service.jobs.WaitReasons;
+import dev.horizon.service.planning.FullMode;
+import dev.horizon.service.planning.PlanHistory;
+import dev.horizon.service.planning.PlanStore;
+import dev.horizon.service.planning.Planner;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.ApiTime;

@@ -1,10 +1,10 @@
-package dev.horizon.service.clock;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.ApiTime;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

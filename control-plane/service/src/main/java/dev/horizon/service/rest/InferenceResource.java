@@ -1,9 +1,10 @@
-package dev.horizon.service.inference;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.InferenceService;
 import dev.horizon.api.Limits;
 import dev.horizon.api.NodeNames;
+import dev.horizon.service.inference.InferenceStore;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.plans.PlannerSettings;
@@ -11,7 +12,6 @@ import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.ApiTime;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;

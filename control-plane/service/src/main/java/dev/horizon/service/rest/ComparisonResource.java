@@ -1,4 +1,4 @@
-package dev.horizon.service.comparison;
+package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -9,7 +9,6 @@ import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;
 import dev.horizon.service.web.ApiException;
 import dev.horizon.service.web.ApiTime;
-import dev.horizon.service.web.JsonBodies;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
