@@ -198,6 +198,6 @@ public final class KaiPolicy extends AutoscaledInference {
         occupancy.occupy(p);
         decision.start(j.id(), p, false);
         decision.waitReasons().remove(j.id());
-        queues.allocated.merge(j.team(), (double) p.gpus(), Double::sum);
+        queues.allocated.merge(j.team(), (double) p.gpuCount(), Double::sum);
     }
 }

@@ -95,7 +95,7 @@ public final class KueuePolicy extends AutoscaledInference {
             }
             ctx.occupancy().occupy(p);
             decision.start(j.id(), p, false);
-            cohort.usage.merge(j.team(), (double) p.gpus(), Double::sum);
+            cohort.usage.merge(j.team(), (double) p.gpuCount(), Double::sum);
         }
         return decision;
     }

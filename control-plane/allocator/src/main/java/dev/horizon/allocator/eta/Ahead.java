@@ -125,7 +125,7 @@ public final class Ahead {
             if (there && (planned == null || r.estimatedEndSeconds() <= planned + m.stepSeconds())) on.add(r);
         }
         on.sort(Comparator.comparingLong(RunningJob::estimatedEndSeconds));
-        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpus(), "running until its estimated end",
+        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpuCount(), "running until its estimated end",
                 Math.max(m.now(), r.estimatedEndSeconds()))).toList();
     }
 

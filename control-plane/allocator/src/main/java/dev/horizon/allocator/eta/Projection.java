@@ -1,6 +1,7 @@
 package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.RunningJob;
@@ -59,7 +60,7 @@ final class Projection {
     private final Map<String, Long> totals;
     private final Map<String, JobState> jobs = new LinkedHashMap<>();
     private final Map<String, Run> runs = new HashMap<>();
-    private final Map<Long, Long> freedAt = new HashMap<>();
+    private final Map<GpuRef, Long> freedAt = new HashMap<>();
     private final Deque<JobState> arrivals;
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
@@ -293,9 +294,7 @@ final class Projection {
     /** When a job started at now really could: once the last of its GPUs was freed, if that was after the last decision. */
     private long startedAt(Placement p) {
         long freed = lastDecision;
-        for (Placement.Slice s : p.slices()) {
-            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freed = Math.max(freed, freedAt.getOrDefault(key(s.node(), g), lastDecision));
-        }
+        for (GpuRef g : p.gpus()) freed = Math.max(freed, freedAt.getOrDefault(g, lastDecision));
         return Math.min(now, freed);
     }
 
@@ -309,8 +308,7 @@ final class Projection {
         runs.remove(id);
         free(j.running().placement(), now);
         long ran = now - j.running().startSeconds();
-        int g = j.running().placement().gpus();
-        long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + Math.max(0, ran - j.contract().checkpointCostSeconds()) * g : 0;
+        long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + j.contract().keptWork(ran) * j.running().placement().gpuCount() : 0;
         JobState.RunHistory h = new JobState.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1, j.history().peakGpuMemoryMiB());
         jobs.put(id, new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, null));
@@ -319,16 +317,12 @@ final class Projection {
     /** The end of a run from start on p: the work its drawn duration leaves after what it kept, over the GPUs it holds. */
     private long endOf(JobState j, long start, Placement p) {
         long work = totals.get(j.id()) * j.gpus() - j.history().doneGpuSeconds();
-        int g = Math.max(1, p.gpus());
+        int g = Math.max(1, p.gpuCount());
         return start + Math.max(1, (work + g - 1) / g);
     }
 
     private void free(Placement p, long at) {
-        for (Placement.Slice s : p.slices()) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freedAt.put(key(s.node(), g), at);
-    }
-
-    private static long key(int node, int gpu) {
-        return ((long) node << 20) | gpu;
+        for (GpuRef g : p.gpus()) freedAt.put(g, at);
     }
 
     private static JobState with(JobState j, JobState.Running running) {

@@ -147,7 +147,7 @@ public final class StartBands {
     /** Work the job has done, in seconds at its full width: what it kept from earlier runs and what this run did so far. */
     static double doneSeconds(JobState j, long now) {
         double gpuSeconds = j.history().doneGpuSeconds();
-        if (j.isRunning()) gpuSeconds += (double) (now - j.running().startSeconds()) * j.running().placement().gpus();
+        if (j.isRunning()) gpuSeconds += (double) (now - j.running().startSeconds()) * j.running().placement().gpuCount();
         return gpuSeconds / j.gpus();
     }
 }

@@ -90,7 +90,7 @@ public final class ContextBuilder {
         for (JobState j : m.jobs()) {
             if (!j.isRunning()) continue;
             JobState.Running r = j.running();
-            int g = r.placement().gpus();
+            int g = r.placement().gpuCount();
             long estimatedWork = estimate(j, m.durations()) * j.gpus() - j.history().doneGpuSeconds();
             long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
             long left = DurationEstimator.remaining(segmentEstimate, m.now() - r.startSeconds(), MIN_ESTIMATE_SECONDS);

@@ -118,7 +118,7 @@ class AlternativesTest {
         Alternatives.of(m, d, HorizonPolicy::new, "w");
         assertEquals(jobs, m.jobs());
         assertEquals(nodes, m.nodes());
-        assertEquals(List.of(8), m.jobs().stream().filter(JobState::isRunning).map(j -> j.running().placement().gpus()).toList());
+        assertEquals(List.of(8), m.jobs().stream().filter(JobState::isRunning).map(j -> j.running().placement().gpuCount()).toList());
     }
 
     /** A 1-GPU-per-replica job that ran before and waits again, its run measured at peak MiB of a GPU's memory. */

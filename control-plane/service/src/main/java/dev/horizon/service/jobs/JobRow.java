@@ -24,6 +24,6 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
     public long doneIfTakenOff(Contract contract, long now) {
         if (!contract.resumable()) return 0;
         long ran = startedAt == null ? 0 : Math.max(0, now - startedAt);
-        return doneGpuSeconds + Math.max(0, ran - contract.checkpointCostSeconds()) * (placement == null ? 0 : Placements.gpuCount(placement));
+        return doneGpuSeconds + contract.keptWork(ran) * (placement == null ? 0 : Placements.gpuCount(placement));
     }
 }

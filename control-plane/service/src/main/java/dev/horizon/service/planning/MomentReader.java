@@ -1,6 +1,7 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
@@ -101,8 +102,8 @@ public class MomentReader {
 
     private Jobs jobs(long now, List<JobRow> active, List<NodeState> nodes, Map<String, Integer> nodeIndex, List<ServiceState> services) {
         dev.horizon.allocator.Cluster cluster = new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList());
-        java.util.Set<Long> inferenceGpus = new java.util.HashSet<>();
-        for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(key(sl.node(), sl.firstGpu()));
+        java.util.Set<GpuRef> inferenceGpus = new java.util.HashSet<>();
+        for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(new GpuRef(sl.node(), sl.firstGpu()));
         Map<String, JobRow> rows = new LinkedHashMap<>();
         Map<String, JobSpec> specs = new HashMap<>();
         Map<String, Placement> holding = new LinkedHashMap<>();
@@ -140,15 +141,13 @@ public class MomentReader {
     }
 
     /** Why a running job's placement no longer holds, or null when it does. */
-    private static Gone gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<Long> inferenceGpus, java.util.Collection<Placement> taken) {
+    private static Gone gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<GpuRef> inferenceGpus, java.util.Collection<Placement> taken) {
         if (p == null) return new Gone("its node left the cluster or lost GPUs (" + stored + ")", RunSegments.NODE_LOST);
-        for (Placement.Slice s : p.slices()) {
-            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) {
-                if (nodes.get(s.node()).gpus().get(g).lost()) {
-                    return new Gone("GPU " + g + " of " + nodes.get(s.node()).node().name() + " fell off the bus (" + stored + ")", RunSegments.NODE_LOST);
-                }
-                if (inferenceGpus.contains(key(s.node(), g))) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
+        for (GpuRef g : p.gpus()) {
+            if (nodes.get(g.node()).gpus().get(g.gpu()).lost()) {
+                return new Gone("GPU " + g.gpu() + " of " + nodes.get(g.node()).node().name() + " fell off the bus (" + stored + ")", RunSegments.NODE_LOST);
             }
+            if (inferenceGpus.contains(g)) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
         }
         for (Placement other : taken) {
             if (overlaps(p, other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
@@ -165,10 +164,6 @@ public class MomentReader {
             }
         }
         return false;
-    }
-
-    private static long key(int node, int gpu) {
-        return ((long) node << 16) | gpu;
     }
 
     /** Each inference service with the GPUs its replicas hold (one placement each) and its stored demand. */

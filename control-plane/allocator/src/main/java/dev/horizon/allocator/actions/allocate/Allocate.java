@@ -55,7 +55,7 @@ public final class Allocate {
                 continue;
             }
             Integer s = plan.startStep().get(j.id());
-            if (s != null) session.decision().planned(j.id(), plannedAt(ctx, s));
+            if (s != null) session.decision().planned(j.id(), ctx.plannedStart(s));
             if (j.slice() != null) {
                 // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
@@ -64,11 +64,6 @@ public final class Allocate {
             if (!startIfPlannedNow(session, j, s, plan, fillPool)) notStarted.add(j);
         }
         return notStarted;
-    }
-
-    /** The start of plan step s in epoch seconds (step 0 is now: the current step has begun). */
-    static long plannedAt(PlanningContext ctx, int s) {
-        return Math.max(ctx.now(), (ctx.stepIndex() + s) * ctx.stepSeconds());
     }
 
     /** Fractional jobs that fit beside work their GPUs already hold start first, in value order; others wait for the plan. */
