@@ -13,7 +13,7 @@ import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.Teams;
 import dev.horizon.api.mig.MigLayout;
@@ -259,8 +259,8 @@ public final class Simulator {
     private ClusterMoment moment(long t) {
         List<NodeState> nodes = new ArrayList<>();
         for (int n = 0; n < scenario.cluster().nodes().size(); n++) nodes.add(nodeState(n));
-        List<JobState> jobs = new ArrayList<>(running.size() + pending.size());
-        for (Run r : running.values()) jobs.add(jobState(r.job(), new JobState.Running(r.start(), r.placement(), r.fill())));
+        List<ActiveJob> jobs = new ArrayList<>(running.size() + pending.size());
+        for (Run r : running.values()) jobs.add(jobState(r.job(), new ActiveJob.Running(r.start(), r.placement(), r.fill())));
         for (SimJob j : pending.values()) jobs.add(jobState(j, null));
         Teams teams = ledger == null ? null : new Teams(ledger.tree(), ledger.windowUsage());
         return new ClusterMoment(t, scenario.stepSeconds(), scenario.horizonSteps(), nodes, jobs, teams, inference.states(), estimator);
@@ -278,10 +278,10 @@ public final class Simulator {
         return new NodeState(node, occupancy.isDrained(n) ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, scenario.migPolicy(), gpus);
     }
 
-    private JobState jobState(SimJob j, JobState.Running run) {
-        JobState.RunHistory history = new JobState.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
+    private ActiveJob jobState(SimJob j, ActiveJob.Running run) {
+        ActiveJob.RunHistory history = new ActiveJob.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
                 timesPreempted.getOrDefault(j.id(), 0), 0);
-        return new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), history, run);
     }
 

@@ -9,7 +9,7 @@ import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.moment.Teams;
@@ -96,7 +96,7 @@ public class MomentReader {
     }
 
     /** The active jobs as the moment holds them (running first, then waiting), and those already off their GPUs. */
-    private record Jobs(List<JobState> states, Map<String, JobRow> rows, Map<String, JobSpec> specs, Map<String, Placement> holding,
+    private record Jobs(List<ActiveJob> states, Map<String, JobRow> rows, Map<String, JobSpec> specs, Map<String, Placement> holding,
                         List<JobStore.PlanWrite> takenOff) {
     }
 
@@ -108,12 +108,12 @@ public class MomentReader {
         Map<String, JobSpec> specs = new HashMap<>();
         Map<String, Placement> holding = new LinkedHashMap<>();
         List<JobStore.PlanWrite> takenOff = new ArrayList<>();
-        List<JobState> running = new ArrayList<>(), waiting = new ArrayList<>();
+        List<ActiveJob> running = new ArrayList<>(), waiting = new ArrayList<>();
         for (JobRow j : active) {
             JobSpec spec = spec(j);
             rows.put(j.id(), j);
             specs.put(j.id(), spec);
-            JobState.Running run = null;
+            ActiveJob.Running run = null;
             if (j.state() == dev.horizon.service.jobs.JobState.RUNNING) {
                 Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
                 Gone gone = gone(p, j.placement(), nodes, inferenceGpus, holding.values());
@@ -123,9 +123,9 @@ public class MomentReader {
                     continue;
                 }
                 holding.put(j.id(), p);
-                run = new JobState.Running(j.startedAt(), p, j.fill());
+                run = new ActiveJob.Running(j.startedAt(), p, j.fill());
             }
-            JobState state = state(j, spec, new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions(), j.peakGpuMemoryMiB()), run);
+            ActiveJob state = state(j, spec, new ActiveJob.RunHistory(j.doneGpuSeconds(), 0, j.preemptions(), j.peakGpuMemoryMiB()), run);
             (run == null ? waiting : running).add(state);
         }
         running.addAll(waiting);
@@ -211,8 +211,8 @@ public class MomentReader {
     }
 
     /** A stored job as a moment holds it: its shape and rules from its job JSON, what it did before, where it runs (null: waiting). */
-    public static JobState state(JobRow j, JobSpec spec, JobState.RunHistory history, JobState.Running run) {
-        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
+    public static ActiveJob state(JobRow j, JobSpec spec, ActiveJob.RunHistory history, ActiveJob.Running run) {
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
                 spec.durationEstimateSeconds(), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec), history, run);
     }
 
