@@ -45,9 +45,19 @@ public record Placement(List<Slice> slices) {
 
     /** Whether the two hold a GPU in common (two shares of one GPU count: taking one back frees no GPU for the other). */
     public boolean overlaps(Placement other) {
+        return overlaps(other, true);
+    }
+
+    /** Whether the two hold a whole GPU in common: shares of one GPU stand side by side, so they never clash. */
+    public boolean overlapsWhole(Placement other) {
+        return overlaps(other, false);
+    }
+
+    private boolean overlaps(Placement other, boolean sharesCount) {
         for (Slice a : slices) {
             for (Slice b : other.slices) {
-                if (a.node() == b.node() && a.firstGpu() < b.firstGpu() + b.count() && b.firstGpu() < a.firstGpu() + a.count()) return true;
+                boolean counted = sharesCount || (a.share() == null && b.share() == null);
+                if (counted && a.node() == b.node() && a.firstGpu() < b.firstGpu() + b.count() && b.firstGpu() < a.firstGpu() + a.count()) return true;
             }
         }
         return false;

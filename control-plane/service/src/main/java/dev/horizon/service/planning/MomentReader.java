@@ -150,20 +150,9 @@ public class MomentReader {
             if (inferenceGpus.contains(g)) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
         }
         for (Placement other : taken) {
-            if (overlaps(p, other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
+            if (p.overlapsWhole(other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
         }
         return null;
-    }
-
-    private static boolean overlaps(Placement a, Placement b) {
-        for (Placement.Slice x : a.slices()) {
-            for (Placement.Slice y : b.slices()) {
-                if (x.node() == y.node() && x.share() == null && y.share() == null && x.firstGpu() < y.firstGpu() + y.count() && y.firstGpu() < x.firstGpu() + x.count()) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** Each inference service with the GPUs its replicas hold (one placement each) and its stored demand. */
