@@ -57,7 +57,7 @@ final class PlanModel {
         final BoolVar[] whole;
         final BoolVar[] part;
         final IntVar[] partGpus;
-        /** Roles that put the job's one node or its one rest on a node: at most one is chosen. */
+        /** Roles that put the whole job (one within a node) or its rest (a wide job) on a node: one at most is chosen. */
         final List<LinearArgument> chosen = new ArrayList<>();
         /** GPUs placed, term by term with their coefficients: they add up to the job's GPUs. */
         final List<LinearArgument> gpusPlaced = new ArrayList<>();
