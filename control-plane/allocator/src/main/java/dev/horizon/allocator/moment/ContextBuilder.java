@@ -1,7 +1,6 @@
 package dev.horizon.allocator.moment;
 
 import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;

@@ -1,7 +1,5 @@
 package dev.horizon.allocator.actions.allocate;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -15,10 +13,8 @@ import dev.horizon.allocator.actions.preempt.VictimPool;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
