@@ -1,7 +1,7 @@
 package dev.horizon.agent;
 
 import dev.horizon.agent.v1.HealthEvent;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MemoryInfo;
 import dev.horizon.nvml.MigDevice;
@@ -12,7 +12,7 @@ import java.util.List;
  * bus); {@code uuid} is then the one it had when last seen. {@code problem} says why the GPU is not healthy, and
  * {@code event} is the health event that problem raises once (null: the inventory's health reason is enough).
  */
-record GpuSnapshot(int index, String uuid, Gpu gpu, List<GpuProcess> processes, List<MigDevice> migDevices,
+record GpuSnapshot(int index, String uuid, GpuReading gpu, List<GpuProcess> processes, List<MigDevice> migDevices,
                    dev.horizon.agent.v1.Health health, String problem, HealthEvent.Kind event) {
     private static final long MIB = 1024L * 1024L;
 

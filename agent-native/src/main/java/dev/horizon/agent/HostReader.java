@@ -7,7 +7,7 @@ import dev.horizon.agent.v1.HealthEvent;
 import dev.horizon.agent.v1.Inventory;
 import dev.horizon.agent.v1.MigMode;
 import dev.horizon.agent.v1.TelemetryReport;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.NvmlSession;
@@ -60,7 +60,7 @@ public class HostReader {
 
     private GpuSnapshot read(NvmlSession session, int index) {
         try {
-            Gpu gpu = session.gpu(index);
+            GpuReading gpu = session.gpu(index);
             uuids.put(index, gpu.uuid());
             List<GpuProcess> processes = session.processes(index);
             try {

@@ -7,7 +7,7 @@ import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.MigMode;
 import dev.horizon.nvml.MigPlacement;
-import dev.horizon.nvml.MigProfile;
+import dev.horizon.nvml.GpuInstanceProfile;
 import dev.horizon.nvml.NvmlSession;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -45,8 +45,8 @@ public class MigLayouts {
             return List.of();
         }
         // The driver lists profiles and placements with MIG off too: a bad layout is refused before MIG is switched on.
-        Map<String, MigProfile> profiles = session.migProfiles(index).stream()
-                .collect(Collectors.toMap(MigProfile::name, Function.identity()));
+        Map<String, GpuInstanceProfile> profiles = session.migProfiles(index).stream()
+                .collect(Collectors.toMap(GpuInstanceProfile::name, Function.identity()));
         List<Wanted> wanted = check(layout, profiles);
         if (!mode.current()) {
             LOG.infof("enabling MIG on GPU %d (%s)", index, layout.getGpuUuid());
@@ -81,17 +81,17 @@ public class MigLayouts {
         return session.migDevices(index);
     }
 
-    private record Wanted(MigProfile profile, int start) {
+    private record Wanted(GpuInstanceProfile profile, int start) {
         MigPlacement placement() {
             return new MigPlacement(start, profile.placementSize());
         }
     }
 
     /** Every slot names a profile of this GPU at a placement it can take, and no two slots overlap. */
-    private static List<Wanted> check(ApplyMigLayout layout, Map<String, MigProfile> profiles) {
+    private static List<Wanted> check(ApplyMigLayout layout, Map<String, GpuInstanceProfile> profiles) {
         List<Wanted> wanted = new ArrayList<>();
         for (MigSlot slot : layout.getSlotsList()) {
-            MigProfile profile = profiles.get(slot.getProfile());
+            GpuInstanceProfile profile = profiles.get(slot.getProfile());
             if (profile == null) {
                 throw new CommandFailure("unknown MIG profile '" + slot.getProfile() + "' for GPU " + layout.getGpuUuid()
                         + "; it has " + profiles.keySet().stream().sorted().collect(Collectors.joining(", ")));

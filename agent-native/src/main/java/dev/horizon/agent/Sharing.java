@@ -1,7 +1,7 @@
 package dev.horizon.agent;
 
 import dev.horizon.agent.v1.SetSharing;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -103,7 +103,7 @@ public class Sharing {
 
     /** Checks the request against the GPU, enforces it, then records it. */
     public synchronized void apply(SetSharing request) {
-        Gpu gpu = nvml.session().gpuByUuid(request.getGpuUuid());
+        GpuReading gpu = nvml.session().gpuByUuid(request.getGpuUuid());
         if (gpu.memory() == null) {
             throw new CommandFailure("GPU " + gpu.uuid() + "'s memory is not visible to the agent (only its MIG devices are), so"
                     + " its shares cannot be sized; share whole GPUs, or run the agent where it sees them");

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.horizon.agent.v1.Health;
 import dev.horizon.agent.v1.SetSharing;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
@@ -39,7 +39,7 @@ class MemoryGuardTest {
         guard.registry = new SimpleMeterRegistry();
     }
 
-    private static final Gpu H100 = new Gpu(0, GPU, "NVIDIA H100 80GB HBM3", null, null, null, null, null, null, null, null, null);
+    private static final GpuReading H100 = new GpuReading(0, GPU, "NVIDIA H100 80GB HBM3", null, null, null, null, null, null, null, null, null);
 
     private void tick(GpuProcess... processes) {
         guard.check(List.of(new GpuSnapshot(0, GPU, H100, List.of(processes), List.of(), Health.HEALTHY, null, null)));

@@ -136,14 +136,14 @@ public final class NvmlSession implements AutoCloseable {
     // ---- GPUs ----
 
     /** Everything about GPU {@code index} at once. */
-    public Gpu gpu(int index) {
+    public GpuReading gpu(int index) {
         return guarded(() -> readGpu(index, device(index)));
     }
 
     /** All GPUs, in index order. A GPU that fails (lost, ...) fails the whole call; use {@link #gpu} to go one by one. */
-    public List<Gpu> gpus() {
+    public List<GpuReading> gpus() {
         return guarded(() -> {
-            List<Gpu> gpus = new ArrayList<>();
+            List<GpuReading> gpus = new ArrayList<>();
             for (int i = 0, n = readInt("nvmlDeviceGetCount_v2", lib::nvmlDeviceGetCount_v2); i < n; i++) {
                 gpus.add(readGpu(i, device(i)));
             }
@@ -152,7 +152,7 @@ public final class NvmlSession implements AutoCloseable {
     }
 
     /** The GPU with that GPU-... UUID. */
-    public Gpu gpuByUuid(String uuid) {
+    public GpuReading gpuByUuid(String uuid) {
         return guarded(() -> {
             Pointer d = handleByUuid(uuid);
             if (readInt("nvmlDeviceIsMigDeviceHandle", r -> lib.nvmlDeviceIsMigDeviceHandle(d, r)) != 0) {
@@ -230,7 +230,7 @@ public final class NvmlSession implements AutoCloseable {
      * The GPU instance profiles with their placements, whether MIG is on or off (they are the GPU's geometry), and what
      * still fits (0 while MIG is off); empty when the GPU has no MIG.
      */
-    public List<MigProfile> migProfiles(int index) {
+    public List<GpuInstanceProfile> migProfiles(int index) {
         return guarded(() -> readMigProfiles(device(index)));
     }
 
@@ -238,8 +238,8 @@ public final class NvmlSession implements AutoCloseable {
         return guarded(() -> {
             Pointer d = device(index);
             List<GpuInstance> instances = new ArrayList<>();
-            List<MigProfile> profiles = readMigProfiles(d);
-            for (MigProfile profile : profiles) {
+            List<GpuInstanceProfile> profiles = readMigProfiles(d);
+            for (GpuInstanceProfile profile : profiles) {
                 Pointer[] handles = new Pointer[Math.max(1, profile.instanceCount())];
                 IntByReference count = new IntByReference(handles.length);
                 call("nvmlDeviceGetGpuInstances", () -> lib.nvmlDeviceGetGpuInstances(d, profile.profileId(), handles, count));
@@ -416,13 +416,13 @@ public final class NvmlSession implements AutoCloseable {
 
     // ---- reading ----
 
-    private Gpu readGpu(int index, Pointer d) {
+    private GpuReading readGpu(int index, Pointer d) {
         String pciBusId = optional(() -> {
             PciInfo pci = new PciInfo();
             call("nvmlDeviceGetPciInfo_v3", () -> lib.nvmlDeviceGetPciInfo_v3(d, pci));
             return Native.toString(pci.busId);
         });
-        return new Gpu(index,
+        return new GpuReading(index,
                 string("nvmlDeviceGetUUID", NvmlLibrary.DEVICE_UUID_BUFFER_SIZE, (b, n) -> lib.nvmlDeviceGetUUID(d, b, n)),
                 string("nvmlDeviceGetName", NvmlLibrary.DEVICE_NAME_BUFFER_SIZE, (b, n) -> lib.nvmlDeviceGetName(d, b, n)),
                 pciBusId,
@@ -562,8 +562,8 @@ public final class NvmlSession implements AutoCloseable {
         return id == NvmlStructs.NO_INSTANCE_ID ? null : id;
     }
 
-    private List<MigProfile> readMigProfiles(Pointer d) {
-        List<MigProfile> profiles = new ArrayList<>();
+    private List<GpuInstanceProfile> readMigProfiles(Pointer d) {
+        List<GpuInstanceProfile> profiles = new ArrayList<>();
         for (int profile = 0; profile < NvmlLibrary.NVML_GPU_INSTANCE_PROFILE_COUNT; profile++) {
             GpuInstanceProfileInfoV2 info = new GpuInstanceProfileInfoV2();
             int nvmlProfile = profile;
@@ -574,13 +574,13 @@ public final class NvmlSession implements AutoCloseable {
             Integer remaining = optionalAny(() -> readInt("nvmlDeviceGetGpuInstanceRemainingCapacity",
                     r -> lib.nvmlDeviceGetGpuInstanceRemainingCapacity(d, info.id, r)));
             List<MigPlacement> placements = optionalAny(() -> placements(d, info.id));
-            profiles.add(new MigProfile(info.id, profileName(info.name), info.sliceCount, info.instanceCount,
+            profiles.add(new GpuInstanceProfile(info.id, profileName(info.name), info.sliceCount, info.instanceCount,
                     remaining == null ? 0 : remaining, info.memorySizeMB, info.multiprocessorCount,
                     info.copyEngineCount, info.decoderCount, info.encoderCount, info.jpegCount, info.ofaCount,
                     placements == null ? List.of() : placements));
         }
-        profiles.sort(Comparator.comparingInt(MigProfile::sliceCount).thenComparingLong(MigProfile::memoryMiB)
-                .thenComparingInt(MigProfile::profileId));
+        profiles.sort(Comparator.comparingInt(GpuInstanceProfile::sliceCount).thenComparingLong(GpuInstanceProfile::memoryMiB)
+                .thenComparingInt(GpuInstanceProfile::profileId));
         return List.copyOf(profiles);
     }
 
@@ -604,7 +604,7 @@ public final class NvmlSession implements AutoCloseable {
         return name.regionMatches(true, 0, "MIG ", 0, 4) ? name.substring(4) : name;
     }
 
-    private MigProfile findProfile(int index, Pointer d, String requested) {
+    private GpuInstanceProfile findProfile(int index, Pointer d, String requested) {
         MigMode mode = optional(() -> readMigMode(d));
         if (mode == null) {
             throw NvmlException.of(NvmlError.NOT_SUPPORTED.code(), "nvmlDeviceGetMigMode",
@@ -615,13 +615,13 @@ public final class NvmlSession implements AutoCloseable {
                     "MIG is disabled on GPU " + index + (mode.pending() ? " (enabling waits for a GPU reset)" : ""),
                     "enable it first: horizon smi mig enable --gpu " + index);
         }
-        List<MigProfile> profiles = readMigProfiles(d);
+        List<GpuInstanceProfile> profiles = readMigProfiles(d);
         String wanted = requested == null ? "" : requested.strip();
         if (wanted.regionMatches(true, 0, "MIG ", 0, 4)) wanted = wanted.substring(4).strip();
-        for (MigProfile profile : profiles) {
+        for (GpuInstanceProfile profile : profiles) {
             if (profile.name().equalsIgnoreCase(wanted)) return profile;
         }
-        List<String> names = profiles.stream().map(MigProfile::name).collect(Collectors.toList());
+        List<String> names = profiles.stream().map(GpuInstanceProfile::name).collect(Collectors.toList());
         String gpuName = optionalAny(() -> string("nvmlDeviceGetName", NvmlLibrary.DEVICE_NAME_BUFFER_SIZE,
                 (b, n) -> lib.nvmlDeviceGetName(d, b, n)));
         throw new UnknownMigProfileException("unknown MIG profile \"" + requested + "\" for GPU " + index
@@ -630,7 +630,7 @@ public final class NvmlSession implements AutoCloseable {
 
     private GpuInstance doCreateGpuInstance(int index, String profileName, Integer placementStart) {
         Pointer d = device(index);
-        MigProfile profile = findProfile(index, d, profileName);
+        GpuInstanceProfile profile = findProfile(index, d, profileName);
         PointerByReference gi = new PointerByReference();
         if (placementStart == null) {
             call("nvmlDeviceCreateGpuInstance", () -> lib.nvmlDeviceCreateGpuInstance(d, profile.profileId(), gi));
@@ -642,10 +642,10 @@ public final class NvmlSession implements AutoCloseable {
         return readGpuInstance(index, gi.getValue(), readMigProfiles(d));
     }
 
-    private GpuInstance readGpuInstance(int index, Pointer gi, List<MigProfile> profiles) {
+    private GpuInstance readGpuInstance(int index, Pointer gi, List<GpuInstanceProfile> profiles) {
         GpuInstanceInfo info = new GpuInstanceInfo();
         call("nvmlGpuInstanceGetInfo", () -> lib.nvmlGpuInstanceGetInfo(gi, info));
-        String name = profiles.stream().filter(p -> p.profileId() == info.profileId).map(MigProfile::name)
+        String name = profiles.stream().filter(p -> p.profileId() == info.profileId).map(GpuInstanceProfile::name)
                 .findFirst().orElse("profile " + info.profileId);
         return new GpuInstance(index, info.id, info.profileId, name,
                 new MigPlacement(info.placement.start, info.placement.size));
@@ -660,10 +660,10 @@ public final class NvmlSession implements AutoCloseable {
     private ComputeInstance doCreateComputeInstance(int index, int gpuInstanceId, Integer slices) {
         Pointer d = device(index);
         Pointer gi = gpuInstanceHandle(d, gpuInstanceId);
-        List<MigProfile> profiles = readMigProfiles(d);
+        List<GpuInstanceProfile> profiles = readMigProfiles(d);
         GpuInstance parent = readGpuInstance(index, gi, profiles);
         int wanted = slices != null ? slices : profiles.stream()
-                .filter(p -> p.profileId() == parent.profileId()).mapToInt(MigProfile::sliceCount).findFirst()
+                .filter(p -> p.profileId() == parent.profileId()).mapToInt(GpuInstanceProfile::sliceCount).findFirst()
                 .orElseThrow(() -> new IllegalStateException("GPU instance " + gpuInstanceId + " has an unlisted profile"));
         Integer ciProfile = CI_PROFILE_BY_SLICES.get(wanted);
         if (ciProfile == null) {
@@ -732,7 +732,7 @@ public final class NvmlSession implements AutoCloseable {
     }
 
     private List<MigDevice> readEnabledMigDevices(int index, Pointer d) {
-        List<MigProfile> profiles = readMigProfiles(d);
+        List<GpuInstanceProfile> profiles = readMigProfiles(d);
         int max = readInt("nvmlDeviceGetMaxMigDeviceCount", r -> lib.nvmlDeviceGetMaxMigDeviceCount(d, r));
         List<MigDevice> devices = new ArrayList<>();
         for (int i = 0; i < max; i++) {

@@ -36,7 +36,7 @@ class ConcurrencyTest extends SessionTest {
 
     @Test
     void concurrentReadsSeeTheSameGpus() throws Exception {
-        List<Gpu> expected = nvml.gpus();
+        List<GpuReading> expected = nvml.gpus();
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Integer>> results = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
@@ -44,8 +44,8 @@ class ConcurrencyTest extends SessionTest {
                 start.await();
                 int reads = 0;
                 for (int round = 0; round < 25; round++) {
-                    for (Gpu want : expected) {
-                        Gpu got = nvml.gpu(want.index());
+                    for (GpuReading want : expected) {
+                        GpuReading got = nvml.gpu(want.index());
                         assertEquals(want.uuid(), got.uuid());
                         assertEquals(want.name(), got.name());
                         assertEquals(want.memory().totalBytes(), got.memory().totalBytes());

@@ -30,7 +30,7 @@ class DriverGapsTest extends SessionTest {
     }
 
     private Map<String, Long> memoryByProfile(int gpu) {
-        return nvml.migProfiles(gpu).stream().collect(Collectors.toMap(MigProfile::name, MigProfile::memoryMiB));
+        return nvml.migProfiles(gpu).stream().collect(Collectors.toMap(GpuInstanceProfile::name, GpuInstanceProfile::memoryMiB));
     }
 
     @Test
@@ -48,9 +48,9 @@ class DriverGapsTest extends SessionTest {
     @Test
     void profilesAndPlacementsAreListedWhileMigIsOff() {
         assertFalse(nvml.migMode(TestDriver.H100_SECOND).current());
-        List<MigProfile> profiles = nvml.migProfiles(TestDriver.H100_SECOND);
+        List<GpuInstanceProfile> profiles = nvml.migProfiles(TestDriver.H100_SECOND);
         assertEquals(7, profiles.size(), profiles.toString());
-        MigProfile half = profiles.stream().filter(p -> p.name().equals("3g.40gb")).findFirst().orElseThrow();
+        GpuInstanceProfile half = profiles.stream().filter(p -> p.name().equals("3g.40gb")).findFirst().orElseThrow();
         assertEquals(List.of(new MigPlacement(0, 4), new MigPlacement(4, 4)), half.placements());
         assertEquals(0, half.remainingCapacity(), "nothing fits while MIG is off");
     }
@@ -73,7 +73,7 @@ class DriverGapsTest extends SessionTest {
         assertTrue(e.getMessage().contains("MIG devices are unknown") && e.hint().contains("run the agent privileged"), e.getMessage());
         assertThrows(NvmlPermissionException.class, () -> nvml.gpuInstances(TestDriver.H100));
         assertTrue(nvml.gpu(TestDriver.H100).migEnabled(), "the GPU itself still reads");
-        MigProfile small = nvml.migProfiles(TestDriver.H100).get(0);
+        GpuInstanceProfile small = nvml.migProfiles(TestDriver.H100).get(0);
         assertEquals("1g.10gb", small.name());
         assertEquals(List.of(), small.placements(), "placements need privilege too");
         assertEquals(List.of(), nvml.migDevices(TestDriver.H100_SECOND), "a GPU with MIG off needs no instance reads");
@@ -85,7 +85,7 @@ class DriverGapsTest extends SessionTest {
         MigDevice device = nvml.createMigDevice(TestDriver.H100, "3g.40gb", null);
         sim.command("driver container=mig-only");
 
-        Gpu parent = nvml.gpu(TestDriver.H100);
+        GpuReading parent = nvml.gpu(TestDriver.H100);
         assertNull(parent.memory(), "the driver answers NO_PERMISSION for the parent");
         assertThrows(NvmlPermissionException.class, () -> nvml.memory(TestDriver.H100));
         assertEquals(device.memory().totalMiB(), nvml.migDevices(TestDriver.H100).get(0).memory().totalMiB());

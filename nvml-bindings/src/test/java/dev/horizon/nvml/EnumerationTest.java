@@ -22,11 +22,11 @@ class EnumerationTest extends SessionTest {
 
     @Test
     void everyGpuHasAnIdentityTheDriverResolvesBack() {
-        List<Gpu> gpus = nvml.gpus();
+        List<GpuReading> gpus = nvml.gpus();
         assertEquals(nvml.deviceCount(), gpus.size());
         assertFalse(gpus.isEmpty());
         Set<String> uuids = new HashSet<>();
-        for (Gpu gpu : gpus) {
+        for (GpuReading gpu : gpus) {
             assertTrue(gpu.uuid().matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), gpu.uuid());
             assertTrue(uuids.add(gpu.uuid()), "unique " + gpu.uuid());
             assertTrue(gpu.pciBusId().matches("[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\\.[0-7]"), gpu.pciBusId());
@@ -50,7 +50,7 @@ class EnumerationTest extends SessionTest {
     }
 
     private void expectModel(int index, String name, long totalMiB) {
-        Gpu gpu = nvml.gpu(index);
+        GpuReading gpu = nvml.gpu(index);
         assertEquals(name, gpu.name());
         assertEquals(totalMiB * MIB, gpu.memory().totalBytes(), name);
         MemoryInfo m = gpu.memory();

@@ -58,7 +58,7 @@ class FaultTest extends SessionTest {
     @Test
     void aCallTheGpuDoesNotSupportLeavesAGapNotAFailure() {
         sim.command("fault gpu=0 fail=nvmlDeviceGetPowerUsage:NOT_SUPPORTED");
-        Gpu gpu = nvml.gpu(0);
+        GpuReading gpu = nvml.gpu(0);
         assertNull(gpu.powerDrawMilliwatts());
         assertEquals(700_000L, gpu.powerLimitMilliwatts());
         var e = assertThrows(NvmlNotSupportedException.class, () -> nvml.powerDrawMilliwatts(0));

@@ -73,14 +73,14 @@ class MigTest extends SessionTest {
         return device;
     }
 
-    private MigProfile profile(int gpu, String name) {
+    private GpuInstanceProfile profile(int gpu, String name) {
         return nvml.migProfiles(gpu).stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
     void createListAndDestroyAMigDevice() {
         int gpu = migGpu();
-        MigProfile smallest = nvml.migProfiles(gpu).get(0);
+        GpuInstanceProfile smallest = nvml.migProfiles(gpu).get(0);
         int before = smallest.remainingCapacity();
         assumeTrue(before > 0, "no room for a " + smallest.name() + " on GPU " + gpu);
 
@@ -132,8 +132,8 @@ class MigTest extends SessionTest {
 
     private void expectProfiles(int gpu, String... names) {
         enableMig(gpu);
-        assertEquals(List.of(names), nvml.migProfiles(gpu).stream().map(MigProfile::name).collect(Collectors.toList()));
-        for (MigProfile p : nvml.migProfiles(gpu)) {
+        assertEquals(List.of(names), nvml.migProfiles(gpu).stream().map(GpuInstanceProfile::name).collect(Collectors.toList()));
+        for (GpuInstanceProfile p : nvml.migProfiles(gpu)) {
             assertEquals(p.instanceCount(), p.remainingCapacity(), p.name() + " on an empty GPU");
             int total = p.placements().stream().mapToInt(MigPlacement::size).max().orElseThrow();
             assertTrue(total <= 8, "8 memory slices");
@@ -218,7 +218,7 @@ class MigTest extends SessionTest {
     void unknownProfileNamesTheValidOnes() {
         int gpu = migGpu();
         var e = assertThrows(UnknownMigProfileException.class, () -> nvml.createMigDevice(gpu, "5g.50gb", null));
-        List<String> valid = nvml.migProfiles(gpu).stream().map(MigProfile::name).collect(Collectors.toList());
+        List<String> valid = nvml.migProfiles(gpu).stream().map(GpuInstanceProfile::name).collect(Collectors.toList());
         assertEquals(valid, e.validProfiles());
         assertTrue(e.getMessage().contains("\"5g.50gb\"") && e.getMessage().contains(String.join(", ", valid)), e.getMessage());
     }

@@ -123,7 +123,7 @@ class NewerHeaderEnumsTest {
     @Test
     void aProfileAtAnEnumNewerThanCuda126IsListed() {
         try (NvmlSession nvml = session()) {
-            List<String> names = nvml.migProfiles(0).stream().map(MigProfile::name).toList();
+            List<String> names = nvml.migProfiles(0).stream().map(GpuInstanceProfile::name).toList();
             assertEquals(List.of("1g.23gb-me", "7g.180gb"), names);
         }
     }

@@ -29,7 +29,7 @@ class ProcessTest extends SessionTest {
 
         assertEquals(List.of(new GpuProcess(4242, "train.py", 2048 * MIB, null, null)), nvml.processes(1));
         assertTrue(nvml.processes(0).isEmpty());
-        Gpu gpu = nvml.gpu(1);
+        GpuReading gpu = nvml.gpu(1);
         assertEquals(2048 * MIB, gpu.memory().usedBytes());
         int busy = gpu.utilization().gpuPercent();
         assertTrue(busy >= 38 && busy <= 42, "about 40%: " + busy);

@@ -32,7 +32,7 @@ class SmiCommandTest {
         Run run = TestDriver.smi();
         assertEquals(0, run.status(), run.err());
         try (NvmlSession nvml = NvmlSession.open()) {
-            for (Gpu gpu : nvml.gpus()) {
+            for (GpuReading gpu : nvml.gpus()) {
                 assertTrue(run.out().contains("| " + gpu.name() + " "), gpu.name());
                 assertTrue(run.out().contains(gpu.uuid()), gpu.uuid());
                 assertTrue(run.out().contains(" / " + gpu.memory().totalMiB() + "MiB"), "memory of GPU " + gpu.index());

@@ -138,8 +138,8 @@ public final class Occupancy {
         return shared.any();
     }
 
-    /** {node, gpu} of every GPU that holds slices, is partitioned or is being re-partitioned. */
-    public List<int[]> fractionalGpus() {
+    /** Every GPU that holds slices, is partitioned or is being re-partitioned, in order. */
+    public List<GpuRef> fractionalGpus() {
         return shared.gpus();
     }
 

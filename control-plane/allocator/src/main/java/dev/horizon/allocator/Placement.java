@@ -1,5 +1,6 @@
 package dev.horizon.allocator;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -23,8 +24,16 @@ public record Placement(List<Slice> slices) {
         slices = List.copyOf(slices);
     }
 
-    public int gpus() {
+    /** How many GPUs this placement holds, a share counting as one. */
+    public int gpuCount() {
         return slices.stream().mapToInt(Slice::count).sum();
+    }
+
+    /** Every GPU this placement holds, slice by slice (a share names the GPU it is a slice of). */
+    public List<GpuRef> gpus() {
+        List<GpuRef> gpus = new ArrayList<>();
+        for (Slice s : slices) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) gpus.add(new GpuRef(s.node(), g));
+        return gpus;
     }
 
     /** GPUs this placement holds, a share counted by its fraction of its GPU. */
@@ -36,9 +45,19 @@ public record Placement(List<Slice> slices) {
 
     /** Whether the two hold a GPU in common (two shares of one GPU count: taking one back frees no GPU for the other). */
     public boolean overlaps(Placement other) {
+        return overlaps(other, true);
+    }
+
+    /** Whether the two hold a whole GPU in common: shares of one GPU stand side by side, so they never clash. */
+    public boolean overlapsWhole(Placement other) {
+        return overlaps(other, false);
+    }
+
+    private boolean overlaps(Placement other, boolean sharesCount) {
         for (Slice a : slices) {
             for (Slice b : other.slices) {
-                if (a.node() == b.node() && a.firstGpu() < b.firstGpu() + b.count() && b.firstGpu() < a.firstGpu() + a.count()) return true;
+                boolean counted = sharesCount || (a.share() == null && b.share() == null);
+                if (counted && a.node() == b.node() && a.firstGpu() < b.firstGpu() + b.count() && b.firstGpu() < a.firstGpu() + a.count()) return true;
             }
         }
         return false;

@@ -46,4 +46,9 @@ public record PlanningContext(long now, long stepSeconds, int horizonSteps, Clus
     public long stepIndex() {
         return now / stepSeconds;
     }
+
+    /** When plan step s starts, in epoch seconds: a job planned there has that planned start (step 0 is now: its step has begun). */
+    public long plannedStart(int s) {
+        return Math.max(now, (stepIndex() + s) * stepSeconds);
+    }
 }

@@ -15,17 +15,17 @@ import java.util.TreeSet;
  * whole-GPU work is {@link Occupancy}'s business; this class only answers what a GPU could still give slices.
  */
 final class SharedGpus {
-    /** By {@link #key}: the shares each GPU holds (immutable lists), its MIG layout, and GPUs being re-partitioned. */
-    private final Map<Long, List<GpuShare>> held;
-    private final Map<Long, MigLayout> layouts;
+    /** The shares each GPU holds (immutable lists), its MIG layout, and GPUs being re-partitioned. */
+    private final Map<GpuRef, List<GpuShare>> held;
+    private final Map<GpuRef, MigLayout> layouts;
     /** GPU being re-partitioned -> the layout it is getting. */
-    private final Map<Long, MigLayout> reconfiguring;
+    private final Map<GpuRef, MigLayout> reconfiguring;
 
     SharedGpus() {
         this(new HashMap<>(), new HashMap<>(), new HashMap<>());
     }
 
-    private SharedGpus(Map<Long, List<GpuShare>> held, Map<Long, MigLayout> layouts, Map<Long, MigLayout> reconfiguring) {
+    private SharedGpus(Map<GpuRef, List<GpuShare>> held, Map<GpuRef, MigLayout> layouts, Map<GpuRef, MigLayout> reconfiguring) {
         this.held = held;
         this.layouts = layouts;
         this.reconfiguring = reconfiguring;
@@ -35,47 +35,43 @@ final class SharedGpus {
         return new SharedGpus(new HashMap<>(held), new HashMap<>(layouts), new HashMap<>(reconfiguring));
     }
 
-    static long key(int node, int gpu) {
-        return ((long) node << 8) | gpu;
-    }
-
     List<GpuShare> sharesOn(int node, int gpu) {
-        return held.getOrDefault(key(node, gpu), List.of());
+        return held.getOrDefault(new GpuRef(node, gpu), List.of());
     }
 
     MigLayout layout(int node, int gpu) {
-        return layouts.get(key(node, gpu));
+        return layouts.get(new GpuRef(node, gpu));
     }
 
     boolean hasLayout(int node, int gpu) {
-        return layouts.containsKey(key(node, gpu));
+        return layouts.containsKey(new GpuRef(node, gpu));
     }
 
     /** Sets the layout (an empty one turns MIG off); returns whether the GPU is now partitioned. */
     boolean setLayout(int node, int gpu, MigLayout layout) {
         if (layout.slots().isEmpty()) {
-            layouts.remove(key(node, gpu));
+            layouts.remove(new GpuRef(node, gpu));
             return false;
         }
-        layouts.put(key(node, gpu), layout);
+        layouts.put(new GpuRef(node, gpu), layout);
         return true;
     }
 
     void startReconfiguring(int node, int gpu, MigLayout target) {
-        reconfiguring.put(key(node, gpu), target);
+        reconfiguring.put(new GpuRef(node, gpu), target);
     }
 
     boolean isReconfiguring(int node, int gpu) {
-        return reconfiguring.containsKey(key(node, gpu));
+        return reconfiguring.containsKey(new GpuRef(node, gpu));
     }
 
     MigLayout reconfiguringTo(int node, int gpu) {
-        return reconfiguring.get(key(node, gpu));
+        return reconfiguring.get(new GpuRef(node, gpu));
     }
 
     /** Ends a re-partitioning: the GPU loses its old layout; returns the one it was getting. */
     MigLayout finishReconfiguring(int node, int gpu) {
-        long k = key(node, gpu);
+        GpuRef k = new GpuRef(node, gpu);
         MigLayout target = reconfiguring.remove(k);
         layouts.remove(k);
         return target;
@@ -85,14 +81,12 @@ final class SharedGpus {
         return !held.isEmpty() || !layouts.isEmpty() || !reconfiguring.isEmpty();
     }
 
-    /** {node, gpu} of every GPU that holds slices, is partitioned or is being re-partitioned, in order. */
-    List<int[]> gpus() {
-        Set<Long> keys = new TreeSet<>(held.keySet());
-        keys.addAll(layouts.keySet());
-        keys.addAll(reconfiguring.keySet());
-        List<int[]> out = new ArrayList<>();
-        for (long k : keys) out.add(new int[] {(int) (k >> 8), (int) (k & 0xff)});
-        return out;
+    /** Every GPU that holds slices, is partitioned or is being re-partitioned, in order. */
+    List<GpuRef> gpus() {
+        Set<GpuRef> gpus = new TreeSet<>(held.keySet());
+        gpus.addAll(layouts.keySet());
+        gpus.addAll(reconfiguring.keySet());
+        return new ArrayList<>(gpus);
     }
 
     /**
@@ -135,12 +129,12 @@ final class SharedGpus {
     void add(int node, int gpu, GpuShare share) {
         List<GpuShare> on = new ArrayList<>(sharesOn(node, gpu));
         on.add(share);
-        held.put(key(node, gpu), List.copyOf(on));
+        held.put(new GpuRef(node, gpu), List.copyOf(on));
     }
 
     /** Removes the share; returns whether the GPU is now clear of slices, layout and re-partitioning. Null: not held. */
     Boolean remove(int node, int gpu, GpuShare share) {
-        long k = key(node, gpu);
+        GpuRef k = new GpuRef(node, gpu);
         List<GpuShare> on = new ArrayList<>(sharesOn(node, gpu));
         if (!on.remove(share)) return null;
         if (!on.isEmpty()) {

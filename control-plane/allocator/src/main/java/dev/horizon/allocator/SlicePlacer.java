@@ -22,8 +22,11 @@ import java.util.Set;
 public final class SlicePlacer {
     private final TargetWorkload workload;
     private final List<PendingJob> migDemand;
-    /** "gpuKey:profile" -> instances of a coming layout that waiting jobs already count on. */
-    private final Map<String, Integer> claimed = new HashMap<>();
+    /** Instances of a coming layout that waiting jobs already count on, by GPU and MIG profile. */
+    private final Map<Claim, Integer> claimed = new HashMap<>();
+
+    private record Claim(GpuRef gpu, String profile) {
+    }
 
     /** pending: the jobs waiting now, in value order; their shapes are the workload placements are judged against. */
     public SlicePlacer(List<PendingJob> pending) {
@@ -107,28 +110,28 @@ public final class SlicePlacer {
      * claims nothing) when they do not cover it.
      */
     private String claimPromised(Occupancy o, String profile, int count) {
-        Map<Long, Integer> take = new HashMap<>();
+        Map<Claim, Integer> take = new HashMap<>();
         List<String> where = new ArrayList<>();
         int left = count;
-        for (int[] gpu : o.fractionalGpus()) {
-            MigLayout target = o.reconfiguringTo(gpu[0], gpu[1]);
+        for (GpuRef gpu : o.fractionalGpus()) {
+            MigLayout target = o.reconfiguringTo(gpu.node(), gpu.gpu());
             if (target == null || left == 0) continue;
-            long k = ((long) gpu[0] << 8) | gpu[1];
+            Claim k = new Claim(gpu, profile);
             int offered = (int) target.slots().stream().filter(s -> s.profile().equals(profile)).count();
-            int free = offered - claimed.getOrDefault(k + ":" + profile, 0);
+            int free = offered - claimed.getOrDefault(k, 0);
             if (free <= 0) continue;
             int n = Math.min(free, left);
             take.put(k, n);
             left -= n;
-            where.add("GPU " + gpu[1] + " of " + o.cluster().nodes().get(gpu[0]).name());
+            where.add("GPU " + gpu.gpu() + " of " + o.cluster().nodes().get(gpu.node()).name());
         }
         if (left > 0) return null;
-        take.forEach((k, n) -> claimed.merge(k + ":" + profile, n, Integer::sum));
+        take.forEach((k, n) -> claimed.merge(k, n, Integer::sum));
         return String.join(", ", where);
     }
 
     private void claim(int node, int gpu, String profile, int count) {
-        claimed.merge((((long) node << 8) | gpu) + ":" + profile, count, Integer::sum);
+        claimed.merge(new Claim(new GpuRef(node, gpu), profile), count, Integer::sum);
     }
 
     /** The node sets a job's replicas may spread over: every node (null), or each node, or each NVLink domain. */

@@ -39,7 +39,7 @@ class OccupancyTest {
         Occupancy o = new Occupancy(three);
         o.occupy(new Placement(List.of(new Placement.Slice(1, 0, 1))));
         Placement p = o.findBlock(12);
-        assertEquals(12, p.gpus());
+        assertEquals(12, p.gpuCount());
         assertEquals(8, p.slices().get(0).count());
         assertNull(o.findBlock(24), "node-1 is not whole, so three whole nodes are not free");
     }

@@ -62,7 +62,7 @@ class PlacementRulesTest {
         Occupancy o = new Occupancy(Cluster.homogeneous(24, 8, "H100-80GB", MEM));
         Placement p = o.findBlock(12, rules(Set.of(), 3, Topology.ANY), NodeOrder.BEST_FIT);
         assertNotNull(p);
-        assertEquals(12, p.gpus());
+        assertEquals(12, p.gpuCount());
         for (Placement.Slice s : p.slices()) assertEquals(0, s.count() % 3, "slice " + s + " splits a pod");
         assertEquals(8, o.findBlock(12).slices().get(0).count(), "without a replica width: whole nodes plus a block");
     }

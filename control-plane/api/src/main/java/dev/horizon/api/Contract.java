@@ -20,6 +20,14 @@ public record Contract(long minRuntimeSeconds, boolean resumable, long checkpoin
         };
     }
 
+    /**
+     * Seconds of a run of ranSeconds that a preemption leaves done (per GPU): a resumable job keeps all of it but the
+     * checkpoint it pays for; one that cannot resume keeps nothing and starts over.
+     */
+    public long keptWork(long ranSeconds) {
+        return resumable ? Math.max(0, ranSeconds - checkpointCostSeconds) : 0;
+    }
+
     void validate(List<String> errors) {
         if (minRuntimeSeconds < 0) errors.add("contract.minRuntimeSeconds must be >= 0 (got " + minRuntimeSeconds + ")");
         if (minRuntimeSeconds > MAX_MIN_RUNTIME_SECONDS) {

@@ -174,7 +174,7 @@ public final class KaiPolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(movable);
         candidates.removeIf(r -> r.team().equals(j.team()) || queues.ratio(r.team(), 0) <= 1 || queues.ratio(r.team(), -r.gpus()) <= after);
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), candidates, decision);
+        Placement p = KubePreemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         before.forEach(v -> queues.allocated.merge(v.team(), (double) -v.gpus(), Double::sum));
@@ -187,7 +187,7 @@ public final class KaiPolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(movable);
         candidates.removeIf(r -> !r.team().equals(j.team()) || r.weight() >= j.weight());
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, occupancy, candidates, decision);
+        Placement p = KubePreemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, occupancy, candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         movable.removeAll(before);
@@ -198,6 +198,6 @@ public final class KaiPolicy extends AutoscaledInference {
         occupancy.occupy(p);
         decision.start(j.id(), p, false);
         decision.waitReasons().remove(j.id());
-        queues.allocated.merge(j.team(), (double) p.gpus(), Double::sum);
+        queues.allocated.merge(j.team(), (double) p.gpuCount(), Double::sum);
     }
 }

@@ -95,7 +95,7 @@ public final class KueuePolicy extends AutoscaledInference {
             }
             ctx.occupancy().occupy(p);
             decision.start(j.id(), p, false);
-            cohort.usage.merge(j.team(), (double) p.gpus(), Double::sum);
+            cohort.usage.merge(j.team(), (double) p.gpuCount(), Double::sum);
         }
         return decision;
     }
@@ -137,7 +137,7 @@ public final class KueuePolicy extends AutoscaledInference {
         List<RunningJob> candidates = new ArrayList<>(others);
         candidates.addAll(own);
         List<RunningJob> before = new ArrayList<>(candidates);
-        Placement p = Preemption.freeFor(j.gpus(), j.rules(), KUBE_SCHEDULER, occupancy, candidates, decision);
+        Placement p = KubePreemption.freeFor(j.gpus(), j.rules(), KUBE_SCHEDULER, occupancy, candidates, decision);
         if (p == null) return null;
         before.removeAll(candidates);
         for (RunningJob v : before) {

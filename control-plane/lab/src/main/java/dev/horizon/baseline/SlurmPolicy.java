@@ -96,7 +96,7 @@ public final class SlurmPolicy extends AutoscaledInference {
             lower.removeIf(r -> r.weight() >= j.weight());
             if (lower.isEmpty()) continue;
             List<RunningJob> before = new ArrayList<>(lower);
-            Placement p = Preemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), lower, decision);
+            Placement p = KubePreemption.freeFor(j.gpus(), j.rules(), NodeOrder.BEST_FIT, ctx.occupancy(), lower, decision);
             if (p == null) continue;
             before.removeAll(lower);
             preemptible.removeAll(before);

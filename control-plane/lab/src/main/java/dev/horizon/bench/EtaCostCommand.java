@@ -12,7 +12,7 @@ import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
@@ -109,14 +109,14 @@ final class EtaCostCommand {
             nodes.add(NodeState.ready(new GpuNode("node-" + i, model, 8, 81_559, "d" + i / 8)));
         }
         Occupancy occupancy = new Occupancy(new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList()));
-        List<JobState> all = new ArrayList<>();
+        List<ActiveJob> all = new ArrayList<>();
         for (int i = 0; occupancy.totalFree() > gpus / 2 && i < gpus; i++) {
             int g = SIZES[rng.nextInt(SIZES.length)];
             Placement p = occupancy.findBlock(g, null);
             if (p == null) break;
             occupancy.occupy(p);
             long start = NOW - rng.nextInt(4 * 3600);
-            all.add(job("run-" + i, g, Set.of(), start - 60, new JobState.Running(start, p, false), rng));
+            all.add(job("run-" + i, g, Set.of(), start - 60, new ActiveJob.Running(start, p, false), rng));
         }
         for (int i = 0; i < jobs; i++) {
             boolean oneModel = i % 4 == 0;
@@ -126,9 +126,9 @@ final class EtaCostCommand {
         return new ClusterMoment(NOW, 900, LatencyCommand.HORIZON, nodes, all, null, List.of(), new DurationEstimator());
     }
 
-    private static JobState job(String id, int gpus, Set<String> models, long arrival, JobState.Running run, Random rng) {
+    private static ActiveJob job(String id, int gpus, Set<String> models, long arrival, ActiveJob.Running run, Random rng) {
         JobClass c = CLASSES[rng.nextInt(CLASSES.length)];
-        return new JobState(id, "team-" + rng.nextInt(8), c, 1 + rng.nextInt(4), gpus, gpus, arrival, 600L + rng.nextInt(8 * 3600),
+        return new ActiveJob(id, "team-" + rng.nextInt(8), c, 1 + rng.nextInt(4), gpus, gpus, arrival, 600L + rng.nextInt(8 * 3600),
                 Contract.defaultFor(c), null, PlacementRules.ANY.withGpuTypes(models), null, run);
     }
 }

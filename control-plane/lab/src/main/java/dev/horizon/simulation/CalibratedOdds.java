@@ -1,7 +1,7 @@
 package dev.horizon.simulation;
 
 import dev.horizon.allocator.eta.DurationDraws;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -34,13 +34,13 @@ public final class CalibratedOdds {
      * {@link DurationDraws#BURST_GAP_SECONDS} of the one before (chained, so every job is in exactly one); each burst
      * as its jobs' ids, bursts in the order of their first arrival.
      */
-    static List<List<String>> bursts(List<JobState> jobs) {
-        List<JobState> byArrival = new ArrayList<>(jobs);
-        byArrival.sort(Comparator.comparingLong(JobState::arrivalSeconds).thenComparing(JobState::id));
+    static List<List<String>> bursts(List<ActiveJob> jobs) {
+        List<ActiveJob> byArrival = new ArrayList<>(jobs);
+        byArrival.sort(Comparator.comparingLong(ActiveJob::arrivalSeconds).thenComparing(ActiveJob::id));
         Map<String, List<String>> open = new LinkedHashMap<>();
         Map<String, Long> lastArrival = new LinkedHashMap<>();
         List<List<String>> bursts = new ArrayList<>();
-        for (JobState j : byArrival) {
+        for (ActiveJob j : byArrival) {
             String shape = j.team() + "\u0000" + j.jobClass() + "\u0000" + j.gpus();
             Long last = lastArrival.put(shape, j.arrivalSeconds());
             if (last == null || j.arrivalSeconds() - last > DurationDraws.BURST_GAP_SECONDS) {

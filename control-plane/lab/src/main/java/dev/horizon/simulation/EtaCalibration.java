@@ -6,7 +6,7 @@ import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,10 +33,10 @@ public final class EtaCalibration implements DecisionObserver {
     private final SchedulingPolicy planner;
     private final int samples;
     private final Set<String> arrived = new HashSet<>();
-    private final List<JobState> arrivals = new ArrayList<>();
+    private final List<ActiveJob> arrivals = new ArrayList<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
-    private final Map<String, JobState> banded = new HashMap<>();
+    private final Map<String, ActiveJob> banded = new HashMap<>();
     private final Calibrator calibrator = new Calibrator();
     private boolean plansAhead;
 
@@ -81,8 +81,8 @@ public final class EtaCalibration implements DecisionObserver {
         this.samples = samples;
         for (SimJob j : priorArrivals) {
             arrived.add(j.id());
-            arrivals.add(new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
-                    j.contract(), j.slice(), j.rules(), JobState.RunHistory.NEW, null));
+            arrivals.add(new ActiveJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+                    j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
         }
     }
 
@@ -93,7 +93,7 @@ public final class EtaCalibration implements DecisionObserver {
     @Override
     public void decided(ClusterMoment moment, Decision decision) {
         plansAhead |= !decision.plannedStarts().isEmpty();
-        for (JobState j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
+        for (ActiveJob j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
         arrivals.removeIf(j -> j.arrivalSeconds() < moment.now() - ExpectedArrivals.WINDOW_SECONDS);
         decision.starts().forEach(s -> {
             firstStarts.putIfAbsent(s.jobId(), moment.now());
@@ -101,8 +101,8 @@ public final class EtaCalibration implements DecisionObserver {
         });
         if (!plansAhead || moment.now() % moment.stepSeconds() != 0) return;
         Set<String> fresh = new LinkedHashSet<>();
-        Map<String, JobState> byId = new HashMap<>();
-        for (JobState j : moment.jobs()) {
+        Map<String, ActiveJob> byId = new HashMap<>();
+        for (ActiveJob j : moment.jobs()) {
             if (j.isRunning() || firstStarts.containsKey(j.id()) || recorded.containsKey(j.id())) continue;
             fresh.add(j.id());
             byId.put(j.id(), j);

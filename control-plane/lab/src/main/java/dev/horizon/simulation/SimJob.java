@@ -46,7 +46,7 @@ public record SimJob(String id, String team, JobClass jobClass, double weight, i
      * (an elastic job may run narrower than it asked).
      */
     public double askedOn(Placement placement) {
-        return slice == null ? placement.gpus() : placement.gpus() * slice.gpuFraction();
+        return slice == null ? placement.gpuCount() : placement.gpuCount() * slice.gpuFraction();
     }
 
     /** The same job, arriving at t instead. */

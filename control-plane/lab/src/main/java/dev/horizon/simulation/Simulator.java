@@ -2,6 +2,7 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
@@ -12,7 +13,7 @@ import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.Teams;
 import dev.horizon.api.mig.MigLayout;
@@ -243,7 +244,7 @@ public final class Simulator {
                 continue;
             }
             auditPreemption(r, t, true);
-            freed += r.placement().gpus();
+            freed += r.placement().gpuCount();
             preempt(v.id(), t);
             if (events != null) events.preemptedByWorld(v.id(), t);
         }
@@ -258,8 +259,8 @@ public final class Simulator {
     private ClusterMoment moment(long t) {
         List<NodeState> nodes = new ArrayList<>();
         for (int n = 0; n < scenario.cluster().nodes().size(); n++) nodes.add(nodeState(n));
-        List<JobState> jobs = new ArrayList<>(running.size() + pending.size());
-        for (Run r : running.values()) jobs.add(jobState(r.job(), new JobState.Running(r.start(), r.placement(), r.fill())));
+        List<ActiveJob> jobs = new ArrayList<>(running.size() + pending.size());
+        for (Run r : running.values()) jobs.add(jobState(r.job(), new ActiveJob.Running(r.start(), r.placement(), r.fill())));
         for (SimJob j : pending.values()) jobs.add(jobState(j, null));
         Teams teams = ledger == null ? null : new Teams(ledger.tree(), ledger.windowUsage());
         return new ClusterMoment(t, scenario.stepSeconds(), scenario.horizonSteps(), nodes, jobs, teams, inference.states(), estimator);
@@ -277,10 +278,10 @@ public final class Simulator {
         return new NodeState(node, occupancy.isDrained(n) ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, scenario.migPolicy(), gpus);
     }
 
-    private JobState jobState(SimJob j, JobState.Running run) {
-        JobState.RunHistory history = new JobState.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
+    private ActiveJob jobState(SimJob j, ActiveJob.Running run) {
+        ActiveJob.RunHistory history = new ActiveJob.RunHistory(done.getOrDefault(j.id(), 0L), timesStarted.getOrDefault(j.id(), 0),
                 timesPreempted.getOrDefault(j.id(), 0), 0);
-        return new JobState(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), history, run);
     }
 
@@ -332,7 +333,7 @@ public final class Simulator {
         for (Decision.Start s : decision.starts()) {
             if (!startAllowed(s, t)) continue;
             SimJob j = pending.remove(s.jobId());
-            int g = s.placement().gpus();
+            int g = s.placement().gpuCount();
             occupancy.occupy(s.placement());
             firstStart.putIfAbsent(j.id(), t);
             timesStarted.merge(j.id(), 1, Integer::sum);
@@ -360,7 +361,7 @@ public final class Simulator {
                     who + (early ? " before it arrived" : ", which is not waiting"));
             return false;
         }
-        int g = s.placement().gpus();
+        int g = s.placement().gpuCount();
         if (!j.rules().widths(j.gpus(), j.minGpus()).contains(g)) {
             boolean partGang = j.rules().gang() && g < j.gpus();
             audit.violation(partGang ? Audit.Kind.GANG_STARTED_PARTLY : Audit.Kind.WRONG_WIDTH, t, who + " on " + g + " GPUs; it may have only "
@@ -425,13 +426,8 @@ public final class Simulator {
 
     /** Protected work may not stand on GPUs an inference service claims (its reservation, or more while it holds more). */
     private void auditReservation(long t) {
-        java.util.Set<Long> gpus = new java.util.HashSet<>();
-        for (Run r : running.values()) {
-            if (r.fill()) continue;
-            for (Placement.Slice s : r.placement().slices()) {
-                for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) gpus.add(((long) s.node() << 8) | g);
-            }
-        }
+        java.util.Set<GpuRef> gpus = new java.util.HashSet<>();
+        for (Run r : running.values()) if (!r.fill()) gpus.addAll(r.placement().gpus());
         int total = scenario.cluster().totalGpus(), claimed = inference.claimed();
         if (gpus.size() + claimed > total) {
             audit.violation(Audit.Kind.PROTECTED_IN_RESERVATION, t, policy.name() + " runs protected work on " + gpus.size()
@@ -446,7 +442,7 @@ public final class Simulator {
         running.remove(c.jobId());
         occupancy.release(r.placement());
         segments.add(segment(r, t, t - r.start()));
-        done.merge(r.job().id(), (t - r.start()) * r.placement().gpus(), Long::sum);
+        done.merge(r.job().id(), (t - r.start()) * r.placement().gpuCount(), Long::sum);
         completed.put(r.job().id(), true);
         if (events != null) events.finished(r.job().id(), t);
         SimJob j = r.job();
@@ -458,9 +454,9 @@ public final class Simulator {
         Run r = running.remove(id);
         occupancy.release(r.placement());
         long ran = t - r.start();
-        long credit = r.job().contract().resumable() ? Math.max(0, ran - r.job().contract().checkpointCostSeconds()) : 0;
+        long credit = r.job().contract().keptWork(ran);
         segments.add(segment(r, t, credit));
-        if (r.job().contract().resumable()) done.merge(id, credit * r.placement().gpus(), Long::sum);
+        if (r.job().contract().resumable()) done.merge(id, credit * r.placement().gpuCount(), Long::sum);
         else done.remove(id);
         pending.put(id, r.job());
         timesPreempted.merge(id, 1, Integer::sum);

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.api.JobClass;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The odds a perfectly calibrated band meets a window's targets, given the bursts its jobs came in. */
 class CalibratedOddsTest {
-    private static JobState job(String id, String team, int gpus, long arrival) {
-        return new JobState(id, team, JobClass.TRAINING, 1, gpus, gpus, arrival, null, null, null, null, JobState.RunHistory.NEW, null);
+    private static ActiveJob job(String id, String team, int gpus, long arrival) {
+        return new ActiveJob(id, team, JobClass.TRAINING, 1, gpus, gpus, arrival, null, null, null, null, ActiveJob.RunHistory.NEW, null);
     }
 
     @Test

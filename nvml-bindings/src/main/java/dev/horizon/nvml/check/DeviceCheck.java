@@ -1,7 +1,7 @@
 package dev.horizon.nvml.check;
 
 import dev.horizon.nvml.DriverInfo;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.NvmlSession;
 import dev.horizon.nvml.smi.Json;
 import dev.horizon.nvml.smi.SmiJson;
@@ -92,10 +92,10 @@ public final class DeviceCheck {
         DriverInfo driver = steps.run("driver, NVML and CUDA versions", nvml::driver);
         report.put("driver", SmiJson.tree(driver));
         Integer count = steps.run("device count", nvml::deviceCount);
-        List<Gpu> gpus = new ArrayList<>();
+        List<GpuReading> gpus = new ArrayList<>();
         List<Map<String, Object>> described = new ArrayList<>();
         for (int i = 0; count != null && i < count; i++) {
-            Gpu gpu = readGpu(nvml, i);
+            GpuReading gpu = readGpu(nvml, i);
             if (gpu != null) gpus.add(gpu);
             described.add(gpu != null ? describe(gpu) : Map.of("index", i, "unreadable", "see the step gpu " + i + ": inventory"));
         }
@@ -110,9 +110,9 @@ public final class DeviceCheck {
     }
 
     /** Every read the agent makes of one GPU, each its own step. */
-    private Gpu readGpu(NvmlSession nvml, int i) {
+    private GpuReading readGpu(NvmlSession nvml, int i) {
         String p = "gpu " + i + ": ";
-        Gpu gpu = steps.run(p + "inventory (name, UUID, PCI, memory, temperature, power, ECC, MIG mode)", () -> nvml.gpu(i));
+        GpuReading gpu = steps.run(p + "inventory (name, UUID, PCI, memory, temperature, power, ECC, MIG mode)", () -> nvml.gpu(i));
         steps.run(p + "memory", () -> nvml.memory(i));
         steps.run(p + "utilization", () -> nvml.utilization(i));
         steps.run(p + "temperature", () -> nvml.temperatureC(i));
@@ -129,7 +129,7 @@ public final class DeviceCheck {
         return gpu;
     }
 
-    private static Map<String, Object> describe(Gpu gpu) {
+    private static Map<String, Object> describe(GpuReading gpu) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("index", gpu.index());
         out.put("name", gpu.name());

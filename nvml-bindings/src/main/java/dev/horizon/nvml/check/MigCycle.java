@@ -1,10 +1,10 @@
 package dev.horizon.nvml.check;
 
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuInstance;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.MigMode;
-import dev.horizon.nvml.MigProfile;
+import dev.horizon.nvml.GpuInstanceProfile;
 import dev.horizon.nvml.NvmlSession;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,9 +26,9 @@ final class MigCycle {
     }
 
     /** What the report says about the cycle: whether it ran (and why not), and whether the GPU is as it was. */
-    Map<String, Object> run(boolean allowed, int uid, List<Gpu> gpus) {
+    Map<String, Object> run(boolean allowed, int uid, List<GpuReading> gpus) {
         Map<String, Object> out = new LinkedHashMap<>();
-        Integer gpu = gpus.stream().filter(g -> g.migMode() != null && idle(g.index())).map(Gpu::index).findFirst().orElse(null);
+        Integer gpu = gpus.stream().filter(g -> g.migMode() != null && idle(g.index())).map(GpuReading::index).findFirst().orElse(null);
         String reason = !allowed ? "HORIZON_ALLOW_MIG_CHANGES=1 is not set (the check stays read-only)"
                 : uid != 0 ? "not root (uid " + uid + "): MIG changes need root"
                 : gpu == null ? "no MIG-capable GPU without processes" : null;
@@ -61,7 +61,7 @@ final class MigCycle {
         boolean enabled = before.current() || steps.act(p + "enable MIG", () -> nvml.setMigMode(gpu, true));
         MigDevice created = null;
         if (enabled) {
-            MigProfile smallest = steps.run(p + "MIG profiles with MIG on", () -> nvml.migProfiles(gpu).stream()
+            GpuInstanceProfile smallest = steps.run(p + "MIG profiles with MIG on", () -> nvml.migProfiles(gpu).stream()
                     .filter(m -> m.remainingCapacity() > 0).findFirst().orElseThrow(() -> new IllegalStateException("no profile fits")));
             if (smallest != null) {
                 out.put("profile", smallest.name());

@@ -1,7 +1,7 @@
 package dev.horizon.nvml.smi;
 
 import dev.horizon.nvml.DriverInfo;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.NvmlSession;
@@ -16,7 +16,7 @@ import java.util.List;
 record SmiReport(DriverInfo driver, List<Entry> gpus) {
 
     /** One GPU: everything read, or the error that stopped it. */
-    record Entry(int index, Gpu gpu, List<MigDevice> migDevices, List<GpuProcess> processes, NvmlException error) {}
+    record Entry(int index, GpuReading gpu, List<MigDevice> migDevices, List<GpuProcess> processes, NvmlException error) {}
 
     static SmiReport collect(NvmlSession nvml, Integer onlyGpu) {
         int count = nvml.deviceCount();
@@ -27,7 +27,7 @@ record SmiReport(DriverInfo driver, List<Entry> gpus) {
         for (int i = 0; i < count; i++) {
             if (onlyGpu != null && i != onlyGpu) continue;
             try {
-                Gpu gpu = nvml.gpu(i);
+                GpuReading gpu = nvml.gpu(i);
                 entries.add(new Entry(i, gpu, nvml.migDevices(i), nvml.processes(i), null));
             } catch (NvmlException e) {
                 entries.add(new Entry(i, null, List.of(), List.of(), e));

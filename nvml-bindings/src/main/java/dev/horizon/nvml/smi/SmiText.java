@@ -1,12 +1,12 @@
 package dev.horizon.nvml.smi;
 
 import dev.horizon.nvml.DriverInfo;
-import dev.horizon.nvml.Gpu;
+import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import dev.horizon.nvml.MemoryInfo;
 import dev.horizon.nvml.MigDevice;
 import dev.horizon.nvml.MigMode;
-import dev.horizon.nvml.MigProfile;
+import dev.horizon.nvml.GpuInstanceProfile;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -24,7 +24,7 @@ final class SmiText {
         TextTable processes = TextTable.of(">GPU", ">GI", ">CI", ">PID", "Process name", ">GPU Memory");
         StringBuilder errors = new StringBuilder();
         for (SmiReport.Entry entry : report.gpus()) {
-            Gpu gpu = entry.gpu();
+            GpuReading gpu = entry.gpu();
             if (gpu == null) {
                 gpus.row(entry.index(), "ERR! " + entry.error().errorName(), "", "", "", "", "", "", "", "");
                 errors.append("GPU ").append(entry.index()).append(": ").append(entry.error().getMessage()).append('\n');
@@ -50,10 +50,10 @@ final class SmiText {
         return out.toString();
     }
 
-    static String profiles(int gpu, List<MigProfile> profiles) {
+    static String profiles(int gpu, List<GpuInstanceProfile> profiles) {
         TextTable table = TextTable.of(">GPU", "Profile", ">ID", ">Free/Total", ">Memory", ">SMs", ">CE", ">DEC", ">ENC",
                 ">JPEG", ">OFA", "Placements (start:size)");
-        for (MigProfile p : profiles) {
+        for (GpuInstanceProfile p : profiles) {
             table.row(gpu, "MIG " + p.name(), p.profileId(), p.remainingCapacity() + "/" + p.instanceCount(),
                     p.memoryMiB() + "MiB", p.multiprocessorCount(), p.copyEngines(), p.decoders(), p.encoders(),
                     p.jpegEngines(), p.ofaEngines(),
@@ -78,7 +78,7 @@ final class SmiText {
         return m.usedMiB() + "MiB / " + m.totalMiB() + "MiB";
     }
 
-    private static String power(Gpu gpu) {
+    private static String power(GpuReading gpu) {
         if (gpu.powerDrawMilliwatts() == null) return null;
         String draw = gpu.powerDrawMilliwatts() / 1000 + "W";
         return gpu.powerLimitMilliwatts() == null ? draw : draw + " / " + gpu.powerLimitMilliwatts() / 1000 + "W";

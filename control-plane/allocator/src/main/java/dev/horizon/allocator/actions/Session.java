@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -94,19 +95,15 @@ public final class Session {
         for (PlanningContext.ServiceView v : ctx.services().values()) {
             room -= Math.max(InferenceReservation.path(v, ctx.horizonSteps())[0], Math.max(v.reservedGpus(), v.heldGpus()));
         }
-        Set<Long> held = new HashSet<>();
+        Set<GpuRef> held = new HashSet<>();
         for (RunningJob r : given.running()) {
             boolean protectedNow = !r.fill() || decision.promotions().contains(r.id());
-            if (protectedNow && !decision.preemptions().contains(r.id())) addGpus(held, r.placement());
+            if (protectedNow && !decision.preemptions().contains(r.id())) held.addAll(r.placement().gpus());
         }
-        for (Decision.Start s : decision.starts()) if (!s.fill()) addGpus(held, s.placement());
+        for (Decision.Start s : decision.starts()) if (!s.fill()) held.addAll(s.placement().gpus());
         int before = held.size();
-        addGpus(held, placement);
+        held.addAll(placement.gpus());
         return held.size() <= room || held.size() == before;
-    }
-
-    private static void addGpus(Set<Long> gpus, Placement p) {
-        for (Placement.Slice s : p.slices()) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) gpus.add(((long) s.node() << 8) | g);
     }
 
     /** Starts the job on these GPUs now: they are taken, and it no longer waits. */

@@ -5,7 +5,7 @@ import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.moment.ClusterMoment;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ServiceState;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -41,7 +41,7 @@ public final class Ahead {
      * services and its fair share are read) and decision decided the plan. Empty when the job starts now or is not waiting.
      */
     public static List<Entry> of(ClusterMoment m, PlanningContext ctx, Decision decided, String jobId) {
-        JobState job = m.jobs().stream().filter(j -> j.id().equals(jobId) && !j.isRunning()).findFirst().orElse(null);
+        ActiveJob job = m.jobs().stream().filter(j -> j.id().equals(jobId) && !j.isRunning()).findFirst().orElse(null);
         if (job == null || startsNow(decided, jobId)) return List.of();
         Set<Integer> usable = new HashSet<>();
         for (int n = 0; n < m.nodes().size(); n++) if (accepts(job, m.nodes().get(n).node().gpuModel())) usable.add(n);
@@ -56,7 +56,7 @@ public final class Ahead {
         return d.starts().stream().anyMatch(s -> s.jobId().equals(jobId));
     }
 
-    private static boolean accepts(JobState j, String model) {
+    private static boolean accepts(ActiveJob j, String model) {
         return j.slice() != null ? j.slice().accepts(model) : j.rules().accepts(model);
     }
 
@@ -75,11 +75,11 @@ public final class Ahead {
     }
 
     /** Waiting jobs on models the job accepts that the plan starts no later than it, earliest first. */
-    private static List<Entry> queued(ClusterMoment m, PlanningContext ctx, Decision decided, JobState job, Long planned) {
-        record Before(JobState j, long at) {
+    private static List<Entry> queued(ClusterMoment m, PlanningContext ctx, Decision decided, ActiveJob job, Long planned) {
+        record Before(ActiveJob j, long at) {
         }
         List<Before> before = new ArrayList<>();
-        for (JobState other : m.jobs()) {
+        for (ActiveJob other : m.jobs()) {
             if (other.isRunning() || other.id().equals(job.id()) || !sharesModels(m, job, other)) continue;
             Long at = startsNow(decided, other.id()) ? Long.valueOf(m.now()) : decided.plannedStarts().get(other.id());
             if (at != null && (planned == null || at <= planned)) before.add(new Before(other, at));
@@ -89,12 +89,12 @@ public final class Ahead {
         return before.stream().map(b -> new Entry(b.j().team(), b.j().id(), null, b.j().gpus(), why(job, b.j(), ranks), null)).toList();
     }
 
-    private static boolean sharesModels(ClusterMoment m, JobState a, JobState b) {
+    private static boolean sharesModels(ClusterMoment m, ActiveJob a, ActiveJob b) {
         return m.nodes().stream().map(n -> n.node().gpuModel()).anyMatch(model -> accepts(a, model) && accepts(b, model));
     }
 
     /** Why other goes before job: the first of priority, fair-share rank, submission order that puts it first. */
-    static String why(JobState job, JobState other, Map<String, Integer> ranks) {
+    static String why(ActiveJob job, ActiveJob other, Map<String, Integer> ranks) {
         if (other.priority() > job.priority()) return "priority " + number(other.priority()) + " over " + number(job.priority());
         Integer mine = ranks.get(job.team()), theirs = ranks.get(other.team());
         if (!other.team().equals(job.team()) && mine != null && theirs != null && theirs < mine) {
@@ -125,7 +125,7 @@ public final class Ahead {
             if (there && (planned == null || r.estimatedEndSeconds() <= planned + m.stepSeconds())) on.add(r);
         }
         on.sort(Comparator.comparingLong(RunningJob::estimatedEndSeconds));
-        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpus(), "running until its estimated end",
+        return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpuCount(), "running until its estimated end",
                 Math.max(m.now(), r.estimatedEndSeconds()))).toList();
     }
 

@@ -7,7 +7,7 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.api.Contract;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigProfile;
@@ -40,7 +40,7 @@ public final class Alternatives {
     }
 
     /** A candidate change: the job as changed. */
-    record Candidate(String change, String field, JobState job) {
+    record Candidate(String change, String field, ActiveJob job) {
     }
 
     private Alternatives() {
@@ -51,7 +51,7 @@ public final class Alternatives {
      * m); empty when it starts now or is not waiting. policy: a fresh policy per re-plan (a policy may keep state).
      */
     public static List<Alternative> of(ClusterMoment m, Decision decided, Supplier<SchedulingPolicy> policy, String jobId) {
-        JobState job = m.jobs().stream().filter(j -> j.id().equals(jobId) && !j.isRunning()).findFirst().orElse(null);
+        ActiveJob job = m.jobs().stream().filter(j -> j.id().equals(jobId) && !j.isRunning()).findFirst().orElse(null);
         if (job == null || decided.starts().stream().anyMatch(s -> s.jobId().equals(jobId))) return List.of();
         Long planned = decided.plannedStarts().get(jobId);
         List<Alternative> out = new ArrayList<>();
@@ -70,7 +70,7 @@ public final class Alternatives {
         return d.plannedStarts().get(jobId);
     }
 
-    static List<Candidate> candidates(ClusterMoment m, JobState j) {
+    static List<Candidate> candidates(ClusterMoment m, ActiveJob j) {
         List<Candidate> out = new ArrayList<>(narrower(j));
         out.addAll(otherModels(m, j));
         if (j.contract() != null && j.contract().minRuntimeSeconds() >= 120) {
@@ -90,7 +90,7 @@ public final class Alternatives {
      * that its memory is of the smallest accepted GPU that holds it, in tenths (a share's compute and memory in step, so
      * shares that fill a GPU's memory also fill its time). Replicas keep their count, one slice each.
      */
-    private static List<Candidate> measuredSlices(ClusterMoment m, JobState j) {
+    private static List<Candidate> measuredSlices(ClusterMoment m, ActiveJob j) {
         long peak = j.history().peakGpuMemoryMiB();
         if (j.slice() != null || j.rules().gpusPerReplica() != 1 || peak <= 0) return List.of();
         long need = (long) Math.ceil(peak * MEMORY_HEADROOM);
@@ -124,7 +124,7 @@ public final class Alternatives {
     }
 
     /** Its narrowest width, and halfway there, in whole replicas. */
-    private static List<Candidate> narrower(JobState j) {
+    private static List<Candidate> narrower(ActiveJob j) {
         if (j.minGpus() >= j.gpus()) return List.of();
         int unit = j.slice() == null ? Math.max(1, j.rules().gpusPerReplica()) : 1;
         Set<Integer> widths = new TreeSet<>(Comparator.reverseOrder());
@@ -137,7 +137,7 @@ public final class Alternatives {
     }
 
     /** Each GPU model of the cluster the job does not accept yet and that could hold it. */
-    private static List<Candidate> otherModels(ClusterMoment m, JobState j) {
+    private static List<Candidate> otherModels(ClusterMoment m, ActiveJob j) {
         Set<String> accepted = j.slice() != null ? j.slice().gpuTypes() : j.rules().gpuTypes();
         if (accepted.isEmpty()) return List.of();
         Set<String> models = new TreeSet<>();
@@ -154,7 +154,7 @@ public final class Alternatives {
     }
 
     /** Whether the model's nodes could ever hold the job: a slice fits one of its GPUs, whole GPUs fit in count and per replica. */
-    private static boolean holds(ClusterMoment m, JobState j, String model) {
+    private static boolean holds(ClusterMoment m, ActiveJob j, String model) {
         List<GpuNode> nodes = m.nodes().stream().map(n -> n.node()).filter(n -> n.gpuModel().equals(model)).toList();
         if (j.slice() != null) {
             SliceRequest any = new SliceRequest(j.slice().migProfile(), j.slice().milli(), j.slice().memoryMiB(), Set.of());
@@ -168,7 +168,7 @@ public final class Alternatives {
      * A share asks for the smallest MIG profile of its accepted models whose memory holds its memory limit; a MIG slice
      * asks for a share of the same compute and memory.
      */
-    private static List<Candidate> otherSlice(ClusterMoment m, JobState j) {
+    private static List<Candidate> otherSlice(ClusterMoment m, ActiveJob j) {
         SliceRequest s = j.slice();
         if (s.isMig()) {
             long memory = Long.MAX_VALUE;
@@ -202,14 +202,14 @@ public final class Alternatives {
         return g.gpuMemoryMiB() * p.memorySlices() / MigGeometry.MEMORY_SLICES;
     }
 
-    private static JobState copy(JobState j, int gpus, int minGpus, Contract contract, SliceRequest slice, PlacementRules rules) {
-        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), gpus, minGpus, j.arrivalSeconds(), j.userEstimateSeconds(), contract, slice,
+    private static ActiveJob copy(ActiveJob j, int gpus, int minGpus, Contract contract, SliceRequest slice, PlacementRules rules) {
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), gpus, minGpus, j.arrivalSeconds(), j.userEstimateSeconds(), contract, slice,
                 rules, j.history(), null);
     }
 
     /** The moment with the job replaced by its changed form, in the same place of the order. */
-    private static ClusterMoment with(ClusterMoment m, JobState changed) {
-        List<JobState> jobs = m.jobs().stream().map(j -> j.id().equals(changed.id()) ? changed : j).toList();
+    private static ClusterMoment with(ClusterMoment m, ActiveJob changed) {
+        List<ActiveJob> jobs = m.jobs().stream().map(j -> j.id().equals(changed.id()) ? changed : j).toList();
         return new ClusterMoment(m.now(), m.stepSeconds(), m.horizonSteps(), m.nodes(), jobs, m.teams(), m.services(), m.durations());
     }
 }

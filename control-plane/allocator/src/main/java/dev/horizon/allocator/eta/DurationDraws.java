@@ -1,7 +1,7 @@
 package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.forecast.RecentRuns;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ public final class DurationDraws {
      * at the standard normal score z: z's quantile of what the job may still run (jobs drawn with related scores run
      * long or short together). runs: the job's {@link #window}.
      */
-    static long total(JobState j, Optional<RecentRuns> runs, DurationEstimator durations, Surprises surprises, double doneSeconds, double z) {
+    static long total(ActiveJob j, Optional<RecentRuns> runs, DurationEstimator durations, Surprises surprises, double doneSeconds, double z) {
         long median = durations.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
         double u = Math.min(1 - 1e-9, Math.max(1e-9, Normal.cdf(z)));
         Long drawn = runs.isPresent() ? fromRuns(runs.get(), surprises, scale(j, runs.get(), median), doneSeconds, u)
@@ -64,11 +64,11 @@ public final class DurationDraws {
      * the ones that started later 17 min), and siblings that have run for longer than the team's runs ever took say the sweep runs
      * long before any of them ends (seed 29 / day 13: the team's 44 runs took 900 s, its next sweep's 1.7 h at the median).
      */
-    static Optional<RecentRuns> window(JobState j, DurationEstimator durations, List<JobState> running, long now) {
+    static Optional<RecentRuns> window(ActiveJob j, DurationEstimator durations, List<ActiveJob> running, long now) {
         Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass());
         List<Long> ended = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now);
         List<Double> runningFor = new ArrayList<>();
-        for (JobState o : running) {
+        for (ActiveJob o : running) {
             if (!o.id().equals(j.id()) && o.team().equals(j.team()) && o.jobClass() == j.jobClass() && o.gpus() == j.gpus()
                     && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) runningFor.add(StartBands.doneSeconds(o, now));
         }
@@ -83,7 +83,7 @@ public final class DurationDraws {
     }
 
     /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */
-    private static double scale(JobState j, RecentRuns runs, long median) {
+    private static double scale(ActiveJob j, RecentRuns runs, long median) {
         return j.userEstimateSeconds() == null ? 1 : median / (double) Math.max(1, runs.quantile(0.5));
     }
 

@@ -1,6 +1,6 @@
 package dev.horizon.allocator.eta;
 
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.Random;
  * @param recent      jobs that arrived over the last spanSeconds, as they were when they arrived
  * @param spanSeconds how far back recent reaches
  */
-public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
+public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
     /** How far back a rate is read: a day covers the daily rhythm of submissions. */
     public static final long WINDOW_SECONDS = 86_400;
     /** Arrivals closer than this to the one before belong to one burst. */
@@ -35,42 +35,42 @@ public record ExpectedArrivals(List<JobState> recent, long spanSeconds) {
      * of the day were left out) is the rate read over the span the arrivals returned cover. The one rule the bench and
      * the control plane read arrivals by.
      */
-    public static ExpectedArrivals overTheLastDay(List<JobState> arrived, long now, boolean capped) {
-        long oldest = arrived.stream().mapToLong(JobState::arrivalSeconds).min().orElse(now);
+    public static ExpectedArrivals overTheLastDay(List<ActiveJob> arrived, long now, boolean capped) {
+        long oldest = arrived.stream().mapToLong(ActiveJob::arrivalSeconds).min().orElse(now);
         long span = capped && !arrived.isEmpty() ? Math.min(WINDOW_SECONDS, now - oldest) : WINDOW_SECONDS;
         return new ExpectedArrivals(arrived, Math.max(1, span));
     }
 
     /** One draw of the work arriving in (from, to], in arrival order, waiting and new, with ids that start with prefix. */
-    List<JobState> draw(long from, long to, Random rng, String prefix) {
-        List<JobState> out = new ArrayList<>();
-        List<List<JobState>> bursts = bursts();
+    List<ActiveJob> draw(long from, long to, Random rng, String prefix) {
+        List<ActiveJob> out = new ArrayList<>();
+        List<List<ActiveJob>> bursts = bursts();
         if (bursts.isEmpty()) return out;
         double rate = bursts.size() / (double) spanSeconds;
         double t = from;
         while (true) {
             t += -Math.log(1 - rng.nextDouble()) / rate;
             if (t > to) break;
-            List<JobState> like = bursts.get(rng.nextInt(bursts.size()));
+            List<ActiveJob> like = bursts.get(rng.nextInt(bursts.size()));
             long first = like.get(0).arrivalSeconds();
-            for (JobState j : like) {
+            for (ActiveJob j : like) {
                 long at = (long) Math.ceil(t) + j.arrivalSeconds() - first;
                 if (at > to) break;
-                out.add(new JobState(prefix + out.size(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), at, j.userEstimateSeconds(),
-                        j.contract(), j.slice(), j.rules(), JobState.RunHistory.NEW, null));
+                out.add(new ActiveJob(prefix + out.size(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), at, j.userEstimateSeconds(),
+                        j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
             }
         }
-        out.sort(Comparator.comparingLong(JobState::arrivalSeconds));
+        out.sort(Comparator.comparingLong(ActiveJob::arrivalSeconds));
         return out;
     }
 
     /** The recent arrivals grouped into bursts, each in arrival order. */
-    List<List<JobState>> bursts() {
-        List<JobState> sorted = new ArrayList<>(recent);
-        sorted.sort(Comparator.comparingLong(JobState::arrivalSeconds));
-        List<List<JobState>> out = new ArrayList<>();
+    List<List<ActiveJob>> bursts() {
+        List<ActiveJob> sorted = new ArrayList<>(recent);
+        sorted.sort(Comparator.comparingLong(ActiveJob::arrivalSeconds));
+        List<List<ActiveJob>> out = new ArrayList<>();
         long last = Long.MIN_VALUE;
-        for (JobState j : sorted) {
+        for (ActiveJob j : sorted) {
             if (out.isEmpty() || j.arrivalSeconds() - last > BURST_GAP_SECONDS) out.add(new ArrayList<>());
             out.get(out.size() - 1).add(j);
             last = j.arrivalSeconds();

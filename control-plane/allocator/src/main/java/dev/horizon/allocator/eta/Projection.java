@@ -1,6 +1,7 @@
 package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.RunningJob;
@@ -8,7 +9,7 @@ import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ServiceState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -57,10 +58,10 @@ final class Projection {
     private final SchedulingPolicy policy;
     private final ClusterMoment origin;
     private final Map<String, Long> totals;
-    private final Map<String, JobState> jobs = new LinkedHashMap<>();
+    private final Map<String, ActiveJob> jobs = new LinkedHashMap<>();
     private final Map<String, Run> runs = new HashMap<>();
-    private final Map<Long, Long> freedAt = new HashMap<>();
-    private final Deque<JobState> arrivals;
+    private final Map<GpuRef, Long> freedAt = new HashMap<>();
+    private final Deque<ActiveJob> arrivals;
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
     /** Each service's per-step demand as the moment had observed it: the past a future's demand repeats. */
@@ -76,7 +77,7 @@ final class Projection {
      * arrival time; dayDraw (at least 0): which of the past days each service's demand repeats ({@link #daysBack});
      * demandShiftMinutes: how much later (earlier when negative) than on that day it comes.
      */
-    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<JobState> arrivals, int dayDraw, int demandShiftMinutes) {
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<ActiveJob> arrivals, int dayDraw, int demandShiftMinutes) {
         if (dayDraw < 0) throw new IllegalArgumentException("dayDraw must be >= 0 (got " + dayDraw + ")");
         this.origin = origin;
         this.dayDraw = dayDraw;
@@ -87,7 +88,7 @@ final class Projection {
         this.services = new ArrayList<>(origin.services());
         this.now = origin.now();
         this.lastDecision = now;
-        for (JobState j : origin.jobs()) {
+        for (ActiveJob j : origin.jobs()) {
             jobs.put(j.id(), j);
             if (j.isRunning()) runs.put(j.id(), new Run(endOf(j, j.running().startSeconds(), j.running().placement())));
         }
@@ -171,7 +172,7 @@ final class Projection {
 
     private void arriveBy(long t) {
         while (!arrivals.isEmpty() && arrivals.peekFirst().arrivalSeconds() <= t) {
-            JobState j = arrivals.pollFirst();
+            ActiveJob j = arrivals.pollFirst();
             jobs.put(j.id(), j);
         }
     }
@@ -274,18 +275,18 @@ final class Projection {
     private void apply(Decision d, Set<String> tracked) {
         d.preemptions().forEach(this::preempt);
         for (String id : d.promotions()) {
-            JobState j = jobs.get(id);
-            if (j != null && j.isRunning()) jobs.put(id, with(j, new JobState.Running(j.running().startSeconds(), j.running().placement(), false)));
+            ActiveJob j = jobs.get(id);
+            if (j != null && j.isRunning()) jobs.put(id, with(j, new ActiveJob.Running(j.running().startSeconds(), j.running().placement(), false)));
         }
         for (Decision.Start s : d.starts()) {
-            JobState j = jobs.get(s.jobId());
+            ActiveJob j = jobs.get(s.jobId());
             if (j == null || j.isRunning()) continue;
             // the world starts work the moment its GPUs free up: its run, not only its first start, counts from then,
             // or every run in a chain ends up to a step late and the lateness adds up down the chain
             long start = Math.max(j.arrivalSeconds(), startedAt(s.placement()));
             if (tracked.contains(j.id())) firstStarts.putIfAbsent(j.id(), start);
             jobs.remove(j.id());
-            jobs.put(j.id(), with(j, new JobState.Running(start, s.placement(), s.fill())));
+            jobs.put(j.id(), with(j, new ActiveJob.Running(start, s.placement(), s.fill())));
             runs.put(j.id(), new Run(endOf(j, start, s.placement())));
         }
     }
@@ -293,15 +294,13 @@ final class Projection {
     /** When a job started at now really could: once the last of its GPUs was freed, if that was after the last decision. */
     private long startedAt(Placement p) {
         long freed = lastDecision;
-        for (Placement.Slice s : p.slices()) {
-            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freed = Math.max(freed, freedAt.getOrDefault(key(s.node(), g), lastDecision));
-        }
+        for (GpuRef g : p.gpus()) freed = Math.max(freed, freedAt.getOrDefault(g, lastDecision));
         return Math.min(now, freed);
     }
 
     /** Off its GPUs, back to waiting, keeping what its contract lets it keep. */
     private void preempt(String id) {
-        JobState j = jobs.remove(id);
+        ActiveJob j = jobs.remove(id);
         if (j == null || !j.isRunning()) {
             if (j != null) jobs.put(id, j);
             return;
@@ -309,41 +308,36 @@ final class Projection {
         runs.remove(id);
         free(j.running().placement(), now);
         long ran = now - j.running().startSeconds();
-        int g = j.running().placement().gpus();
-        long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + Math.max(0, ran - j.contract().checkpointCostSeconds()) * g : 0;
-        JobState.RunHistory h = new JobState.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1, j.history().peakGpuMemoryMiB());
-        jobs.put(id, new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+        long kept = j.contract().resumable() ? j.history().doneGpuSeconds() + j.contract().keptWork(ran) * j.running().placement().gpuCount() : 0;
+        ActiveJob.RunHistory h = new ActiveJob.RunHistory(kept, j.history().timesStarted(), j.history().timesPreempted() + 1, j.history().peakGpuMemoryMiB());
+        jobs.put(id, new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, null));
     }
 
     /** The end of a run from start on p: the work its drawn duration leaves after what it kept, over the GPUs it holds. */
-    private long endOf(JobState j, long start, Placement p) {
+    private long endOf(ActiveJob j, long start, Placement p) {
         long work = totals.get(j.id()) * j.gpus() - j.history().doneGpuSeconds();
-        int g = Math.max(1, p.gpus());
+        int g = Math.max(1, p.gpuCount());
         return start + Math.max(1, (work + g - 1) / g);
     }
 
     private void free(Placement p, long at) {
-        for (Placement.Slice s : p.slices()) for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) freedAt.put(key(s.node(), g), at);
+        for (GpuRef g : p.gpus()) freedAt.put(g, at);
     }
 
-    private static long key(int node, int gpu) {
-        return ((long) node << 20) | gpu;
-    }
-
-    private static JobState with(JobState j, JobState.Running running) {
-        JobState.RunHistory h = j.running() == null && running != null
-                ? new JobState.RunHistory(j.history().doneGpuSeconds(), j.history().timesStarted() + 1, j.history().timesPreempted(),
+    private static ActiveJob with(ActiveJob j, ActiveJob.Running running) {
+        ActiveJob.RunHistory h = j.running() == null && running != null
+                ? new ActiveJob.RunHistory(j.history().doneGpuSeconds(), j.history().timesStarted() + 1, j.history().timesPreempted(),
                 j.history().peakGpuMemoryMiB()) : j.history();
-        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, running);
     }
 
     /** The moment as the policy would see it now: running jobs first, then waiting ones, each in the order they came. */
     private ClusterMoment moment() {
-        List<JobState> ordered = new ArrayList<>(jobs.size());
-        for (JobState j : jobs.values()) if (j.isRunning()) ordered.add(j);
-        for (JobState j : jobs.values()) if (!j.isRunning()) ordered.add(j);
+        List<ActiveJob> ordered = new ArrayList<>(jobs.size());
+        for (ActiveJob j : jobs.values()) if (j.isRunning()) ordered.add(j);
+        for (ActiveJob j : jobs.values()) if (!j.isRunning()) ordered.add(j);
         return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), ordered, origin.teams(), services,
                 origin.durations());
     }

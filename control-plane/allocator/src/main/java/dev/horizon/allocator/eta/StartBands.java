@@ -3,7 +3,7 @@ package dev.horizon.allocator.eta;
 import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.moment.ClusterMoment;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.forecast.RecentRuns;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -111,17 +111,17 @@ public final class StartBands {
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
         long until = horizonEnd + beyondSteps * m.stepSeconds();
         // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
-        List<JobState> running = m.jobs().stream().filter(JobState::isRunning).toList();
+        List<ActiveJob> running = m.jobs().stream().filter(ActiveJob::isRunning).toList();
         Map<String, Optional<RecentRuns>> windows = new HashMap<>();
-        for (JobState j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
+        for (ActiveJob j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
         for (int k = 0; k < samples; k++) {
-            List<JobState> arrivals = expected.draw(m.now(), until, rng, "expected-" + k + "-");
+            List<ActiveJob> arrivals = expected.draw(m.now(), until, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
-            for (JobState j : m.jobs()) {
+            for (ActiveJob j : m.jobs()) {
                 totals.put(j.id(), DurationDraws.total(j, windows.get(j.id()), m.durations(), surprises, doneSeconds(j, m.now()), score(j, shocks, rng)));
             }
-            for (JobState j : arrivals) {
+            for (ActiveJob j : arrivals) {
                 totals.put(j.id(), DurationDraws.total(j, DurationDraws.window(j, m.durations(), running, m.now()), m.durations(), surprises, 0, score(j, shocks, rng)));
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
@@ -139,15 +139,15 @@ public final class StartBands {
     }
 
     /** A job's normal score in one future: {@link #SHARED_WITH_TEAM_CLASS} of it common to its team and class, the rest its own. */
-    private static double score(JobState j, Map<String, Double> shocks, Random rng) {
+    private static double score(ActiveJob j, Map<String, Double> shocks, Random rng) {
         double common = shocks.computeIfAbsent(j.team() + "/" + j.jobClass(), k -> rng.nextGaussian());
         return Math.sqrt(SHARED_WITH_TEAM_CLASS) * common + Math.sqrt(1 - SHARED_WITH_TEAM_CLASS) * rng.nextGaussian();
     }
 
     /** Work the job has done, in seconds at its full width: what it kept from earlier runs and what this run did so far. */
-    static double doneSeconds(JobState j, long now) {
+    static double doneSeconds(ActiveJob j, long now) {
         double gpuSeconds = j.history().doneGpuSeconds();
-        if (j.isRunning()) gpuSeconds += (double) (now - j.running().startSeconds()) * j.running().placement().gpus();
+        if (j.isRunning()) gpuSeconds += (double) (now - j.running().startSeconds()) * j.running().placement().gpuCount();
         return gpuSeconds / j.gpus();
     }
 }

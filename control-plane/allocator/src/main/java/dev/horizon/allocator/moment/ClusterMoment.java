@@ -12,7 +12,7 @@ import java.util.List;
  *
  * @param jobs running jobs first, then waiting ones, each in the engine's own order (it sets the order of ties)
  */
-public record ClusterMoment(long now, long stepSeconds, int horizonSteps, List<NodeState> nodes, List<JobState> jobs, Teams teams,
+public record ClusterMoment(long now, long stepSeconds, int horizonSteps, List<NodeState> nodes, List<ActiveJob> jobs, Teams teams,
                             List<ServiceState> services, DurationEstimator durations) {
     public ClusterMoment {
         nodes = List.copyOf(nodes);

@@ -1,7 +1,6 @@
 package dev.horizon.allocator.moment;
 
 import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -40,7 +39,7 @@ public final class ContextBuilder {
         Occupancy occupancy = occupancy(m, cluster);
         List<RunningJob> running = running(m);
         List<PendingJob> pending = new ArrayList<>();
-        for (JobState j : m.jobs()) if (!j.isRunning()) pending.add(pending(j, m.durations()));
+        for (ActiveJob j : m.jobs()) if (!j.isRunning()) pending.add(pending(j, m.durations()));
         return new PlanningContext(m.now(), m.stepSeconds(), m.horizonSteps(), cluster, occupancy, running, pending, services(m),
                 fairShare(m, cluster));
     }
@@ -62,7 +61,7 @@ public final class ContextBuilder {
                 if (gpu.changingTo() != null) o.markReconfiguring(n, g, gpu.changingTo());
             }
         }
-        for (JobState j : m.jobs()) if (j.isRunning()) occupy(o, j.running().placement(), "job " + j.id());
+        for (ActiveJob j : m.jobs()) if (j.isRunning()) occupy(o, j.running().placement(), "job " + j.id());
         for (ServiceState s : m.services()) for (Placement p : s.held()) occupy(o, p, "inference service " + s.service().name());
         for (int n = 0; n < m.nodes().size(); n++) {
             List<NodeState.Gpu> gpus = m.nodes().get(n).gpus();
@@ -87,10 +86,10 @@ public final class ContextBuilder {
      */
     public static List<RunningJob> running(ClusterMoment m) {
         List<RunningJob> out = new ArrayList<>();
-        for (JobState j : m.jobs()) {
+        for (ActiveJob j : m.jobs()) {
             if (!j.isRunning()) continue;
-            JobState.Running r = j.running();
-            int g = r.placement().gpus();
+            ActiveJob.Running r = j.running();
+            int g = r.placement().gpuCount();
             long estimatedWork = estimate(j, m.durations()) * j.gpus() - j.history().doneGpuSeconds();
             long segmentEstimate = Math.max(MIN_ESTIMATE_SECONDS, estimatedWork / g);
             long left = DurationEstimator.remaining(segmentEstimate, m.now() - r.startSeconds(), MIN_ESTIMATE_SECONDS);
@@ -101,13 +100,13 @@ public final class ContextBuilder {
     }
 
     /** A waiting job with its estimated remaining run at full width: the estimate less the work it kept from earlier runs. */
-    private static PendingJob pending(JobState j, DurationEstimator durations) {
+    private static PendingJob pending(ActiveJob j, DurationEstimator durations) {
         long left = Math.max(MIN_ESTIMATE_SECONDS, estimate(j, durations) - j.history().doneGpuSeconds() / j.gpus());
         return new PendingJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left, j.contract(),
                 j.slice(), j.rules());
     }
 
-    private static long estimate(JobState j, DurationEstimator durations) {
+    private static long estimate(ActiveJob j, DurationEstimator durations) {
         return durations.estimate(j.team(), j.jobClass(), j.userEstimateSeconds());
     }
 
@@ -131,7 +130,7 @@ public final class ContextBuilder {
     static FairShareView fairShare(ClusterMoment m, Cluster cluster) {
         if (m.teams() == null) return null;
         Map<String, Double> asked = new HashMap<>();
-        for (JobState j : m.jobs()) asked.merge(j.team(), j.gpuFraction(), Double::sum);
+        for (ActiveJob j : m.jobs()) asked.merge(j.team(), j.gpuFraction(), Double::sum);
         int inference = m.services().stream().mapToInt(ServiceState::heldGpus).sum();
         Map<String, Double> owedNow = Entitlements.owed(m.teams().tree(), cluster.totalGpus() - inference, asked);
         Map<String, Double> ratio = new LinkedHashMap<>();

@@ -16,6 +16,6 @@ public record ServiceState(InferenceService service, List<Placement> held, int r
     }
 
     public int heldGpus() {
-        return held.stream().mapToInt(Placement::gpus).sum();
+        return held.stream().mapToInt(Placement::gpuCount).sum();
     }
 }

@@ -52,21 +52,8 @@ public record PoolPartition(List<Group> groups, Map<String, String> unplaceable)
         for (int p = 0; p < parent.length; p++) parent[p] = p;
         if (ctx.fairShare() != null) for (int p = 1; p < parent.length; p++) union(parent, 0, p);
 
-        Map<String, Integer> pendingPool = new LinkedHashMap<>();
         Map<String, String> unplaceable = new LinkedHashMap<>();
-        for (PendingJob j : ctx.pending()) {
-            List<Integer> accepted = accepted(models, constraints.ofJob(j.id()));
-            int gpus = 0;
-            for (int p : accepted) gpus += poolGpus[p];
-            if (gpus < j.minGpus()) {
-                unplaceable.put(j.id(), accepted.isEmpty()
-                        ? "no node pool has a GPU model it accepts " + constraints.ofJob(j.id()) + "; the pools are " + describe(models, poolGpus)
-                        : "its pools " + describe(accepted, models, poolGpus) + " hold fewer GPUs than the " + j.minGpus() + " it needs at least");
-                continue;
-            }
-            for (int p : accepted) union(parent, accepted.get(0), p);
-            pendingPool.put(j.id(), accepted.get(0));
-        }
+        Map<String, Integer> pendingPool = pendingPools(ctx, constraints, models, poolGpus, parent, unplaceable);
         Map<String, Integer> runningPool = new LinkedHashMap<>();
         for (RunningJob r : ctx.running()) {
             int first = poolOf.get(nodes.get(r.placement().slices().get(0).node()).gpuModel());
@@ -83,8 +70,35 @@ public record PoolPartition(List<Group> groups, Map<String, String> unplaceable)
             for (int p : accepted) union(parent, accepted.get(0), p);
             servicePool.put(name, accepted.get(0));
         }
+        return new PoolPartition(groups(models, poolNodes, parent, pendingPool, runningPool, servicePool), Map.copyOf(unplaceable));
+    }
 
-        // one group per root, in the order of the pools' first nodes (pools are already in that order)
+    /**
+     * The pool each placeable pending job is planned in (the first it accepts), joining the pools it accepts; a job no pool
+     * can take goes to unplaceable with the reason.
+     */
+    private static Map<String, Integer> pendingPools(PlanningContext ctx, PoolConstraints constraints, List<String> models, int[] poolGpus,
+                                                     int[] parent, Map<String, String> unplaceable) {
+        Map<String, Integer> pendingPool = new LinkedHashMap<>();
+        for (PendingJob j : ctx.pending()) {
+            List<Integer> accepted = accepted(models, constraints.ofJob(j.id()));
+            int gpus = 0;
+            for (int p : accepted) gpus += poolGpus[p];
+            if (gpus < j.minGpus()) {
+                unplaceable.put(j.id(), accepted.isEmpty()
+                        ? "no node pool has a GPU model it accepts " + constraints.ofJob(j.id()) + "; the pools are " + describe(models, poolGpus)
+                        : "its pools " + describe(accepted, models, poolGpus) + " hold fewer GPUs than the " + j.minGpus() + " it needs at least");
+                continue;
+            }
+            for (int p : accepted) union(parent, accepted.get(0), p);
+            pendingPool.put(j.id(), accepted.get(0));
+        }
+        return pendingPool;
+    }
+
+    /** One group per root of the joined pools, in the order of the pools' first nodes (pools are already in that order). */
+    private static List<Group> groups(List<String> models, Map<String, List<Integer>> poolNodes, int[] parent, Map<String, Integer> pendingPool,
+                                      Map<String, Integer> runningPool, Map<String, Integer> servicePool) {
         int[] groupOf = new int[models.size()];
         Map<Integer, Integer> groupOfRoot = new TreeMap<>();
         for (int p = 0; p < models.size(); p++) groupOf[p] = groupOfRoot.computeIfAbsent(find(parent, p), r -> groupOfRoot.size());
@@ -107,7 +121,7 @@ public record PoolPartition(List<Group> groups, Map<String, String> unplaceable)
             groups.add(new Group(List.copyOf(groupModels.get(g)), groupNodes.get(g).stream().mapToInt(Integer::intValue).toArray(),
                     pending.get(g), running.get(g), services.get(g)));
         }
-        return new PoolPartition(List.copyOf(groups), Map.copyOf(unplaceable));
+        return List.copyOf(groups);
     }
 
     private static List<Integer> accepted(List<String> models, Set<String> wanted) {

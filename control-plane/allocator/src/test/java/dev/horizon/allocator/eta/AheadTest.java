@@ -10,7 +10,7 @@ import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
@@ -27,18 +27,18 @@ class AheadTest {
     private static final NodeState H100 = NodeState.ready(new GpuNode("n0", "H100-80GB", 8, 81_559, "a"));
     private static final NodeState A100 = NodeState.ready(new GpuNode("n1", "A100-80GB", 8, 81_920, "b"));
 
-    private static JobState job(String id, String team, double priority, long arrival, Set<String> types, JobState.Running run) {
-        return new JobState(id, team, JobClass.TRAINING, priority, 8, 8, arrival, 3600L, TRAINING, null, PlacementRules.ANY.withGpuTypes(types), null, run);
+    private static ActiveJob job(String id, String team, double priority, long arrival, Set<String> types, ActiveJob.Running run) {
+        return new ActiveJob(id, team, JobClass.TRAINING, priority, 8, 8, arrival, 3600L, TRAINING, null, PlacementRules.ANY.withGpuTypes(types), null, run);
     }
 
     @Test
     void theRunningJobOnItsModelAndTheHigherPriorityJobQueuedBeforeItAreAhead() {
-        JobState runningH = job("rh", "vision", 1, NOW - 700, Set.of("H100-80GB"), new JobState.Running(NOW - 600,
+        ActiveJob runningH = job("rh", "vision", 1, NOW - 700, Set.of("H100-80GB"), new ActiveJob.Running(NOW - 600,
                 new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
-        JobState runningA = job("ra", "vision", 1, NOW - 700, Set.of("A100-80GB"), new JobState.Running(NOW - 600,
+        ActiveJob runningA = job("ra", "vision", 1, NOW - 700, Set.of("A100-80GB"), new ActiveJob.Running(NOW - 600,
                 new Placement(List.of(new Placement.Slice(1, 0, 8))), false));
-        JobState urgent = job("u", "nlp", 10, NOW - 30, Set.of("H100-80GB"), null);
-        JobState mine = job("w", "vision", 5, NOW - 60, Set.of("H100-80GB"), null);
+        ActiveJob urgent = job("u", "nlp", 10, NOW - 30, Set.of("H100-80GB"), null);
+        ActiveJob mine = job("w", "vision", 5, NOW - 60, Set.of("H100-80GB"), null);
         ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(H100, A100), List.of(runningH, runningA, urgent, mine), null, List.of(),
                 new DurationEstimator());
         PlanningContext ctx = ContextBuilder.build(m);
@@ -56,7 +56,7 @@ class AheadTest {
 
     @Test
     void reasonsNameFairShareRankThenSubmissionOrder() {
-        JobState mine = job("w", "vision", 1, NOW - 60, Set.of(), null);
+        ActiveJob mine = job("w", "vision", 1, NOW - 60, Set.of(), null);
         Map<String, Integer> ranks = Map.of("nlp", 1, "vision", 2);
         assertEquals("fair share: team nlp is owed more (rank 1 vs 2)", Ahead.why(mine, job("o", "nlp", 1, NOW, Set.of(), null), ranks));
         assertEquals("submitted earlier", Ahead.why(mine, job("o", "vision", 1, NOW - 120, Set.of(), null), ranks));

@@ -12,7 +12,7 @@ import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
@@ -29,13 +29,13 @@ class AlternativesTest {
     private static final NodeState H100 = NodeState.ready(new GpuNode("n0", "H100-80GB", 8, 81_559, "a"));
     private static final NodeState A100 = NodeState.ready(new GpuNode("n1", "A100-80GB", 8, 81_920, "b"));
 
-    private static JobState job(String id, int gpus, int minGpus, Set<String> types, JobState.Running run) {
-        return new JobState(id, "t", JobClass.TRAINING, 1, gpus, minGpus, NOW - 60, 3600L, TRAINING, null,
+    private static ActiveJob job(String id, int gpus, int minGpus, Set<String> types, ActiveJob.Running run) {
+        return new ActiveJob(id, "t", JobClass.TRAINING, 1, gpus, minGpus, NOW - 60, 3600L, TRAINING, null,
                 PlacementRules.ANY.withGpuTypes(types), null, run);
     }
 
-    private static JobState.Running onNode(int node, int first, int gpus) {
-        return new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(node, first, gpus))), false);
+    private static ActiveJob.Running onNode(int node, int first, int gpus) {
+        return new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(node, first, gpus))), false);
     }
 
     private static List<Alternatives.Alternative> of(ClusterMoment m, String jobId) {
@@ -43,7 +43,7 @@ class AlternativesTest {
         return Alternatives.of(m, d, HorizonPolicy::new, jobId);
     }
 
-    private static ClusterMoment moment(List<NodeState> nodes, JobState... jobs) {
+    private static ClusterMoment moment(List<NodeState> nodes, ActiveJob... jobs) {
         return new ClusterMoment(NOW, 900, 16, nodes, List.of(jobs), null, List.of(), new DurationEstimator());
     }
 
@@ -59,12 +59,12 @@ class AlternativesTest {
 
     @Test
     void anElasticJobIsOfferedWholeReplicaWidthsDownToItsMinimum() {
-        JobState w = new JobState("w", "t", JobClass.TRAINING, 1, 8, 2, NOW - 60, 3600L, NO_MINIMUM, null, new PlacementRules(Set.of(), 2, true, null), null, null);
+        ActiveJob w = new ActiveJob("w", "t", JobClass.TRAINING, 1, 8, 2, NOW - 60, 3600L, NO_MINIMUM, null, new PlacementRules(Set.of(), 2, true, null), null, null);
         List<Alternatives.Candidate> widths = Alternatives.candidates(moment(List.of(H100), w), w);
         assertEquals(List.of("ask for 4 GPUs instead of 8", "ask for 2 GPUs instead of 8"), widths.stream().map(Alternatives.Candidate::change).toList(),
                 "halfway in whole 2-GPU replicas, then its minimum; no model change (it accepts any)");
         assertEquals(List.of(4, 2), widths.stream().map(c -> c.job().gpus()).toList());
-        JobState rigid = new JobState("g", "t", JobClass.TRAINING, 1, 8, 8, NOW, 3600L, TRAINING, null, null, null, null);
+        ActiveJob rigid = new ActiveJob("g", "t", JobClass.TRAINING, 1, 8, 8, NOW, 3600L, TRAINING, null, null, null, null);
         assertTrue(Alternatives.candidates(moment(List.of(H100), rigid), rigid).stream().noneMatch(c -> c.field().equals("gpus")), "its width is all it allows");
     }
 
@@ -81,9 +81,9 @@ class AlternativesTest {
     void changesAreSoonestFirstAndAtMostThree() {
         // a share on a busy H100 could also go to the A100 node, or take a MIG profile; its contract's minimum can halve
         SliceRequest share = new SliceRequest(null, 500, 20_000, Set.of("H100-80GB"));
-        JobState busy = new JobState("r", "t", JobClass.TRAINING, 1, 8, 8, NOW - 700, 3600L, TRAINING, null, PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB")),
+        ActiveJob busy = new ActiveJob("r", "t", JobClass.TRAINING, 1, 8, 8, NOW - 700, 3600L, TRAINING, null, PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB")),
                 null, onNode(0, 0, 8));
-        JobState w = new JobState("w", "t", JobClass.TRAINING, 1, 4, 1, NOW - 60, 3600L, TRAINING, share, null, null, null);
+        ActiveJob w = new ActiveJob("w", "t", JobClass.TRAINING, 1, 4, 1, NOW - 60, 3600L, TRAINING, share, null, null, null);
         ClusterMoment m = moment(List.of(H100, A100), busy, w);
         List<Alternatives.Alternative> alts = of(m, "w");
         assertTrue(alts.size() <= Alternatives.MAX && !alts.isEmpty(), alts.toString());
@@ -94,12 +94,12 @@ class AlternativesTest {
     @Test
     void candidatesCoverEveryKindOfChangeTheJobAllows() {
         SliceRequest share = new SliceRequest(null, 250, 9_000, Set.of("H100-80GB"));
-        JobState w = new JobState("w", "t", JobClass.TRAINING, 1, 4, 2, NOW - 60, 3600L, new Contract(3600, true, 60), share, null, null, null);
+        ActiveJob w = new ActiveJob("w", "t", JobClass.TRAINING, 1, 4, 2, NOW - 60, 3600L, new Contract(3600, true, 60), share, null, null, null);
         List<String> fields = Alternatives.candidates(moment(List.of(H100, A100), w), w).stream().map(Alternatives.Candidate::field).toList();
         assertEquals(List.of("gpus", "gpus", "perReplica.gpuTypes", "contract.minRuntimeSeconds", "perReplica.migProfile"), fields, "3 and 2 replicas, then ...");
         Alternatives.Candidate mig = Alternatives.candidates(moment(List.of(H100, A100), w), w).get(4);
         assertEquals("2g.20gb", mig.job().slice().migProfile(), "the smallest profile with 9,000 MiB and a quarter GPU's compute (1g.10gb has 1/7): " + mig.change());
-        JobState migJob = new JobState("m", "t", JobClass.TRAINING, 1, 1, 1, NOW, 3600L, NO_MINIMUM, SliceRequest.mig("3g.40gb"), null, null, null);
+        ActiveJob migJob = new ActiveJob("m", "t", JobClass.TRAINING, 1, 1, 1, NOW, 3600L, NO_MINIMUM, SliceRequest.mig("3g.40gb"), null, null, null);
         Alternatives.Candidate asShare = Alternatives.candidates(moment(List.of(H100), migJob), migJob).get(0);
         assertEquals("perReplica.gpuMilli", asShare.field());
         assertNotNull(asShare.job().slice());
@@ -111,28 +111,28 @@ class AlternativesTest {
         // the service hands the plan's moment to other threads without copying it: nothing may change it
         ClusterMoment m = moment(List.of(H100, A100), job("r", 8, 8, Set.of("H100-80GB"), onNode(0, 0, 8)), job("w", 8, 8, Set.of("H100-80GB"), null),
                 job("v", 4, 2, Set.of(), null));
-        List<JobState> jobs = List.copyOf(m.jobs());
+        List<ActiveJob> jobs = List.copyOf(m.jobs());
         List<NodeState> nodes = List.copyOf(m.nodes());
         Decision d = new HorizonPolicy().decide(ContextBuilder.build(m));
         StartBands.of(m, d, new HorizonPolicy(), new ExpectedArrivals(jobs, 3600), Set.of("w", "v"), 4, 1);
         Alternatives.of(m, d, HorizonPolicy::new, "w");
         assertEquals(jobs, m.jobs());
         assertEquals(nodes, m.nodes());
-        assertEquals(List.of(8), m.jobs().stream().filter(JobState::isRunning).map(j -> j.running().placement().gpus()).toList());
+        assertEquals(List.of(8), m.jobs().stream().filter(ActiveJob::isRunning).map(j -> j.running().placement().gpuCount()).toList());
     }
 
     /** A 1-GPU-per-replica job that ran before and waits again, its run measured at peak MiB of a GPU's memory. */
-    private static JobState measured(String id, long peak) {
-        return new JobState(id, "t", JobClass.TRAINING, 1, 1, 1, NOW - 60, 3600L, TRAINING, null, new PlacementRules(Set.of(), 1, true, null),
-                new JobState.RunHistory(1800, 1, 1, peak), null);
+    private static ActiveJob measured(String id, long peak) {
+        return new ActiveJob(id, "t", JobClass.TRAINING, 1, 1, 1, NOW - 60, 3600L, TRAINING, null, new PlacementRules(Set.of(), 1, true, null),
+                new ActiveJob.RunHistory(1800, 1, 1, peak), null);
     }
 
     @Test
     void aMeasuredWholeGpuJobIsOfferedASliceWhereItsMemoryFitsAndStartsNowOnAGpuSharedAlready() {
         // seven H100s busy for an hour with whole-GPU work, the eighth holding a share of half its time and 40,000 MiB
-        JobState whole = job("r", 7, 7, Set.of(), onNode(0, 0, 7));
-        JobState shared = new JobState("s", "t", JobClass.TRAINING, 1, 1, 1, NOW - 600, 3600L, TRAINING, new SliceRequest(null, 500, 40_000, Set.of()), null, null,
-                new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 7, 1, GpuShare.timeSlice(500, 40_000)))), false));
+        ActiveJob whole = job("r", 7, 7, Set.of(), onNode(0, 0, 7));
+        ActiveJob shared = new ActiveJob("s", "t", JobClass.TRAINING, 1, 1, 1, NOW - 600, 3600L, TRAINING, new SliceRequest(null, 500, 40_000, Set.of()), null, null,
+                new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 7, 1, GpuShare.timeSlice(500, 40_000)))), false));
         ClusterMoment m = moment(List.of(H100), whole, shared, measured("w", 9_000));
         List<Alternatives.Alternative> alts = of(m, "w");
         Alternatives.Alternative share = alts.stream().filter(a -> a.field().equals("perReplica.gpuMilli")).findFirst().orElse(null);
@@ -149,13 +149,13 @@ class AlternativesTest {
 
     @Test
     void aWholeGpuJobNeverMeasuredOrTooLargeForAnySliceIsOfferedNone() {
-        JobState never = measured("w", 0);
+        ActiveJob never = measured("w", 0);
         assertTrue(Alternatives.candidates(moment(List.of(H100), never), never).stream().noneMatch(c -> c.job().slice() != null), "its memory is unknown");
-        JobState large = measured("w", 80_000);
+        ActiveJob large = measured("w", 80_000);
         assertTrue(Alternatives.candidates(moment(List.of(H100), large), large).stream().noneMatch(c -> c.job().slice() != null),
                 "80,000 MiB and a tenth more is more than an H100 has");
-        JobState eightPerReplica = new JobState("w", "t", JobClass.TRAINING, 1, 8, 8, NOW, 3600L, TRAINING, null, new PlacementRules(Set.of(), 8, true, null),
-                new JobState.RunHistory(1800, 1, 1, 9_000), null);
+        ActiveJob eightPerReplica = new ActiveJob("w", "t", JobClass.TRAINING, 1, 8, 8, NOW, 3600L, TRAINING, null, new PlacementRules(Set.of(), 8, true, null),
+                new ActiveJob.RunHistory(1800, 1, 1, 9_000), null);
         assertTrue(Alternatives.candidates(moment(List.of(H100), eightPerReplica), eightPerReplica).stream().noneMatch(c -> c.job().slice() != null),
                 "a replica of eight GPUs is not one GPU's part");
     }

@@ -3,7 +3,7 @@ package dev.horizon.allocator.eta;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
@@ -16,9 +16,9 @@ class DurationDrawsTest {
     private static final long NOW = 36_000;
     private static final Contract BATCH = Contract.defaultFor(JobClass.BATCH_INFERENCE);
 
-    private static JobState sibling(String id, Long runningSince) {
-        JobState.Running run = runningSince == null ? null : new JobState.Running(runningSince, new Placement(List.of(new Placement.Slice(0, 0, 1))), false);
-        return new JobState(id, "t", JobClass.BATCH_INFERENCE, 1, 1, 1, NOW - 3000, null, BATCH, null, null, null, run);
+    private static ActiveJob sibling(String id, Long runningSince) {
+        ActiveJob.Running run = runningSince == null ? null : new ActiveJob.Running(runningSince, new Placement(List.of(new Placement.Slice(0, 0, 1))), false);
+        return new ActiveJob(id, "t", JobClass.BATCH_INFERENCE, 1, 1, 1, NOW - 3000, null, BATCH, null, null, null, run);
     }
 
     /** A team whose 40 batch runs took about the given seconds (within 5%). */
@@ -35,7 +35,7 @@ class DurationDrawsTest {
 
     /** The median of the window the sweep's waiting job draws from, with these siblings running since these times. */
     private static long medianDrawn(DurationEstimator d, List<Long> runningSince) {
-        List<JobState> running = new ArrayList<>();
+        List<ActiveJob> running = new ArrayList<>();
         for (int i = 0; i < runningSince.size(); i++) running.add(sibling("running-" + i, runningSince.get(i)));
         return DurationDraws.window(sibling("waiting", null), d, running, NOW).orElseThrow().quantile(0.5);
     }

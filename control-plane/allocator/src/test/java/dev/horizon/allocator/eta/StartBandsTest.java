@@ -12,7 +12,7 @@ import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.policy.HorizonPolicy;
@@ -31,8 +31,8 @@ class StartBandsTest {
     private static final Contract TRAINING = Contract.defaultFor(JobClass.TRAINING);
     private final GpuNode node = new GpuNode("n0", "H100-80GB", 8, 81_559, "rack-a");
 
-    private static JobState job(String id, double priority, long arrival, JobState.Running run) {
-        return new JobState(id, "t", JobClass.TRAINING, priority, 8, 8, arrival, null, TRAINING, null, null, null, run);
+    private static ActiveJob job(String id, double priority, long arrival, ActiveJob.Running run) {
+        return new ActiveJob(id, "t", JobClass.TRAINING, priority, 8, 8, arrival, null, TRAINING, null, null, null, run);
     }
 
     /** The team's training runs took 3,600 s give or take spread seconds (the class default is 4 h). */
@@ -44,8 +44,8 @@ class StartBandsTest {
 
     private StartBands.Band band(DurationEstimator durations, ExpectedArrivals expected) {
         // the whole node runs a job for 10 min of its ~1 h; the same team's next job waits for it
-        JobState running = job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
-        JobState waiting = job("w", 1, NOW - 60, null);
+        ActiveJob running = job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
+        ActiveJob waiting = job("w", 1, NOW - 60, null);
         ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(running, waiting), null, List.of(), durations);
         HorizonPolicy policy = new HorizonPolicy();
         Decision d = policy.decide(ContextBuilder.build(m));
@@ -73,7 +73,7 @@ class StartBandsTest {
     @Test
     void higherRankedWorkExpectedToArriveDelaysTheStart() {
         // an 8-GPU job of priority 10 has been arriving every 20 min: one is likely to take the node before the waiting job
-        List<JobState> recent = List.of(job("h1", 10, NOW - 3600, null), job("h2", 10, NOW - 2400, null), job("h3", 10, NOW - 1200, null));
+        List<ActiveJob> recent = List.of(job("h1", 10, NOW - 3600, null), job("h2", 10, NOW - 2400, null), job("h3", 10, NOW - 1200, null));
         StartBands.Band calm = band(runsOf(200), ExpectedArrivals.NONE);
         StartBands.Band busy = band(runsOf(200), new ExpectedArrivals(recent, 3600));
         assertTrue(busy.p90At() == null || busy.p90At() > calm.p90At() + 1800,
@@ -89,9 +89,9 @@ class StartBandsTest {
         for (int i = 0; i < 40; i++) d.observe("t", JobClass.TRAINING, 270_000 - 2000 + 100 * i);
         for (int i = 0; i < 6; i++) d.observe(new DurationEstimator.Finished("t", JobClass.TRAINING, 1, NOW - 1200 + 10 * i, siblingsEnd + 10 * i, 850 + 20 * i));
         GpuNode one = new GpuNode("n0", "H100-80GB", 1, 81_559, "rack-a");
-        JobState running = new JobState("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 1000, null, TRAINING, null, null, null,
-                new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 1))), false));
-        JobState waiting = new JobState("w", "t", JobClass.TRAINING, 1, 1, 1, NOW - 950, null, TRAINING, null, null, null, null);
+        ActiveJob running = new ActiveJob("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 1000, null, TRAINING, null, null, null,
+                new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 1))), false));
+        ActiveJob waiting = new ActiveJob("w", "t", JobClass.TRAINING, 1, 1, 1, NOW - 950, null, TRAINING, null, null, null, null);
         ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(one)), List.of(running, waiting), null, List.of(), d);
         HorizonPolicy policy = new HorizonPolicy();
         return StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7).get("w");
@@ -154,8 +154,8 @@ class StartBandsTest {
         // 900 s, so a run that started at the step after its GPUs freed would end up to a step late, link after link
         DurationEstimator d = new DurationEstimator();
         for (int i = 0; i < 40; i++) d.observe("t", JobClass.TRAINING, 2950 + (100 * i) / 39);
-        List<JobState> jobs = new ArrayList<>();
-        jobs.add(job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        List<ActiveJob> jobs = new ArrayList<>();
+        jobs.add(job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
         for (int i = 1; i <= 5; i++) jobs.add(job("w" + i, 1, NOW - 600 + i, null));
         ClusterMoment m = new ClusterMoment(NOW, 900, 32, List.of(NodeState.ready(node)), jobs, null, List.of(), d);
         HorizonPolicy policy = new HorizonPolicy();
@@ -177,10 +177,10 @@ class StartBandsTest {
         DurationEstimator d = runsOf(100);
         for (int i = 0; i < 40; i++) d.observe("s", JobClass.TRAINING, 190 + (20 * i) / 39);
         GpuNode one = new GpuNode("n0", "H100-80GB", 1, 81_559, "rack-a");
-        List<JobState> jobs = new ArrayList<>();
-        jobs.add(new JobState("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 700, null, TRAINING, null, null, null,
-                new JobState.Running(NOW - 1200, new Placement(List.of(new Placement.Slice(0, 0, 1))), false)));
-        for (int i = 1; i <= 5; i++) jobs.add(new JobState("s" + i, "s", JobClass.TRAINING, 1, 1, 1, NOW - 600 + i, null, TRAINING, null, null, null, null));
+        List<ActiveJob> jobs = new ArrayList<>();
+        jobs.add(new ActiveJob("r", "t", JobClass.TRAINING, 1, 1, 1, NOW - 700, null, TRAINING, null, null, null,
+                new ActiveJob.Running(NOW - 1200, new Placement(List.of(new Placement.Slice(0, 0, 1))), false)));
+        for (int i = 1; i <= 5; i++) jobs.add(new ActiveJob("s" + i, "s", JobClass.TRAINING, 1, 1, 1, NOW - 600 + i, null, TRAINING, null, null, null, null));
         ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(one)), jobs, null, List.of(), d);
         HorizonPolicy policy = new HorizonPolicy();
         StartBands.Band fifth = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, Set.of("s5"), StartBands.SAMPLES, 7)
@@ -191,8 +191,8 @@ class StartBandsTest {
 
     /** A running job and six waiting ones of about an hour each, one after another on the one node, with a 4 h horizon. */
     private Map<String, StartBands.Band> queueOfSix(int beyondSteps) {
-        List<JobState> jobs = new ArrayList<>();
-        jobs.add(job("r", 1, NOW - 700, new JobState.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        List<ActiveJob> jobs = new ArrayList<>();
+        jobs.add(job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
         for (int i = 1; i <= 6; i++) jobs.add(job("w" + i, 1, NOW - 60 + i, null));
         ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), jobs, null, List.of(), runsOf(200));
         HorizonPolicy policy = new HorizonPolicy();

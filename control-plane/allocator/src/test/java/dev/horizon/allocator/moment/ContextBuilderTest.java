@@ -35,23 +35,23 @@ class ContextBuilderTest {
         return new Placement(List.of(new Placement.Slice(node, first, count)));
     }
 
-    private static JobState job(String id, String team, int gpus, long userEstimate, long done, JobState.Running run) {
-        return new JobState(id, team, JobClass.TRAINING, 2, gpus, gpus, 0, userEstimate, TRAINING, null, null,
-                new JobState.RunHistory(done, run == null ? 0 : 1, 0, 0), run);
+    private static ActiveJob job(String id, String team, int gpus, long userEstimate, long done, ActiveJob.Running run) {
+        return new ActiveJob(id, team, JobClass.TRAINING, 2, gpus, gpus, 0, userEstimate, TRAINING, null, null,
+                new ActiveJob.RunHistory(done, run == null ? 0 : 1, 0, 0), run);
     }
 
-    private ClusterMoment moment(List<NodeState> nodes, List<JobState> jobs, Teams teams, List<ServiceState> services) {
+    private ClusterMoment moment(List<NodeState> nodes, List<ActiveJob> jobs, Teams teams, List<ServiceState> services) {
         return new ClusterMoment(NOW, 900, 16, nodes, jobs, teams, services, new DurationEstimator());
     }
 
     @Test
     void remainingWorkCountsWhatTheJobAlreadyDid() {
         // 4 GPUs x 2 h estimated; it kept 4 GPU-hours from an earlier run, so 1 h is left at full width
-        JobState waiting = job("w", "t", 4, 7200, 4 * 3600, null);
+        ActiveJob waiting = job("w", "t", 4, 7200, 4 * 3600, null);
         // running on 4 GPUs for 10 min of the 2 h it still had: 110 min left
-        JobState runningNow = job("r", "t", 4, 7200, 0, new JobState.Running(NOW - 600, block(0, 0, 4), false));
+        ActiveJob runningNow = job("r", "t", 4, 7200, 0, new ActiveJob.Running(NOW - 600, block(0, 0, 4), false));
         // the estimator thinks it is already done: a minute is the least any estimate says
-        JobState overdue = job("o", "t", 4, 600, 4 * 3600, null);
+        ActiveJob overdue = job("o", "t", 4, 600, 4 * 3600, null);
         PlanningContext ctx = ContextBuilder.build(moment(List.of(NodeState.ready(n0)), List.of(runningNow, waiting, overdue), null, List.of()));
         assertEquals(List.of(3600L, ContextBuilder.MIN_ESTIMATE_SECONDS),
                 ctx.pending().stream().map(PendingJob::estimatedRemainingSeconds).toList());
@@ -94,7 +94,7 @@ class ContextBuilderTest {
         BudgetTree tree = new BudgetTree(List.of(new BudgetTree.Budget("a", null, 0.5), new BudgetTree.Budget("b", null, 0.5)));
         InferenceService svc = new InferenceService("chat", "serving", 4, 2);
         ServiceState chat = new ServiceState(svc, List.of(block(1, 6, 1), block(1, 7, 1)), 2, new double[] {1, 2}, new double[0], 2);
-        List<JobState> jobs = List.of(job("a-1", "a", 8, 3600, 0, new JobState.Running(NOW - 60, block(0, 0, 8), false)),
+        List<ActiveJob> jobs = List.of(job("a-1", "a", 8, 3600, 0, new ActiveJob.Running(NOW - 60, block(0, 0, 8), false)),
                 job("a-2", "a", 8, 3600, 0, null), job("b-1", "b", 2, 3600, 0, null));
         Teams teams = new Teams(tree, Map.of("a", new TeamUsage(1200, 1000), "b", new TeamUsage(500, 1000)));
         PlanningContext ctx = ContextBuilder.build(moment(List.of(NodeState.ready(n0), NodeState.ready(n1)), jobs, teams, List.of(chat)));
@@ -123,8 +123,8 @@ class ContextBuilderTest {
 
     @Test
     void aMomentWhoseJobsShareAGpuIsRefusedNamingTheJob() {
-        List<JobState> jobs = List.of(job("x", "t", 4, 3600, 0, new JobState.Running(NOW, block(0, 0, 4), false)),
-                job("y", "t", 4, 3600, 0, new JobState.Running(NOW, block(0, 2, 4), false)));
+        List<ActiveJob> jobs = List.of(job("x", "t", 4, 3600, 0, new ActiveJob.Running(NOW, block(0, 0, 4), false)),
+                job("y", "t", 4, 3600, 0, new ActiveJob.Running(NOW, block(0, 2, 4), false)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ContextBuilder.build(moment(List.of(NodeState.ready(n0)), jobs, null, List.of())));
         assertTrue(e.getMessage().startsWith("job y holds GPUs that are already busy"), e.getMessage());

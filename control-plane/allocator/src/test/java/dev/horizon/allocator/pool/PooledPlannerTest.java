@@ -178,7 +178,7 @@ class PooledPlannerTest {
             Placement p = o.findBlock(1 << rng.nextInt(3));
             if (p == null) break;
             o.occupy(p);
-            running.add(new RunningJob("run-" + i, "t", JobClass.TRAINING, 1 + rng.nextInt(3), p.gpus(), NOW - 7200, NOW - 7200,
+            running.add(new RunningJob("run-" + i, "t", JobClass.TRAINING, 1 + rng.nextInt(3), p.gpuCount(), NOW - 7200, NOW - 7200,
                     NOW + 1800 + rng.nextInt(7200), RESUMABLE, p, i % 3 == 0));
         }
         o.occupy(o.findBlock(1)); // an inference replica: busy without a running job

@@ -2,6 +2,7 @@ package dev.horizon.service.replay;
 
 import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.RunningJob;
@@ -118,9 +119,7 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
         at(t);
         List<String> uuids = new ArrayList<>();
         for (Placement p : held) {
-            for (Placement.Slice s : p.slices()) {
-                for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) uuids.add(ScenarioStore.gpuUuid(scenario.cluster().nodes().get(s.node()).name(), g));
-            }
+            for (GpuRef g : p.gpus()) uuids.add(ScenarioStore.gpuUuid(scenario.cluster().nodes().get(g.node()).name(), g.gpu()));
         }
         if (!uuids.equals(heldReported.put(service, uuids))) inference.setHeld(service, uuids);
     }

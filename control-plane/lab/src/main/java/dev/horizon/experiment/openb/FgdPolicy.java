@@ -18,7 +18,7 @@ final class FgdPolicy extends ScoredPolicy {
     }
 
     @Override
-    Choice score(WorkloadTask pod, NodeState n) {
+    Choice score(WorkloadTask pod, NodeRoom n) {
         double now = before.of(n);
         if (pod.sharesGpu()) {
             return bestShareGpu(pod, n, gpu -> TargetWorkload.scale(now - FragmentMemo.afterShare(workload, n, pod, gpu)), 0);

@@ -8,7 +8,7 @@ import dev.horizon.allocator.fragmentation.WorkloadTask;
  */
 final class GpuPackingPolicy extends ScoredPolicy {
     @Override
-    Choice score(WorkloadTask pod, NodeState n) {
+    Choice score(WorkloadTask pod, NodeRoom n) {
         if (pod.numGpu() == 0) return new Choice(0, 0, new int[0]);
         int free = n.fullyFreeGpus();
         if (free == n.gpuLeft.length) return new Choice(Math.max(33 - free, free), 0, placeOn(pod, n));
@@ -18,7 +18,7 @@ final class GpuPackingPolicy extends ScoredPolicy {
         return new Choice(Math.max(100 - n.gpuLeft[gpu] * 100 / WorkloadTask.MILLI / 10, 50), 0, new int[] {gpu});
     }
 
-    private static int[] placeOn(WorkloadTask pod, NodeState n) {
+    private static int[] placeOn(WorkloadTask pod, NodeRoom n) {
         return pod.sharesGpu() ? new int[] {BestFitPolicy.fullestGpuWithRoom(pod, n)} : wholeGpus(pod, n);
     }
 }

@@ -52,7 +52,7 @@ final class HorizonFragPolicy extends ScoredPolicy {
     }
 
     @Override
-    Choice score(WorkloadTask pod, NodeState n) {
+    Choice score(WorkloadTask pod, NodeRoom n) {
         double now = before.of(n);
         double penalty = pod.numGpu() == 0 ? 0 : Math.floor(PRESSURE_WEIGHT * pressure(n.node.model()));
         double used = dominantUsedShare(n);
@@ -69,7 +69,7 @@ final class HorizonFragPolicy extends ScoredPolicy {
      * than after the task: after would favour whichever task is wider, not whichever node is busier (on GPU share alone,
      * 0.35 points worse on default).
      */
-    static double dominantUsedShare(NodeState n) {
+    static double dominantUsedShare(NodeRoom n) {
         double cpu = n.node.cpuMilli() == 0 ? 0 : 1 - n.cpuLeft / (double) n.node.cpuMilli();
         double gpu = n.gpuLeft.length == 0 ? 0 : 1 - n.gpuMilliLeft() / ((double) WorkloadTask.MILLI * n.gpuLeft.length);
         return Math.max(cpu, gpu);

@@ -66,14 +66,14 @@ public final class OpenbExperiment {
         Random rng = new Random(seed);
         List<Integer> ranks = new ArrayList<>(IntStream.range(0, nodes.size()).boxed().toList());
         Collections.shuffle(ranks, rng);
-        List<NodeState> state = IntStream.range(0, nodes.size()).mapToObj(i -> new NodeState(nodes.get(i), ranks.get(i))).toList();
+        List<NodeRoom> state = IntStream.range(0, nodes.size()).mapToObj(i -> new NodeRoom(nodes.get(i), ranks.get(i))).toList();
         double[] curve = new double[MAX_ARRIVAL_PCT + 1];
         long arrived = 0;
         long allocated = 0;
         int next = 1;
         for (WorkloadTask pod : arrivals(seed)) {
             arrived += pod.totalGpuMilli();
-            Placement p = policy.place(pod, state, rng);
+            TaskPlacement p = policy.place(pod, state, rng);
             if (p != null) {
                 state.get(p.node()).place(pod, p.gpus());
                 allocated += pod.totalGpuMilli();

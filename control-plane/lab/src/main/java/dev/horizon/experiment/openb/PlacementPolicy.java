@@ -6,5 +6,5 @@ import java.util.random.RandomGenerator;
 
 /** Chooses a node and GPUs for one arriving task among the nodes where it fits, or null when it fits nowhere. */
 public interface PlacementPolicy {
-    Placement place(WorkloadTask pod, List<NodeState> nodes, RandomGenerator rng);
+    TaskPlacement place(WorkloadTask pod, List<NodeRoom> nodes, RandomGenerator rng);
 }

@@ -7,20 +7,20 @@ import java.util.random.RandomGenerator;
 /** The Random baseline: any node where the task fits, and for a share any GPU with room, drawn uniformly. */
 final class RandomPolicy implements PlacementPolicy {
     @Override
-    public Placement place(WorkloadTask pod, List<NodeState> nodes, RandomGenerator rng) {
+    public TaskPlacement place(WorkloadTask pod, List<NodeRoom> nodes, RandomGenerator rng) {
         int chosen = -1;
         int seen = 0;
         for (int i = 0; i < nodes.size(); i++) {
             if (nodes.get(i).fits(pod) && rng.nextInt(++seen) == 0) chosen = i;
         }
         if (chosen < 0) return null;
-        NodeState n = nodes.get(chosen);
-        if (!pod.sharesGpu()) return new Placement(chosen, ScoredPolicy.wholeGpus(pod, n));
+        NodeRoom n = nodes.get(chosen);
+        if (!pod.sharesGpu()) return new TaskPlacement(chosen, ScoredPolicy.wholeGpus(pod, n));
         int gpu = -1;
         int fitting = 0;
         for (int g = 0; g < n.gpuLeft.length; g++) {
             if (n.gpuLeft[g] >= pod.gpuMilli() && rng.nextInt(++fitting) == 0) gpu = g;
         }
-        return new Placement(chosen, new int[] {gpu});
+        return new TaskPlacement(chosen, new int[] {gpu});
     }
 }

@@ -21,10 +21,10 @@ abstract class ScoredPolicy implements PlacementPolicy {
     private final List<Map<Long, Choice>> cache = new ArrayList<>();
     private final List<Integer> cachedVersion = new ArrayList<>();
 
-    abstract Choice score(WorkloadTask pod, NodeState node);
+    abstract Choice score(WorkloadTask pod, NodeRoom node);
 
     @Override
-    public Placement place(WorkloadTask pod, List<NodeState> nodes, RandomGenerator rng) {
+    public TaskPlacement place(WorkloadTask pod, List<NodeRoom> nodes, RandomGenerator rng) {
         while (cache.size() < nodes.size()) {
             cache.add(new HashMap<>());
             cachedVersion.add(-1);
@@ -33,7 +33,7 @@ abstract class ScoredPolicy implements PlacementPolicy {
         Choice best = null;
         int bestNode = -1;
         for (int i = 0; i < nodes.size(); i++) {
-            NodeState n = nodes.get(i);
+            NodeRoom n = nodes.get(i);
             if (!n.fits(pod)) continue;
             if (cachedVersion.get(i) != n.version) {
                 cache.get(i).clear();
@@ -46,7 +46,7 @@ abstract class ScoredPolicy implements PlacementPolicy {
                 bestNode = i;
             }
         }
-        return best == null ? null : new Placement(bestNode, best.gpus());
+        return best == null ? null : new TaskPlacement(bestNode, best.gpus());
     }
 
     private static int compare(Choice a, Choice b) {
@@ -59,7 +59,7 @@ abstract class ScoredPolicy implements PlacementPolicy {
         double of(int gpu);
     }
 
-    static Choice bestShareGpu(WorkloadTask pod, NodeState n, GpuScore score, double tieBreak) {
+    static Choice bestShareGpu(WorkloadTask pod, NodeRoom n, GpuScore score, double tieBreak) {
         int gpu = -1;
         double best = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n.gpuLeft.length; i++) {
@@ -73,7 +73,7 @@ abstract class ScoredPolicy implements PlacementPolicy {
         return new Choice(best, tieBreak, new int[] {gpu});
     }
 
-    static int[] wholeGpus(WorkloadTask pod, NodeState n) {
+    static int[] wholeGpus(WorkloadTask pod, NodeRoom n) {
         return pod.numGpu() == 0 ? new int[0] : n.lowestFreeGpus(pod.numGpu());
     }
 }

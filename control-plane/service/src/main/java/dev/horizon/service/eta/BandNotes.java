@@ -6,7 +6,7 @@ import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import java.time.Instant;
 import java.util.List;
@@ -22,7 +22,7 @@ final class BandNotes {
     }
 
     /** calibrated: the calibrator's levels; raw: the job's sampled starts; beyondHours: how far past the horizon they reach. */
-    static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, JobState job, ClusterMoment m, int beyondHours) {
+    static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, ActiveJob job, ClusterMoment m, int beyondHours) {
         Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
         boolean past = false;
         if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
@@ -41,7 +41,7 @@ final class BandNotes {
      * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or the work
      * ranked above it kept the GPUs it can use busy to the end of more than half the futures.
      */
-    static String whyNone(StartBands.Band raw, JobState job, ClusterMoment m, int beyondHours) {
+    static String whyNone(StartBands.Band raw, ActiveJob job, ClusterMoment m, int beyondHours) {
         List<GpuNode> up = m.nodes().stream().filter(n -> n.health() == NodeState.Health.READY).map(NodeState::node).toList();
         List<String> down = m.nodes().stream().filter(n -> n.health() != NodeState.Health.READY).map(n -> n.node().name() + " (" + n.health().name().toLowerCase(Locale.ROOT) + ")").toList();
         if (up.isEmpty()) return "no node takes work now" + (down.isEmpty() ? "" : ": " + String.join(", ", down)) + "; no start can be given until one does";

@@ -5,7 +5,7 @@ import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.moment.ClusterMoment;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
@@ -229,7 +229,7 @@ public class StartTimes {
         int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
         Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(),
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
-        Map<String, JobState> byId = new HashMap<>();
+        Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
@@ -261,7 +261,7 @@ public class StartTimes {
         Set<String> started = new java.util.HashSet<>();
         decision.starts().forEach(s -> started.add(s.jobId()));
         Set<String> out = new LinkedHashSet<>();
-        for (JobState j : m.jobs()) if (!j.isRunning() && !started.contains(j.id())) out.add(j.id());
+        for (ActiveJob j : m.jobs()) if (!j.isRunning() && !started.contains(j.id())) out.add(j.id());
         return out;
     }
 
@@ -270,8 +270,8 @@ public class StartTimes {
      * {@link #MAX_ARRIVALS} came, the latest of them over the span they cover.
      */
     private static ExpectedArrivals arrivals(long now, List<JobRow> rows) {
-        List<JobState> recent = new ArrayList<>();
-        for (JobRow j : rows) recent.add(MomentReader.state(j, MomentReader.spec(j), JobState.RunHistory.NEW, null));
+        List<ActiveJob> recent = new ArrayList<>();
+        for (JobRow j : rows) recent.add(MomentReader.state(j, MomentReader.spec(j), ActiveJob.RunHistory.NEW, null));
         return ExpectedArrivals.overTheLastDay(recent, now, rows.size() >= MAX_ARRIVALS);
     }
 }

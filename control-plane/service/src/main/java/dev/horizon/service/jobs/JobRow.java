@@ -24,7 +24,7 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
     public long doneIfTakenOff(Contract contract, long now) {
         if (!contract.resumable()) return 0;
         long ran = startedAt == null ? 0 : Math.max(0, now - startedAt);
-        return doneGpuSeconds + Math.max(0, ran - contract.checkpointCostSeconds()) * (placement == null ? 0 : Placements.gpuCount(placement));
+        return doneGpuSeconds + contract.keptWork(ran) * (placement == null ? 0 : Placements.gpuCount(placement));
     }
 
     /** A row built by naming what it sets; the rest is null, 0 or false: not started, never placed, nothing done. */

@@ -1,6 +1,7 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.PendingJob;
@@ -88,10 +89,8 @@ public class DecisionApplier {
     }
 
     private static int busyGpus(Iterable<Placement> held) {
-        Set<Long> busy = new HashSet<>();
-        for (Placement p : held) {
-            for (Placement.Slice sl : p.slices()) for (int g = sl.firstGpu(); g < sl.firstGpu() + sl.count(); g++) busy.add(((long) sl.node() << 16) | g);
-        }
+        Set<GpuRef> busy = new HashSet<>();
+        for (Placement p : held) busy.addAll(p.gpus());
         return busy.size();
     }
 
@@ -107,7 +106,7 @@ public class DecisionApplier {
         for (Decision.Start s : d.starts()) {
             PendingJob j = waiting.get(s.jobId());
             if (j == null) throw new IllegalStateException("the policy started " + s.jobId() + ", which is not waiting");
-            int g = s.placement().gpus();
+            int g = s.placement().gpuCount();
             if (g > j.gpus() || g < j.minGpus()) throw new IllegalStateException("the policy gave " + j.id() + " " + g + " GPUs; it asked for " + j.gpus());
         }
     }

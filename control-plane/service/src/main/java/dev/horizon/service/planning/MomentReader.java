@@ -1,6 +1,7 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
@@ -8,7 +9,7 @@ import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.JobState;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.moment.Teams;
@@ -93,24 +94,24 @@ public class MomentReader {
     }
 
     /** The active jobs as the moment holds them (running first, then waiting), and those already off their GPUs. */
-    private record Jobs(List<JobState> states, Map<String, JobRow> rows, Map<String, JobSpec> specs, Map<String, Placement> holding,
+    private record Jobs(List<ActiveJob> states, Map<String, JobRow> rows, Map<String, JobSpec> specs, Map<String, Placement> holding,
                         List<JobStore.PlanWrite> takenOff) {
     }
 
     private Jobs jobs(long now, List<JobRow> active, List<NodeState> nodes, Map<String, Integer> nodeIndex, List<ServiceState> services) {
         dev.horizon.allocator.Cluster cluster = new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList());
-        java.util.Set<Long> inferenceGpus = new java.util.HashSet<>();
-        for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(key(sl.node(), sl.firstGpu()));
+        java.util.Set<GpuRef> inferenceGpus = new java.util.HashSet<>();
+        for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(new GpuRef(sl.node(), sl.firstGpu()));
         Map<String, JobRow> rows = new LinkedHashMap<>();
         Map<String, JobSpec> specs = new HashMap<>();
         Map<String, Placement> holding = new LinkedHashMap<>();
         List<JobStore.PlanWrite> takenOff = new ArrayList<>();
-        List<JobState> running = new ArrayList<>(), waiting = new ArrayList<>();
+        List<ActiveJob> running = new ArrayList<>(), waiting = new ArrayList<>();
         for (JobRow j : active) {
             JobSpec spec = spec(j);
             rows.put(j.id(), j);
             specs.put(j.id(), spec);
-            JobState.Running run = null;
+            ActiveJob.Running run = null;
             if (j.state() == dev.horizon.service.jobs.JobState.RUNNING) {
                 Placement p = j.placement() == null ? null : Placements.parse(j.placement(), cluster, nodeIndex);
                 Gone gone = gone(p, j.placement(), nodes, inferenceGpus, holding.values());
@@ -120,9 +121,9 @@ public class MomentReader {
                     continue;
                 }
                 holding.put(j.id(), p);
-                run = new JobState.Running(j.startedAt(), p, j.fill());
+                run = new ActiveJob.Running(j.startedAt(), p, j.fill());
             }
-            JobState state = state(j, spec, new JobState.RunHistory(j.doneGpuSeconds(), 0, j.preemptions(), j.peakGpuMemoryMiB()), run);
+            ActiveJob state = state(j, spec, new ActiveJob.RunHistory(j.doneGpuSeconds(), 0, j.preemptions(), j.peakGpuMemoryMiB()), run);
             (run == null ? waiting : running).add(state);
         }
         running.addAll(waiting);
@@ -138,35 +139,18 @@ public class MomentReader {
     }
 
     /** Why a running job's placement no longer holds, or null when it does. */
-    private static Gone gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<Long> inferenceGpus, java.util.Collection<Placement> taken) {
+    private static Gone gone(Placement p, String stored, List<NodeState> nodes, java.util.Set<GpuRef> inferenceGpus, java.util.Collection<Placement> taken) {
         if (p == null) return new Gone("its node left the cluster or lost GPUs (" + stored + ")", RunSegments.NODE_LOST);
-        for (Placement.Slice s : p.slices()) {
-            for (int g = s.firstGpu(); g < s.firstGpu() + s.count(); g++) {
-                if (nodes.get(s.node()).gpus().get(g).lost()) {
-                    return new Gone("GPU " + g + " of " + nodes.get(s.node()).node().name() + " fell off the bus (" + stored + ")", RunSegments.NODE_LOST);
-                }
-                if (inferenceGpus.contains(key(s.node(), g))) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
+        for (GpuRef g : p.gpus()) {
+            if (nodes.get(g.node()).gpus().get(g.gpu()).lost()) {
+                return new Gone("GPU " + g.gpu() + " of " + nodes.get(g.node()).node().name() + " fell off the bus (" + stored + ")", RunSegments.NODE_LOST);
             }
+            if (inferenceGpus.contains(g)) return new Gone("its GPUs serve an inference service now (" + stored + ")", RunSegments.EVICTED);
         }
         for (Placement other : taken) {
-            if (overlaps(p, other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
+            if (p.overlapsWhole(other)) return new Gone("another job holds its GPUs (" + stored + ")", RunSegments.EVICTED);
         }
         return null;
-    }
-
-    private static boolean overlaps(Placement a, Placement b) {
-        for (Placement.Slice x : a.slices()) {
-            for (Placement.Slice y : b.slices()) {
-                if (x.node() == y.node() && x.share() == null && y.share() == null && x.firstGpu() < y.firstGpu() + y.count() && y.firstGpu() < x.firstGpu() + x.count()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static long key(int node, int gpu) {
-        return ((long) node << 16) | gpu;
     }
 
     /** Each inference service with the GPUs its replicas hold (one placement each) and its stored demand. */
@@ -214,8 +198,8 @@ public class MomentReader {
     }
 
     /** A stored job as a moment holds it: its shape and rules from its job JSON, what it did before, where it runs (null: waiting). */
-    public static JobState state(JobRow j, JobSpec spec, JobState.RunHistory history, JobState.Running run) {
-        return new JobState(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
+    public static ActiveJob state(JobRow j, JobSpec spec, ActiveJob.RunHistory history, ActiveJob.Running run) {
+        return new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.submittedAt() / 1000,
                 spec.durationEstimateSeconds(), spec.contractOrDefault(), SliceRequest.of(spec.perReplica()), PlacementRules.of(spec), history, run);
     }
 

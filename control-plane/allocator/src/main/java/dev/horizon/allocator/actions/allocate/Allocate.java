@@ -1,8 +1,6 @@
 package dev.horizon.allocator.actions.allocate;
 
-import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.ModelGroups;
 import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.Placement;
@@ -16,10 +14,8 @@ import dev.horizon.allocator.actions.preempt.VictimPool;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -58,7 +54,7 @@ public final class Allocate {
             }
             Integer s = plan.startStep().get(j.id());
             if (s != null) {
-                session.decision().planned(j.id(), plannedAt(ctx, s));
+                session.decision().planned(j.id(), ctx.plannedStart(s));
                 session.decision().waitRule(j.id(), s > 0 ? Decision.WaitRule.PLANNED_START : Decision.WaitRule.FRAGMENTED);
             }
             if (j.slice() != null) {
@@ -69,11 +65,6 @@ public final class Allocate {
             if (!startIfPlannedNow(session, j, s, plan, fillPool)) notStarted.add(j);
         }
         return notStarted;
-    }
-
-    /** The start of plan step s in epoch seconds (step 0 is now: the current step has begun). */
-    static long plannedAt(PlanningContext ctx, int s) {
-        return Math.max(ctx.now(), (ctx.stepIndex() + s) * ctx.stepSeconds());
     }
 
     /** Fractional jobs that fit beside work their GPUs already hold start first, in value order; others wait for the plan. */

@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.GpuRef;
 import dev.horizon.allocator.Occupancy;
 import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
@@ -104,16 +105,16 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
      */
     private static void reserveSharedGpus(PlanningContext ctx, int[] capacity, int[][] nodeFree) {
         int h = capacity.length;
-        Map<Long, Integer> ends = new HashMap<>();
+        Map<GpuRef, Integer> ends = new HashMap<>();
         for (RunningJob r : ctx.running()) {
             if (!r.placement().shared()) continue;
             int end = Ranking.stepsUntil(ctx, r.estimatedEndSeconds(), h);
-            for (Placement.Slice s : r.placement().slices()) ends.merge(((long) s.node() << 8) | s.firstGpu(), end, Math::max);
+            for (Placement.Slice s : r.placement().slices()) ends.merge(new GpuRef(s.node(), s.firstGpu()), end, Math::max);
         }
         Occupancy o = ctx.occupancy();
-        for (int[] gpu : o.fractionalGpus()) {
-            int n = gpu[0], g = gpu[1];
-            int end = o.migLayout(n, g) != null || o.isReconfiguring(n, g) ? h : ends.getOrDefault(((long) n << 8) | g, 1);
+        for (GpuRef gpu : o.fractionalGpus()) {
+            int n = gpu.node(), g = gpu.gpu();
+            int end = o.migLayout(n, g) != null || o.isReconfiguring(n, g) ? h : ends.getOrDefault(gpu, 1);
             for (int t = 0; t < end; t++) capacity[t]--;
             for (int t = 1; t < end; t++) nodeFree[n][t]--;
         }

@@ -1,5 +1,5 @@
 package dev.horizon.experiment.openb;
 
 /** Where a policy puts one task: a node and the GPUs on it (one GPU for a share, none for a CPU-only task). */
-public record Placement(int node, int[] gpus) {
+public record TaskPlacement(int node, int[] gpus) {
 }

@@ -13,7 +13,7 @@ import dev.horizon.api.JobClass;
  *
  * @param priority the value its user or trace gives it; fair share turns it into a weight inside the team's tier
  */
-public record JobState(String id, String team, JobClass jobClass, double priority, int gpus, int minGpus, long arrivalSeconds,
+public record ActiveJob(String id, String team, JobClass jobClass, double priority, int gpus, int minGpus, long arrivalSeconds,
                        Long userEstimateSeconds, Contract contract, SliceRequest slice, PlacementRules rules, RunHistory history,
                        Running running) {
 
@@ -31,7 +31,7 @@ public record JobState(String id, String team, JobClass jobClass, double priorit
     public record Running(long startSeconds, Placement placement, boolean fill) {
     }
 
-    public JobState {
+    public ActiveJob {
         if (rules == null) rules = slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes());
         if (history == null) history = RunHistory.NEW;
     }

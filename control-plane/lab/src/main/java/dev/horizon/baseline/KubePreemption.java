@@ -15,8 +15,8 @@ import java.util.List;
  * important victims, then the fewest victim GPUs; for a job wider than a node, victims anywhere in order until whole
  * nodes free up. The caller has already filtered the candidates by its own rules (priority, queues, minimum runtime).
  */
-final class Preemption {
-    private Preemption() {
+final class KubePreemption {
+    private KubePreemption() {
     }
 
     /**

@@ -5,7 +5,7 @@ package dev.horizon.nvml;
  * enabled, MIG mode on GPUs without MIG, memory where the driver refuses it (a container that sees
  * only the GPU's MIG devices, nvidia-container-toolkit#842), and so on.
  */
-public record Gpu(int index, String uuid, String name, String pciBusId, MemoryInfo memory, Utilization utilization,
+public record GpuReading(int index, String uuid, String name, String pciBusId, MemoryInfo memory, Utilization utilization,
                   Integer temperatureC, Long powerDrawMilliwatts, Long powerLimitMilliwatts, ComputeMode computeMode,
                   MigMode migMode, EccHealth ecc) {
 

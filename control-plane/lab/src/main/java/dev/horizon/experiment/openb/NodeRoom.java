@@ -4,7 +4,7 @@ import dev.horizon.allocator.fragmentation.WorkloadTask;
 import java.util.Arrays;
 
 /** What is left on one node while the experiment runs: CPU, memory and each GPU's free milli-GPU. */
-public final class NodeState {
+public final class NodeRoom {
     final OpenbNode node;
     int cpuLeft;
     long memLeft;
@@ -14,7 +14,7 @@ public final class NodeState {
     /** Bumped on every change so that policies can cache per-node scores. */
     int version;
 
-    NodeState(OpenbNode node, int rank) {
+    NodeRoom(OpenbNode node, int rank) {
         this.node = node;
         this.rank = rank;
         this.cpuLeft = node.cpuMilli();

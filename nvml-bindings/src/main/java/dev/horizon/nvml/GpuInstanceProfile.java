@@ -13,10 +13,10 @@ import java.util.List;
  * @param remainingCapacity how many more fit now
  * @param placements every placement the profile can take (memory slices), free or not
  */
-public record MigProfile(int profileId, String name, int sliceCount, int instanceCount, int remainingCapacity,
+public record GpuInstanceProfile(int profileId, String name, int sliceCount, int instanceCount, int remainingCapacity,
                          long memoryMiB, int multiprocessorCount, int copyEngines, int decoders, int encoders,
                          int jpegEngines, int ofaEngines, List<MigPlacement> placements) {
-    public MigProfile {
+    public GpuInstanceProfile {
         placements = List.copyOf(placements);
     }
 
