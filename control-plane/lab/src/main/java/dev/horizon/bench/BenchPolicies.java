@@ -39,7 +39,7 @@ public final class BenchPolicies {
         // the control plane's full mode: CP-SAT warm-started from the heuristic plan once every 300 s; measured apart
         POLICIES.put("horizon-cpsat", () -> new FullModeHorizonPolicy("horizon-cpsat", new CpSatPlanner(CPSAT_SECONDS, CPSAT_MAX_JOBS), CPSAT_EVERY_SECONDS));
         // CP-SAT on every decision: what the solver could add at most, at about 10x the decision time
-        POLICIES.put("horizon-cpsat-every", () -> new HorizonPolicy("horizon-cpsat-every", 0.99, 8.0, new CpSatPlanner(CPSAT_SECONDS, CPSAT_MAX_JOBS)));
+        POLICIES.put("horizon-cpsat-every", () -> new HorizonPolicy("horizon-cpsat-every", new CpSatPlanner(CPSAT_SECONDS, CPSAT_MAX_JOBS)));
         POLICIES.put("horizon-pooled", () -> new PooledHorizonPolicy(2));
     }
 

@@ -52,7 +52,7 @@ public final class LatencyCommand {
         if (a.has("pools")) return PooledLatency.run(a, gpus, jobs, mode, seed == null ? 1 : seed, timeLimit, out, err);
         boolean cpsat = mode.equals("cpsat");
         CpSatPlanner cpSat = cpsat ? new CpSatPlanner(timeLimit, 64) : null;
-        HorizonPolicy policy = cpsat ? new HorizonPolicy("horizon-cpsat", 0.99, 8.0, cpSat) : new HorizonPolicy();
+        HorizonPolicy policy = cpsat ? new HorizonPolicy("horizon-cpsat", cpSat) : new HorizonPolicy();
         int warmup = cpsat ? 1 : 100, measured = cpsat ? 5 : 300;
         Random rng = new Random(seed == null ? 1 : seed);
         double[] latencies = new double[measured];

@@ -61,7 +61,7 @@ final class PooledLatency {
         if (threads < 1) throw new CliArgs.UsageException("--threads must be at least 1 (got " + threads + ")");
         if (repeat < 1) throw new CliArgs.UsageException("--repeat must be at least 1 (got " + repeat + ")");
         Supplier<SchedulingPolicy> policies = mode.equals("cpsat")
-                ? () -> new HorizonPolicy("horizon-cpsat", 0.99, 8.0, new CpSatPlanner(timeLimit, 64))
+                ? () -> new HorizonPolicy("horizon-cpsat", new CpSatPlanner(timeLimit, 64))
                 : HorizonPolicy::new;
         Random rng = new Random(seed);
         // one unmeasured round first, so the JIT has compiled the planner before either side is timed

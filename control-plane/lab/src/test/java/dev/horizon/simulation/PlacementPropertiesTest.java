@@ -161,7 +161,7 @@ class PlacementPropertiesTest {
             out.add(BenchPolicies.create(name));
         }
         out.add(new PooledHorizonPolicy(2));
-        if (seed == 0) out.add(new HorizonPolicy("horizon-cpsat", 0.99, 8.0, new CpSatPlanner(0.05, 16)));
+        if (seed == 0) out.add(new HorizonPolicy("horizon-cpsat", new CpSatPlanner(0.05, 16)));
         return out;
     }
 

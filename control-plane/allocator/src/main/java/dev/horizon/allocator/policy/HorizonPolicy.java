@@ -81,10 +81,6 @@ public final class HorizonPolicy implements SchedulingPolicy {
         this(name, Settings.DEFAULT, planner);
     }
 
-    public HorizonPolicy(String name, double decayPerStep, double unmetInferencePenalty, Function<PlanProblem, Plan> planner) {
-        this(name, new Settings(decayPerStep, unmetInferencePenalty, DEFAULT_INFERENCE_COVERAGE), planner);
-    }
-
     public HorizonPolicy(String name, Settings settings, Function<PlanProblem, Plan> planner) {
         this.name = name;
         this.unmetInferencePenalty = settings.unmetInferencePenalty();

@@ -110,7 +110,7 @@ class HorizonPolicyTest {
     @Test
     void penaltyOutsideDharmasRangeIsRejected() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> new HorizonPolicy("h", 0.99, 2.0, new dev.horizon.allocator.plan.HeuristicPlanner()::plan));
+                () -> new HorizonPolicy.Settings(0.99, 2.0, HorizonPolicy.Settings.DEFAULT.inferenceCoverage()));
     }
 
     @Test
