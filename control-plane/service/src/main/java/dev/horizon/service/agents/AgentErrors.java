@@ -7,17 +7,25 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.quarkus.grpc.ExceptionHandler;
 import io.quarkus.grpc.ExceptionHandlerProvider;
+import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 /**
  * The gRPC side of the API's error rule: a refusal keeps its status; a store that is down is UNAVAILABLE (an agent
  * retries); a value the store refuses is INVALID_ARGUMENT; anything else is INTERNAL, logged here, with no stack trace
- * sent to the agent.
+ * sent to the agent. While the control plane shuts down its connection pool closes before the agents' calls drain: a
+ * store failure then is the shutdown itself, not a fault, and is said without an ERROR line.
  */
 @ApplicationScoped
 public class AgentErrors implements ExceptionHandlerProvider {
     private static final Logger LOG = Logger.getLogger(AgentErrors.class);
+    private volatile boolean shuttingDown;
+
+    void shuttingDown(@Observes ShutdownEvent event) {
+        shuttingDown = true;
+    }
 
     @Override
     public Throwable transform(Throwable t) {
@@ -25,6 +33,10 @@ public class AgentErrors implements ExceptionHandlerProvider {
         if (t instanceof StoreException s && s.refusedData()) {
             LOG.warnf("the store refused a value from an agent that passed the checks (a missing check): %s", s.getCause().getMessage());
             return Status.INVALID_ARGUMENT.withDescription("a value does not fit the store; shorten the message's longest text fields").asRuntimeException();
+        }
+        if (t instanceof StoreException && shuttingDown) {
+            LOG.infof("an agent call met the store closing on shutdown; the agent retries on the next replica: %s", t.getMessage());
+            return Status.UNAVAILABLE.withDescription("the control plane is shutting down; retry shortly").asRuntimeException();
         }
         if (t instanceof StoreException) {
             LOG.error("store failure on an agent call", t);
