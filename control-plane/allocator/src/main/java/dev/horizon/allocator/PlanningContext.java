@@ -1,5 +1,10 @@
 package dev.horizon.allocator;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.fairshare.FairShareView;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package dev.horizon.allocator;
 
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

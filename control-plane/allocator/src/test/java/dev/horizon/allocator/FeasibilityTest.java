@@ -3,6 +3,9 @@ package dev.horizon.allocator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.placement.Feasibility;
 import dev.horizon.api.JobJson;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -7,6 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
+import dev.horizon.allocator.placement.Feasibility;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.placement.SlicePlacer;
 import dev.horizon.allocator.plan.NodeChoice;
 import dev.horizon.allocator.plan.PlanProblem;
 import dev.horizon.api.Contract;

@@ -5,8 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules.Topology;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.api.JobJson;
-import dev.horizon.allocator.PlacementRules.Topology;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

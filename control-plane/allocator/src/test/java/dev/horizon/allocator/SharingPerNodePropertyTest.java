@@ -2,6 +2,13 @@ package dev.horizon.allocator;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.SliceRequest;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;

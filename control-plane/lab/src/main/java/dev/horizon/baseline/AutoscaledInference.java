@@ -1,10 +1,10 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.actions.reclaim.Reclaim;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.SlicePlacer;
-import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.SliceRequest;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.placement.SlicePlacer;
 import java.util.List;
 
 /**

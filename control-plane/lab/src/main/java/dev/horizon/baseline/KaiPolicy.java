@@ -1,12 +1,12 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

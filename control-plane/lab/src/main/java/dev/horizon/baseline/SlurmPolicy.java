@@ -1,13 +1,13 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.ModelGroups;
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;

@@ -1,11 +1,11 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.NodeOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

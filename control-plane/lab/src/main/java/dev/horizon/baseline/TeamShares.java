@@ -1,8 +1,8 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;

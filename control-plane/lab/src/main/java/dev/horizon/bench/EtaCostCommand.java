@@ -1,19 +1,19 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.eta.Alternatives;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
@@ -108,7 +108,7 @@ final class EtaCostCommand {
             String model = i % 2 == 0 ? "H100-80GB" : "A100-80GB";
             nodes.add(NodeState.ready(new GpuNode("node-" + i, model, 8, 81_559, "d" + i / 8)));
         }
-        Occupancy occupancy = new Occupancy(new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList()));
+        Occupancy occupancy = new Occupancy(new dev.horizon.allocator.model.Cluster(nodes.stream().map(NodeState::node).toList()));
         List<ActiveJob> all = new ArrayList<>();
         for (int i = 0; occupancy.totalFree() > gpus / 2 && i < gpus; i++) {
             int g = SIZES[rng.nextInt(SIZES.length)];

@@ -1,16 +1,16 @@
 package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.policy.HorizonPolicy;
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;

@@ -1,6 +1,6 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ClusterMoment;
 
 /**

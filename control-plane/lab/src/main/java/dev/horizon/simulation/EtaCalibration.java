@@ -1,12 +1,12 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
-import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

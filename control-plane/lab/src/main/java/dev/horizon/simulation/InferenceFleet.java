@@ -1,8 +1,8 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.moment.ServiceState;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

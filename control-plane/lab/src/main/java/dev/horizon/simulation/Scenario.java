@@ -1,6 +1,6 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.model.Cluster;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fractional.mig.MigPolicy;

@@ -1,6 +1,6 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.InferenceService;
 import java.util.Arrays;
 
 /**

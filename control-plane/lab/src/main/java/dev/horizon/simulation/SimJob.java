@@ -1,8 +1,8 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 

@@ -1,6 +1,6 @@
 package dev.horizon.simulation;
 
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Placement;
 import java.util.List;
 
 /**

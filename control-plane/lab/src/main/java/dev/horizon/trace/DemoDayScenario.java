@@ -1,8 +1,8 @@
 package dev.horizon.trace;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.api.Contract;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;

@@ -1,6 +1,6 @@
 package dev.horizon.trace;
 
-import dev.horizon.allocator.Cluster;
+import dev.horizon.allocator.model.Cluster;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.fairshare.BudgetTree;

@@ -1,8 +1,8 @@
 package dev.horizon.trace;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.simulation.Scenario;

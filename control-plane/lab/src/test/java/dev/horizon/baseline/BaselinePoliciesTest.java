@@ -6,10 +6,10 @@ import static dev.horizon.baseline.Moments.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -2,8 +2,8 @@ package dev.horizon.baseline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.horizon.allocator.InferenceService;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.InferenceService;
 import org.junit.jupiter.api.Test;
 
 /** The HPA's algorithm with its defaults: scale up at once, down only after 300 s, nothing inside the 0.1 tolerance. */

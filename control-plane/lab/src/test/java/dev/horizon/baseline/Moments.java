@@ -1,11 +1,11 @@
 package dev.horizon.baseline;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.ServiceDemand;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.horizon.bound;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.simulation.Scenario;

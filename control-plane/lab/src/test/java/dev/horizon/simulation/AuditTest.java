@@ -3,19 +3,19 @@ package dev.horizon.simulation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.GpuShare;
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.actions.reclaim.Reclaim;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
@@ -200,7 +200,7 @@ class AuditTest {
         SimResult byRules = new Simulator(s, rogue(false, 0, ctx -> {
             Decision d = new Decision();
             ctx.pending().forEach(j -> {
-                Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), dev.horizon.allocator.NodeOrder.BEST_FIT);
+                Placement p = ctx.occupancy().findBlock(j.gpus(), j.rules(), dev.horizon.allocator.placement.NodeOrder.BEST_FIT);
                 if (p == null) return;
                 ctx.occupancy().occupy(p);
                 d.start(j.id(), p, false);

@@ -3,8 +3,8 @@ package dev.horizon.simulation;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Cluster;
 import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.model.Cluster;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.bench.BenchPolicies;

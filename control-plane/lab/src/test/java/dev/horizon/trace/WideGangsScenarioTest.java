@@ -3,8 +3,8 @@ package dev.horizon.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.SimJob;
 import java.util.Map;

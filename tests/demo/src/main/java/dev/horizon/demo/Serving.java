@@ -1,11 +1,11 @@
 package dev.horizon.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.trace.DemoDayScenario;

@@ -1,8 +1,8 @@
 package dev.horizon.allocator.actions;
 
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.api.JobClass;
 import dev.horizon.fairshare.FairShareView;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.horizon.allocator.actions;
 
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.PendingJob;
 import java.util.Comparator;
 
 /** How Horizon's actions order and compare work, and how they speak of time in wait reasons. */

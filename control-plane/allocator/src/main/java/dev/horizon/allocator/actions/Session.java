@@ -1,11 +1,11 @@
 package dev.horizon.allocator.actions;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuRef;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.fairshare.FairShareView;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.horizon.allocator.cpsat;
 
 import com.google.ortools.Loader;
-import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;

@@ -1,6 +1,6 @@
 package dev.horizon.allocator.cpsat;
 
-import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.plan.NodeChoice;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import com.google.ortools.sat.IntVar;
 import com.google.ortools.sat.LinearArgument;
 import com.google.ortools.sat.LinearExpr;
 import com.google.ortools.util.Domain;
-import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;

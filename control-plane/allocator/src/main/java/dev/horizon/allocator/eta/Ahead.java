@@ -1,11 +1,11 @@
 package dev.horizon.allocator.eta;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
-import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ServiceState;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,13 +1,13 @@
 package dev.horizon.allocator.eta;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.api.Contract;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigProfile;

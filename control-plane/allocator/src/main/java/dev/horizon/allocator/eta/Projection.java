@@ -1,16 +1,16 @@
 package dev.horizon.allocator.eta;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuRef;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ServiceState;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

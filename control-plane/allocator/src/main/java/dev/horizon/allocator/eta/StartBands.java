@@ -1,9 +1,9 @@
 package dev.horizon.allocator.eta;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.SchedulingPolicy;
-import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.forecast.RecentRuns;
 import java.util.Arrays;
 import java.util.HashMap;

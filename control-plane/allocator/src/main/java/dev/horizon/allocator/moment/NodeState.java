@@ -1,6 +1,6 @@
 package dev.horizon.allocator.moment;
 
-import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.horizon.allocator.moment;
 
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.Placement;
 import java.util.List;
 
 /**

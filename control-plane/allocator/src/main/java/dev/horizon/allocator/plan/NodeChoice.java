@@ -1,7 +1,7 @@
 package dev.horizon.allocator.plan;
 
-import dev.horizon.allocator.ModelGroups;
-import dev.horizon.allocator.PlacementRules;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.PlacementRules;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.horizon.allocator.plan;
 
-import dev.horizon.allocator.Decision;
+import dev.horizon.allocator.model.Decision;
 import java.util.Map;
 
 /**

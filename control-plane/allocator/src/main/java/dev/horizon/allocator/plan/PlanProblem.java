@@ -1,9 +1,9 @@
 package dev.horizon.allocator.plan;
 
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.PendingJob;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.PlacementRules;
 import java.util.List;
 
 /**

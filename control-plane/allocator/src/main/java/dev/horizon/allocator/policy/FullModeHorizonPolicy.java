@@ -1,8 +1,8 @@
 package dev.horizon.allocator.policy;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.function.Function;

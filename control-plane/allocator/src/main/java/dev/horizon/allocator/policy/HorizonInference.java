@@ -1,9 +1,9 @@
 package dev.horizon.allocator.policy;
 
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.List;
 import java.util.Map;
 

@@ -1,9 +1,6 @@
 package dev.horizon.allocator.policy;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
 import dev.horizon.allocator.actions.InferenceReservation;
@@ -14,6 +11,9 @@ import dev.horizon.allocator.actions.drain.LeaveDrainedNodes;
 import dev.horizon.allocator.actions.lend.Lend;
 import dev.horizon.allocator.actions.preempt.ValuePreemption;
 import dev.horizon.allocator.actions.reclaim.Reclaim;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;

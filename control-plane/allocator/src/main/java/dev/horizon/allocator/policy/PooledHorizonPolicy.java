@@ -1,7 +1,7 @@
 package dev.horizon.allocator.policy;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.pool.PooledPlanner;
 import java.util.function.Supplier;
 

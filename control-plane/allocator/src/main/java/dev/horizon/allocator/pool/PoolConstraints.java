@@ -1,7 +1,7 @@
 package dev.horizon.allocator.pool;
 
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.PendingJob;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;

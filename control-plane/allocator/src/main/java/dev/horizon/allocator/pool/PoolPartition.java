@@ -1,10 +1,10 @@
 package dev.horizon.allocator.pool;
 
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,14 +1,14 @@
 package dev.horizon.allocator.pool;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.horizon.allocator.eta;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;

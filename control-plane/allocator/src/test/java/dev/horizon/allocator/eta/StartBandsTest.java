@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.policy.HorizonPolicy;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.PlacementRules.Topology;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
+import dev.horizon.allocator.model.PlacementRules.Topology;
+import dev.horizon.allocator.model.PlacementRules;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;

@@ -2,10 +2,10 @@ package dev.horizon.allocator.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;

@@ -1,8 +1,8 @@
 package dev.horizon.service.replay;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobSpec;
 import dev.horizon.simulation.SimJob;

@@ -1,6 +1,6 @@
 package dev.horizon.service.replay;
 
-import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.inference.InferenceStore;

@@ -1,13 +1,13 @@
 package dev.horizon.service.replay;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuRef;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.inference.InferenceStore;

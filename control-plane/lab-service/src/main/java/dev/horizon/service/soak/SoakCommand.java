@@ -2,7 +2,7 @@ package dev.horizon.service.soak;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.bench.Progress;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.service.ServiceCommand;

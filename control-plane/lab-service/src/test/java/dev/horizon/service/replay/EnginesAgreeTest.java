@@ -3,11 +3,11 @@ package dev.horizon.service.replay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.InferenceService;
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.SliceRequest;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;

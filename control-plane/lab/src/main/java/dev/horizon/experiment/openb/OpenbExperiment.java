@@ -1,7 +1,7 @@
 package dev.horizon.experiment.openb;
 
 import dev.horizon.allocator.fragmentation.WorkloadTask;
-import dev.horizon.allocator.GpuTypes;
+import dev.horizon.allocator.model.GpuTypes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

@@ -3,8 +3,8 @@ package dev.horizon.experiment.openb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.horizon.allocator.GpuTypes;
 import dev.horizon.allocator.fragmentation.WorkloadTask;
+import dev.horizon.allocator.model.GpuTypes;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -1,13 +1,13 @@
 package dev.horizon.service.eta;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Feasibility;
-import dev.horizon.allocator.GpuNode;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.StartBands;
-import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.placement.Feasibility;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;

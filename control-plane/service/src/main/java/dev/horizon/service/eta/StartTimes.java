@@ -1,11 +1,11 @@
 package dev.horizon.service.eta;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
-import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
@@ -31,8 +31,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;

@@ -1,10 +1,10 @@
 package dev.horizon.service.fractional;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuShare;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;

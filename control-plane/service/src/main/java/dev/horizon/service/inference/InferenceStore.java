@@ -1,9 +1,9 @@
 package dev.horizon.service.inference;
 
-import dev.horizon.allocator.InferenceService;
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.forecast.DemandForecaster;
 import dev.horizon.service.clock.ServiceClock;
-import com.fasterxml.jackson.core.type.TypeReference;
 import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoredJson;

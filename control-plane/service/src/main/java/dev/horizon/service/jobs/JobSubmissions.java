@@ -1,8 +1,8 @@
 package dev.horizon.service.jobs;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Feasibility;
-import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.placement.Feasibility;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.Limits;

@@ -1,8 +1,8 @@
 package dev.horizon.service.jobs;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuShare;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.Placement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

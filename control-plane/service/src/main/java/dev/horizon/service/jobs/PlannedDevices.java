@@ -1,6 +1,6 @@
 package dev.horizon.service.jobs;
 
-import dev.horizon.allocator.GpuShare;
+import dev.horizon.allocator.model.GpuShare;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;

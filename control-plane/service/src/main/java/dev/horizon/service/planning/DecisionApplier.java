@@ -1,12 +1,12 @@
 package dev.horizon.service.planning;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.GpuRef;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.service.fractional.SlicePlanning;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore.PlanWrite;

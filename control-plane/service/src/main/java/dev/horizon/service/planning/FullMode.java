@@ -1,8 +1,8 @@
 package dev.horizon.service.planning;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.cpsat.CpSatPlanner;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.allocator.pool.PooledPlanner;

@@ -1,15 +1,16 @@
 package dev.horizon.service.planning;
 
-import dev.horizon.allocator.GpuNode;
-import dev.horizon.allocator.GpuRef;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.SliceRequest;
 import dev.horizon.allocator.actions.InferenceReservation;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
+import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
-import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.moment.ServiceState;
 import dev.horizon.allocator.moment.Teams;
@@ -30,7 +31,6 @@ import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.teams.TeamStore;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
@@ -99,7 +99,7 @@ public class MomentReader {
     }
 
     private Jobs jobs(long now, List<JobRow> active, List<NodeState> nodes, Map<String, Integer> nodeIndex, List<ServiceState> services) {
-        dev.horizon.allocator.Cluster cluster = new dev.horizon.allocator.Cluster(nodes.stream().map(NodeState::node).toList());
+        dev.horizon.allocator.model.Cluster cluster = new dev.horizon.allocator.model.Cluster(nodes.stream().map(NodeState::node).toList());
         java.util.Set<GpuRef> inferenceGpus = new java.util.HashSet<>();
         for (ServiceState s : services) for (Placement p : s.held()) for (Placement.Slice sl : p.slices()) inferenceGpus.add(new GpuRef(sl.node(), sl.firstGpu()));
         Map<String, JobRow> rows = new LinkedHashMap<>();

@@ -1,10 +1,10 @@
 package dev.horizon.service.planning;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.api.JobSpec;
 import dev.horizon.service.fairshare.UsageBooking;
 import dev.horizon.service.fractional.SlicePlanning;

@@ -1,7 +1,7 @@
 package dev.horizon.service.planning;
 
-import dev.horizon.allocator.Decision;
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.policy.PooledHorizonPolicy;
 import dev.horizon.allocator.pool.PooledPlanner;
 import dev.horizon.service.plans.PlannerSettings;

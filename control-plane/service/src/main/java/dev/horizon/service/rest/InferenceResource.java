@@ -1,7 +1,7 @@
 package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.api.Limits;
 import dev.horizon.api.NodeNames;
 import dev.horizon.service.inference.InferenceStore;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.GpuNode;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.api.JobClass;

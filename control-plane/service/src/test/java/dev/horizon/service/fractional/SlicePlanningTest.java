@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuShare;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;

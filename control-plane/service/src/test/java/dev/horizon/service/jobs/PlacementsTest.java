@@ -3,9 +3,9 @@ package dev.horizon.service.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuShare;
-import dev.horizon.allocator.Placement;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.Placement;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

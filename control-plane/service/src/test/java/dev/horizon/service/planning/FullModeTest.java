@@ -60,7 +60,7 @@ class FullModeTest {
         setUp();
         Planner.Moment before = planner.moment();
         Api.submit(ADMIN, job("late", 1, 1));
-        PlanningPolicy.Outcome outcome = new PlanningPolicy.Outcome(new dev.horizon.allocator.Decision(), "cpsat", List.of());
+        PlanningPolicy.Outcome outcome = new PlanningPolicy.Outcome(new dev.horizon.allocator.model.Decision(), "cpsat", List.of());
         assertFalse(planner.adopt(before, outcome, 0.1), "a job arrived while CP-SAT solved: its plan no longer holds");
     }
 

@@ -5,7 +5,7 @@ import static dev.horizon.service.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.horizon.allocator.InferenceService;
+import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.api.JobClass;
 import dev.horizon.service.Api;
 import dev.horizon.service.clock.ServiceClock;

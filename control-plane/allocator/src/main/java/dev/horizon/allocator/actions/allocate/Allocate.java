@@ -1,16 +1,16 @@
 package dev.horizon.allocator.actions.allocate;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.ModelGroups;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.SlicePlacer;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
 import dev.horizon.allocator.actions.preempt.VictimPool;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.placement.SlicePlacer;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package dev.horizon.allocator.actions.allocate;
 
-import dev.horizon.allocator.Cluster;
-import dev.horizon.allocator.GpuRef;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,8 +1,8 @@
 package dev.horizon.allocator.actions.allocate;
 
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.SlicePlacer;
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.placement.SlicePlacer;
 
 /** Commits what the slice placer found for one fractional job. */
 final class SliceStarts {

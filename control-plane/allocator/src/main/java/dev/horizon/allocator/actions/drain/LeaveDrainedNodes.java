@@ -1,7 +1,7 @@
 package dev.horizon.allocator.actions.drain;
 
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package dev.horizon.allocator.actions.lend;
 
-import dev.horizon.allocator.NodeOrder;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.placement.NodeOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,12 +1,12 @@
 package dev.horizon.allocator.actions.preempt;
 
-import dev.horizon.allocator.Decision;
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.PlacementRules;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.actions.Ranking;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

@@ -1,10 +1,10 @@
 package dev.horizon.allocator.actions.preempt;
 
-import dev.horizon.allocator.Occupancy;
-import dev.horizon.allocator.PendingJob;
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.horizon.allocator.actions.reclaim;
 
-import dev.horizon.allocator.RunningJob;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

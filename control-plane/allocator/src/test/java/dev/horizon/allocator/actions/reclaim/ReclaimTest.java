@@ -1,10 +1,10 @@
 package dev.horizon.allocator.actions.reclaim;
 
-import dev.horizon.allocator.UnmetDemandCost;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.horizon.allocator.Placement;
-import dev.horizon.allocator.RunningJob;
+import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 /**
  * A real-time inference service: elastic, one GPU a replica, following its demand curve.

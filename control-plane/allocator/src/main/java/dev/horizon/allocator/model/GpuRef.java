@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 /**
  * One GPU of a cluster: GPU index {@code gpu} of node index {@code node} (indexes into {@link Cluster#nodes()} and into

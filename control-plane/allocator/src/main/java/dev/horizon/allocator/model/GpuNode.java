@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 /** One host: its GPU model, how many GPUs, their memory, and the NVLink domain it belongs to. */
 public record GpuNode(String name, String gpuModel, int gpus, long gpuMemoryMiB, String nvlinkDomain) {

@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;

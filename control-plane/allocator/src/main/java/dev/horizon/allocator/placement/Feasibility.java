@@ -1,5 +1,9 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.mig.MigGeometry;
 import java.util.ArrayList;

@@ -1,5 +1,10 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,10 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;

@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 import dev.horizon.api.JobSpec;
 import java.util.ArrayList;

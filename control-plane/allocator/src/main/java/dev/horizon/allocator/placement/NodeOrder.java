@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
 /** Which of the nodes that could hold a block gets it. */
 public enum NodeOrder {

@@ -1,5 +1,7 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.GpuShare;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigLayout;
 import java.util.ArrayList;

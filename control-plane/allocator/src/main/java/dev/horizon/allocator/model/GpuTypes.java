@@ -1,4 +1,4 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.model;
 
 import java.util.List;
 import java.util.Set;

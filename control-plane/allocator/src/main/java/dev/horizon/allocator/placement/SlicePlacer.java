@@ -1,9 +1,19 @@
-package dev.horizon.allocator;
+package dev.horizon.allocator.placement;
 
+import dev.horizon.allocator.fragmentation.TargetWorkload;
+import dev.horizon.allocator.fragmentation.WorkloadTask;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.ModelGroups;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.api.mig.MigGeometry;
 import dev.horizon.api.mig.MigLayout;
-import dev.horizon.allocator.fragmentation.WorkloadTask;
-import dev.horizon.allocator.fragmentation.TargetWorkload;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
