@@ -97,9 +97,13 @@ class StartTimesLiveTest {
         assertEquals(now, Api.seconds(e.get("bandsAt")));
         assertTrue(now <= p50 && p50 <= p90, "now " + now + " <= P50 " + p50 + " <= P90 " + p90);
         // the user's estimate is the median of the running job's drawn durations, lognormal with a spread of 0.25: the
-        // median of 16 draws is within 25% of the estimate (3 standard errors), the 90th percentile within the estimate again
-        assertTrue(Math.abs(p50 - end) <= ESTIMATE / 4, "P50 " + (p50 - now) + " s from now; the running job ends in about " + (end - now) + " s");
-        assertTrue(p90 <= end + ESTIMATE, "P90 " + (p90 - now) + " s from now");
+        // median of 16 draws is within 25% of the estimate (3 standard errors), the 90th percentile within the estimate again.
+        // The running job ends about 50 min out, past the futures' first two steps, where they ask the policy at step
+        // boundaries only (Projection.FINE_STEPS): a start there reads up to one step after the end that frees the node.
+        long step = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().<Integer>path("stepSeconds");
+        assertTrue(p50 >= end - ESTIMATE / 4 && p50 <= end + ESTIMATE / 4 + step,
+                "P50 " + (p50 - now) + " s from now; the running job ends in about " + (end - now) + " s");
+        assertTrue(p90 <= end + ESTIMATE + step, "P90 " + (p90 - now) + " s from now");
         JsonPath view = as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).extract().jsonPath();
         assertEquals(p50, Api.seconds(view.get("startP50At")), "the job view shows the same band");
         assertEquals(p90, Api.seconds(view.get("startP90At")));
