@@ -7,9 +7,8 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.quarkus.grpc.ExceptionHandler;
 import io.quarkus.grpc.ExceptionHandlerProvider;
-import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 /**
@@ -21,11 +20,8 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class AgentErrors implements ExceptionHandlerProvider {
     private static final Logger LOG = Logger.getLogger(AgentErrors.class);
-    private volatile boolean shuttingDown;
-
-    void shuttingDown(@Observes ShutdownEvent event) {
-        shuttingDown = true;
-    }
+    @Inject
+    ShuttingDown shuttingDown;
 
     @Override
     public Throwable transform(Throwable t) {
@@ -34,7 +30,7 @@ public class AgentErrors implements ExceptionHandlerProvider {
             LOG.warnf("the store refused a value from an agent that passed the checks (a missing check): %s", s.getCause().getMessage());
             return Status.INVALID_ARGUMENT.withDescription("a value does not fit the store; shorten the message's longest text fields").asRuntimeException();
         }
-        if (t instanceof StoreException && shuttingDown) {
+        if (t instanceof StoreException && shuttingDown.begun()) {
             LOG.infof("an agent call met the store closing on shutdown; the agent retries on the next replica: %s", t.getMessage());
             return Status.UNAVAILABLE.withDescription("the control plane is shutting down; retry shortly").asRuntimeException();
         }

@@ -50,6 +50,8 @@ public class AgentGrpc implements AgentService {
     private static final Logger LOG = Logger.getLogger(AgentGrpc.class);
 
     @Inject
+    ShuttingDown shuttingDown;
+    @Inject
     ServiceClock clock;
     @Inject
     NodeStore nodes;
@@ -122,7 +124,9 @@ public class AgentGrpc implements AgentService {
     @Override
     public Uni<TelemetryAck> telemetry(Multi<TelemetryReport> reports) {
         Tokens.Grant grant = AgentTokenInterceptor.grant();
-        return streams.untilRevoked(grant.id(), reports).emitOn(Infrastructure.getDefaultWorkerPool()).onItem().invoke(r -> record(grant, r))
+        // a report that arrives once shutdown has begun is left alone: the agent reports again to the replica that leads next
+        return streams.untilRevoked(grant.id(), reports).emitOn(Infrastructure.getDefaultWorkerPool()).select().where(r -> !shuttingDown.begun())
+                .onItem().invoke(r -> record(grant, r))
                 .collect().with(Collectors.counting()).map(n -> TelemetryAck.newBuilder().setReports(n).build());
     }
 

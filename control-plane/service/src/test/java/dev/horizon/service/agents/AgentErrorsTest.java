@@ -54,9 +54,15 @@ class AgentErrorsTest {
         return records.stream().anyMatch(r -> r.getLevel().intValue() >= Level.SEVERE.intValue());
     }
 
+    private static AgentErrors errors(ShuttingDown shuttingDown) {
+        AgentErrors errors = new AgentErrors();
+        errors.shuttingDown = shuttingDown;
+        return errors;
+    }
+
     @Test
     void aStoreFailureWhileRunningIsAnErrorAndTheAgentRetries() {
-        AgentErrors errors = new AgentErrors();
+        AgentErrors errors = errors(new ShuttingDown());
         Throwable answer = errors.transform(poolClosed());
         assertEquals(Status.Code.UNAVAILABLE, Status.fromThrowable(answer).getCode());
         assertTrue(anError(), "an ERROR line: " + records);
@@ -64,8 +70,9 @@ class AgentErrorsTest {
 
     @Test
     void theStoreClosingOnShutdownIsNoError() {
-        AgentErrors errors = new AgentErrors();
-        errors.shuttingDown(new ShutdownEvent());
+        ShuttingDown shuttingDown = new ShuttingDown();
+        shuttingDown.begin(new ShutdownEvent());
+        AgentErrors errors = errors(shuttingDown);
         Throwable answer = errors.transform(poolClosed());
         assertEquals(Status.Code.UNAVAILABLE, Status.fromThrowable(answer).getCode());
         assertTrue(!records.isEmpty() && !anError(), "said below ERROR: " + records);
