@@ -76,8 +76,8 @@ class OneModelPerGangTest {
         o.occupy(new Placement(List.of(new Placement.Slice(1, 0, 7))));
         o.occupy(new Placement(List.of(new Placement.Slice(2, 0, 8))));
         o.occupy(new Placement(List.of(new Placement.Slice(3, 0, 8))));
-        PendingJob halves = new PendingJob("halves", "t", JobClass.BATCH_INFERENCE, 1, 4, 4, 0, 3600, Contract.defaultFor(JobClass.BATCH_INFERENCE),
-                SliceRequest.timeSlice(500, 30_000));
+        PendingJob halves = PendingJob.builder().id("halves").team("t").jobClass(JobClass.BATCH_INFERENCE).weight(1).gpus(4)
+                .estimatedRemainingSeconds(3600).contract(Contract.defaultFor(JobClass.BATCH_INFERENCE)).slice(SliceRequest.timeSlice(500, 30_000)).build();
         Placement p = new SlicePlacer(List.of(halves)).place(o, halves, true).placement();
         assertNotNull(p);
         assertEquals(Set.of("A100-80GB"), models(p), "one H100 GPU free holds only two halves; the A100's two hold all four: " + p.describe(CLUSTER));

@@ -69,10 +69,12 @@ class SharingPerNodePropertyTest {
                 String name = "j" + (id++);
                 if (random.nextInt(3) == 0) {
                     int gpus = 1 << random.nextInt(3);
-                    pending.add(new PendingJob(name, "t", JobClass.TRAINING, 1 + random.nextInt(5), gpus, gpus, NOW - 60, 3600, contract));
+                    pending.add(PendingJob.builder().id(name).team("t").jobClass(JobClass.TRAINING).weight(1 + random.nextInt(5)).gpus(gpus)
+                            .arrivalSeconds(NOW - 60).estimatedRemainingSeconds(3600).contract(contract).build());
                 } else {
                     SliceRequest share = SliceRequest.timeSlice(MILLI[random.nextInt(MILLI.length)], 8_000);
-                    pending.add(new PendingJob(name, "t", JobClass.INTERACTIVE, 1 + random.nextInt(5), 1, 1, NOW - 60, 3600, contract, share));
+                    pending.add(PendingJob.builder().id(name).team("t").jobClass(JobClass.INTERACTIVE).weight(1 + random.nextInt(5)).gpus(1)
+                            .arrivalSeconds(NOW - 60).estimatedRemainingSeconds(3600).contract(contract).slice(share).build());
                 }
             }
             Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o.copy(), List.of(), pending, Map.of()));

@@ -36,7 +36,8 @@ class FairSharePolicyTest {
     }
 
     private PendingJob pending(String id, String team, int gpus, double priority) {
-        return new PendingJob(id, team, JobClass.TRAINING, priority, gpus, gpus, NOW - 60, 3600, training);
+        return PendingJob.builder().id(id).team(team).jobClass(JobClass.TRAINING).weight(priority).gpus(gpus).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(3600).contract(training).build();
     }
 
     private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed) {

@@ -144,8 +144,8 @@ public final class LatencyCommand {
     static PendingJob pendingJob(String id, int maxGpus, Random rng) {
         JobClass c = CLASSES[rng.nextInt(CLASSES.length)];
         int g = Math.min(SIZES[rng.nextInt(SIZES.length)], maxGpus);
-        return new PendingJob(id, "team-" + rng.nextInt(8), c, WEIGHTS[rng.nextInt(4)], g, g,
-                NOW - rng.nextInt(7200), 600 + rng.nextInt(8 * 3600), Contract.defaultFor(c));
+        return PendingJob.builder().id(id).team("team-" + rng.nextInt(8)).jobClass(c).weight(WEIGHTS[rng.nextInt(4)]).gpus(g)
+                .arrivalSeconds(NOW - rng.nextInt(7200)).estimatedRemainingSeconds(600 + rng.nextInt(8 * 3600)).contract(Contract.defaultFor(c)).build();
     }
 
     /** GPUs needed per step over the horizon, from 10:00, peaking at {@code peak} at 14:00. */

@@ -24,7 +24,8 @@ final class Moments {
     }
 
     static PendingJob waiting(String id, String team, double weight, int gpus, long estimate) {
-        return new PendingJob(id, team, JobClass.TRAINING, weight, gpus, gpus, 0, estimate, HALF_HOUR);
+        return PendingJob.builder().id(id).team(team).jobClass(JobClass.TRAINING).weight(weight).gpus(gpus).estimatedRemainingSeconds(estimate)
+                .contract(HALF_HOUR).build();
     }
 
     static PlanningContext at(long now, Cluster cluster, List<RunningJob> running, List<PendingJob> pending) {

@@ -14,15 +14,12 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
         rules = rules == null ? PlacementRules.ANY : rules;
     }
 
-    public PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                      long estimatedRemainingSeconds, Contract contract, SliceRequest slice) {
-        this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice,
-                slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes()));
-    }
-
-    public PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                      long estimatedRemainingSeconds, Contract contract) {
-        this(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, null);
+    /**
+     * A job built by naming what it sets. Unset: minGpus is gpus (a rigid job), rules are any GPU the slice's types allow
+     * (any GPU for whole-GPU work), weight, arrival and estimate 0, the rest null.
+     */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** The same job with another weight (fair share re-weights jobs). */
@@ -47,5 +44,86 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
      */
     public double gpuFraction() {
         return slice == null ? gpus : gpus * slice.gpuFraction();
+    }
+
+    /** Builds a PendingJob field by field, so that a call site says which of the 11 it sets. */
+    public static final class Builder {
+        private String id;
+        private String team;
+        private JobClass jobClass;
+        private double weight;
+        private int gpus;
+        private Integer minGpus;
+        private long arrivalSeconds;
+        private long estimatedRemainingSeconds;
+        private Contract contract;
+        private SliceRequest slice;
+        private PlacementRules rules;
+
+        private Builder() {
+        }
+
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        public Builder team(String team) {
+            this.team = team;
+            return this;
+        }
+
+        public Builder jobClass(JobClass jobClass) {
+            this.jobClass = jobClass;
+            return this;
+        }
+
+        public Builder weight(double weight) {
+            this.weight = weight;
+            return this;
+        }
+
+        /** The GPUs (or, for fractional work, replicas) it asks for; it may not start narrower unless minGpus says so. */
+        public Builder gpus(int gpus) {
+            this.gpus = gpus;
+            return this;
+        }
+
+        public Builder minGpus(int minGpus) {
+            this.minGpus = minGpus;
+            return this;
+        }
+
+        public Builder arrivalSeconds(long arrivalSeconds) {
+            this.arrivalSeconds = arrivalSeconds;
+            return this;
+        }
+
+        public Builder estimatedRemainingSeconds(long estimatedRemainingSeconds) {
+            this.estimatedRemainingSeconds = estimatedRemainingSeconds;
+            return this;
+        }
+
+        public Builder contract(Contract contract) {
+            this.contract = contract;
+            return this;
+        }
+
+        public Builder slice(SliceRequest slice) {
+            this.slice = slice;
+            return this;
+        }
+
+        public Builder rules(PlacementRules rules) {
+            this.rules = rules;
+            return this;
+        }
+
+        public PendingJob build() {
+            PlacementRules placedBy = rules != null ? rules
+                    : slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes());
+            return new PendingJob(id, team, jobClass, weight, gpus, minGpus == null ? gpus : minGpus, arrivalSeconds,
+                    estimatedRemainingSeconds, contract, slice, placedBy);
+        }
     }
 }

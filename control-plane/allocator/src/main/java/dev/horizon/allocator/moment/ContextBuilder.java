@@ -102,8 +102,9 @@ public final class ContextBuilder {
     /** A waiting job with its estimated remaining run at full width: the estimate less the work it kept from earlier runs. */
     private static PendingJob pending(ActiveJob j, DurationEstimator durations) {
         long left = Math.max(MIN_ESTIMATE_SECONDS, estimate(j, durations) - j.history().doneGpuSeconds() / j.gpus());
-        return new PendingJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), left, j.contract(),
-                j.slice(), j.rules());
+        return PendingJob.builder().id(j.id()).team(j.team()).jobClass(j.jobClass()).weight(j.priority()).gpus(j.gpus()).minGpus(j.minGpus())
+                .arrivalSeconds(j.arrivalSeconds()).estimatedRemainingSeconds(left).contract(j.contract()).slice(j.slice()).rules(j.rules())
+                .build();
     }
 
     private static long estimate(ActiveJob j, DurationEstimator durations) {

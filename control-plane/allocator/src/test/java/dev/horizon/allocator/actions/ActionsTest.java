@@ -34,7 +34,8 @@ class ActionsTest {
     }
 
     private static PendingJob pending(String id, double weight, int gpus, long seconds, Contract c) {
-        return new PendingJob(id, "t", JobClass.TRAINING, weight, gpus, gpus, NOW - 60, seconds, c);
+        return PendingJob.builder().id(id).team("t").jobClass(JobClass.TRAINING).weight(weight).gpus(gpus).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(seconds).contract(c).build();
     }
 
     private Session session(Occupancy o, List<RunningJob> running, List<PendingJob> pending) {

@@ -36,7 +36,8 @@ class SlicePlacementTest {
             MigPolicy.Layout.DYNAMIC, Duration.ofMinutes(5), 2);
 
     private PendingJob pending(String id, double weight, int replicas, SliceRequest slice) {
-        return new PendingJob(id, "t", JobClass.BATCH_INFERENCE, weight, replicas, replicas, NOW - 60, 3600, contract, slice);
+        return PendingJob.builder().id(id).team("t").jobClass(JobClass.BATCH_INFERENCE).weight(weight).gpus(replicas).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(3600).contract(contract).slice(slice).build();
     }
 
     private Decision decide(Occupancy o, List<RunningJob> running, List<PendingJob> pending) {
@@ -104,7 +105,8 @@ class SlicePlacementTest {
         Occupancy o = new Occupancy(cluster);
         o.occupy(new Placement(List.of(new Placement.Slice(1, 7, 1, GpuShare.timeSlice(250, 8_000)))));
         PendingJob small = pending("small", 1, 1, SliceRequest.timeSlice(250, 8_000));
-        PendingJob eight = new PendingJob("eight", "t", JobClass.TRAINING, 1, 8, 8, NOW - 60, 3600, contract);
+        PendingJob eight = PendingJob.builder().id("eight").team("t").jobClass(JobClass.TRAINING).weight(1).gpus(8).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(3600).contract(contract).build();
         Decision d = decide(o, List.of(), List.of(eight, small));
         assertEquals(List.of(1, 7), List.of(only(d, "small").node(), only(d, "small").firstGpu()), "packs beside the running share");
         assertEquals(0, only(d, "eight").node(), "the 8-GPU job still finds a whole node");
@@ -150,8 +152,8 @@ class SlicePlacementTest {
         for (int s = 0; s < 7; s++) sevenOneG.add(new MigLayout.Slot("1g.10gb", s));
         for (int g = 0; g < 2; g++) o.setMigLayout(0, g, new MigLayout("H100-80GB", sevenOneG));
         List<PendingJob> eight = new ArrayList<>();
-        for (int i = 0; i < 8; i++) eight.add(new PendingJob("a-" + i, "a", JobClass.BATCH_INFERENCE, 1, 1, 1, NOW - 60 + i, 3600, contract,
-                SliceRequest.mig("1g.10gb")));
+        for (int i = 0; i < 8; i++) eight.add(PendingJob.builder().id("a-" + i).team("a").jobClass(JobClass.BATCH_INFERENCE).weight(1).gpus(1)
+                .arrivalSeconds(NOW - 60 + i).estimatedRemainingSeconds(3600).contract(contract).slice(SliceRequest.mig("1g.10gb")).build());
         dev.horizon.fairshare.BudgetTree tree = new dev.horizon.fairshare.BudgetTree(List.of(new dev.horizon.fairshare.BudgetTree.Budget("a", null, 0.5),
                 new dev.horizon.fairshare.BudgetTree.Budget("b", null, 0.5)));
         dev.horizon.fairshare.FairShareView owedOneGpu = new dev.horizon.fairshare.FairShareView(tree, Map.of("a", 1.0, "b", 15.0), Map.of("a", 1.0, "b", 1.0));

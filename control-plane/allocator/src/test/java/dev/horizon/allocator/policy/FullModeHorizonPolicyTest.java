@@ -28,7 +28,8 @@ class FullModeHorizonPolicyTest {
         Cluster cluster = Cluster.homogeneous(8, 8, "H100-80GB", 81_559);
         for (long t : new long[] {0, 60, 299, 300, 450, 700}) {
             now[0] = t;
-            PendingJob j = new PendingJob("j" + t, "t", JobClass.TRAINING, 1, 16, 16, t, 3600, Contract.defaultFor(JobClass.TRAINING));
+            PendingJob j = PendingJob.builder().id("j" + t).team("t").jobClass(JobClass.TRAINING).weight(1).gpus(16).arrivalSeconds(t)
+                    .estimatedRemainingSeconds(3600).contract(Contract.defaultFor(JobClass.TRAINING)).build();
             policy.decide(new PlanningContext(t, 900, 8, cluster, new Occupancy(cluster), List.of(), List.of(j), Map.of()));
         }
         assertEquals(List.of(0L, 300L, 700L), fullAt);

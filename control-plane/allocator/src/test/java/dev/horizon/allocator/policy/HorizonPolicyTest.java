@@ -33,7 +33,8 @@ class HorizonPolicyTest {
     }
 
     private static PendingJob pending(String id, double weight, int gpus, Contract c) {
-        return new PendingJob(id, "t", JobClass.TRAINING, weight, gpus, gpus, NOW - 60, 3600, c);
+        return PendingJob.builder().id(id).team("t").jobClass(JobClass.TRAINING).weight(weight).gpus(gpus).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(3600).contract(c).build();
     }
 
     private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, double[] forecast) {

@@ -46,7 +46,8 @@ class PooledPlannerTest {
     }
 
     private static PendingJob job(String id, double weight, int gpus, long seconds) {
-        return new PendingJob(id, "t", JobClass.TRAINING, weight, gpus, gpus, NOW - 60, seconds, RESUMABLE);
+        return PendingJob.builder().id(id).team("t").jobClass(JobClass.TRAINING).weight(weight).gpus(gpus).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(seconds).contract(RESUMABLE).build();
     }
 
     private static PlanningContext ctx(Cluster c, List<PendingJob> pending) {

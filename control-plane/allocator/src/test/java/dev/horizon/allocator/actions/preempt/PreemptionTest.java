@@ -32,13 +32,18 @@ class PreemptionTest {
         return new RunningJob(id, "t", JobClass.TRAINING, 1, gpus, 0, NOW - 7200, NOW + 3600, RESUMABLE, p, false);
     }
 
+    /** A heavy waiting job of the given width; its caller says where its GPUs may be. */
+    private static PendingJob.Builder vip(int gpus) {
+        return PendingJob.builder().id("vip").team("t").jobClass(JobClass.TRAINING).weight(8).gpus(gpus).arrivalSeconds(NOW)
+                .estimatedRemainingSeconds(3600).contract(RESUMABLE);
+    }
+
     @Test
     void aJobPinnedToAModelTakesGpusOnlyFromThatModelsNodes() {
         Occupancy o = new Occupancy(cluster);
         // the cheapest victim (newest) sits on the H100 node; the job accepts A100s only
         List<RunningJob> running = new ArrayList<>(List.of(victim(o, "on-a100", 1, 0, 8), victim(o, "on-h100", 0, 0, 8)));
-        PendingJob a100 = new PendingJob("vip", "t", JobClass.TRAINING, 8, 8, 8, NOW, 3600, RESUMABLE, null,
-                PlacementRules.ANY.withGpuTypes(Set.of("A100-80GB")));
+        PendingJob a100 = vip(8).rules(PlacementRules.ANY.withGpuTypes(Set.of("A100-80GB"))).build();
         Decision d = new Decision();
         Placement p = Preemption.place(o, a100, 8, new VictimPool(running, NOW), d);
         assertNotNull(p);
@@ -52,14 +57,13 @@ class PreemptionTest {
         // cheapest first: small-0 (GPUs 0-1) then small-4 (GPUs 4-5); freeing both lets a 4-GPU block fit at 4-7, which small-0 is not on
         List<RunningJob> running = new ArrayList<>(List.of(victim(o, "small-0", 0, 0, 2), victim(o, "small-4", 0, 4, 2), victim(o, "busy", 1, 0, 8)));
         o.occupy(new Placement(List.of(new Placement.Slice(0, 2, 2))));
-        PendingJob wide = new PendingJob("vip", "t", JobClass.TRAINING, 8, 4, 4, NOW, 3600, RESUMABLE, null,
-                PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB")));
+        PendingJob wide = vip(4).rules(PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))).build();
         Decision d = new Decision();
         Placement p = Preemption.place(o, wide, 4, new VictimPool(running, NOW), d);
         assertEquals(List.of(new Placement.Slice(0, 4, 4)), p.slices());
         assertEquals(List.of("small-4"), d.preemptions(), "small-0 holds none of GPUs 4-7: it keeps running");
         o.occupy(p);
-        assertNull(Preemption.place(o, new PendingJob("none", "t", JobClass.TRAINING, 8, 4, 4, NOW, 3600, RESUMABLE, null,
-                PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))), 4, new VictimPool(List.of(), NOW), d));
+        PendingJob none = vip(4).id("none").rules(PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))).build();
+        assertNull(Preemption.place(o, none, 4, new VictimPool(List.of(), NOW), d));
     }
 }
