@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.integration.KubeObjects;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -51,16 +52,16 @@ public final class GpuResources {
 
     /** Puts back the GPU resources a claim took out (nothing when none were taken) and drops Horizon's container claims. */
     public static void restore(ObjectNode template, String claimName) {
-        ObjectNode annotations = KubeJson.child(KubeJson.child(template, "metadata"), "annotations");
+        ObjectNode annotations = KubeObjects.child(KubeObjects.child(template, "metadata"), "annotations");
         JsonNode saved = annotations.has(SAVED) ? KubeJson.read(annotations.get(SAVED).asText()) : JSON.createObjectNode();
-        for (ObjectNode container : containers(KubeJson.child(template, "spec"))) {
+        for (ObjectNode container : containers(KubeObjects.child(template, "spec"))) {
             if (container.path("resources").path("claims") instanceof ArrayNode claims) {
                 KubeJson.removeNamed(claims, claimName);
                 if (claims.isEmpty()) ((ObjectNode) container.get("resources")).remove("claims");
             }
             JsonNode mine = saved.path(container.path("name").asText());
             for (String amounts : AMOUNTS) {
-                if (mine.path(amounts).isObject()) KubeJson.child(KubeJson.child(container, "resources"), amounts).setAll((ObjectNode) mine.get(amounts));
+                if (mine.path(amounts).isObject()) KubeObjects.child(KubeObjects.child(container, "resources"), amounts).setAll((ObjectNode) mine.get(amounts));
             }
         }
         annotations.remove(SAVED);
@@ -69,16 +70,16 @@ public final class GpuResources {
     /** Takes the GPU resources out of every container (a claim gives them now), keeping them in the template's annotation. */
     public static void takeOut(ObjectNode template) {
         ObjectNode saved = JSON.createObjectNode();
-        for (ObjectNode container : containers(KubeJson.child(template, "spec"))) {
+        for (ObjectNode container : containers(KubeObjects.child(template, "spec"))) {
             for (String amounts : AMOUNTS) {
                 if (!(container.path("resources").path(amounts) instanceof ObjectNode resources)) continue;
                 for (String name : names(resources)) {
                     if (!isGpuResource(name)) continue;
-                    KubeJson.child(KubeJson.child(saved, container.path("name").asText()), amounts).set(name, resources.remove(name));
+                    KubeObjects.child(KubeObjects.child(saved, container.path("name").asText()), amounts).set(name, resources.remove(name));
                 }
             }
         }
-        if (!saved.isEmpty()) KubeJson.child(KubeJson.child(template, "metadata"), "annotations").put(SAVED, saved.toString());
+        if (!saved.isEmpty()) KubeObjects.child(KubeObjects.child(template, "metadata"), "annotations").put(SAVED, saved.toString());
     }
 
     /** The plan may give a replica another profile than it asked for (a reconfigured GPU): MIG resources follow the plan. */

@@ -4,18 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** Small edits to Kubernetes objects held as JSON. */
+/** Small edits to Kubernetes objects held as JSON, beside the adapters' shared ones in {@link dev.horizon.api.integration.KubeObjects}. */
 public final class KubeJson {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private KubeJson() {
-    }
-
-    /** The named object field, created empty when it is missing (or not an object). */
-    public static ObjectNode child(ObjectNode parent, String name) {
-        return parent.get(name) instanceof ObjectNode o ? o : parent.putObject(name);
     }
 
     /** Removes the entries of a list of named objects (claims, resourceClaims) called name. */

@@ -3,6 +3,7 @@ package dev.horizon.kubernetes.dra;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.integration.PlannedDevice;
 import dev.horizon.kubernetes.GpuResources;
 import dev.horizon.kubernetes.KubeJson;
@@ -65,7 +66,7 @@ public final class DeviceClaims {
      */
     public String claim(Owner owner, String group, ObjectNode template, List<PlannedDevice> devices) {
         if (devices.isEmpty()) throw new NotReleasable(group + ": the control plane gave no planned devices to claim");
-        ObjectNode podSpec = KubeJson.child(template, "spec");
+        ObjectNode podSpec = KubeObjects.child(template, "spec");
         GpuResources.restore(template, CLAIM);
         Map<String, Integer> asks = GpuResources.perContainer(podSpec);
         String selector = DeviceSelectors.of(devices, slices.byNode());
@@ -149,7 +150,7 @@ public final class DeviceClaims {
         for (String list : List.of("containers", "initContainers")) {
             for (var c : podSpec.path(list)) {
                 if (!(c instanceof ObjectNode container) || !containers.contains(container.path("name").asText())) continue;
-                ArrayNode claims = KubeJson.child(container, "resources").withArray("claims");
+                ArrayNode claims = KubeObjects.child(container, "resources").withArray("claims");
                 KubeJson.removeNamed(claims, CLAIM);
                 claims.addObject().put("name", CLAIM).put("request", shared ? SHARED_REQUEST : container.path("name").asText());
             }

@@ -33,7 +33,7 @@ public final class PodRelease {
     public String release(DeviceClaims.Owner owner, String group, ObjectNode template, List<PlannedDevice> devices, List<String> nodes,
                           String migProfile) {
         List<String> onNodes = devices.isEmpty() ? nodes : devices.stream().map(PlannedDevice::node).distinct().toList();
-        ObjectNode podSpec = KubeJson.child(template, "spec");
+        ObjectNode podSpec = KubeObjects.child(template, "spec");
         String how;
         if (mode(group, devices) == GpuMode.DRA) {
             how = claims.claim(owner, group, template, devices);
@@ -52,7 +52,7 @@ public final class PodRelease {
      */
     public static void restore(ObjectNode template) {
         GpuResources.restore(template, DeviceClaims.CLAIM);
-        ObjectNode podSpec = KubeJson.child(template, "spec");
+        ObjectNode podSpec = KubeObjects.child(template, "spec");
         if (podSpec.path("resourceClaims").isArray()) {
             KubeJson.removeNamed(podSpec.withArray("resourceClaims"), DeviceClaims.CLAIM);
             if (podSpec.get("resourceClaims").isEmpty()) podSpec.remove("resourceClaims");
