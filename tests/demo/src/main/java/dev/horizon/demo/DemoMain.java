@@ -140,6 +140,8 @@ public final class DemoMain {
         try {
             figures.get().forEach(out::println);
         } catch (ExecutionException e) {
+            // a refused call is said in one line, as the replay's are
+            if (e.getCause() instanceof ControlPlane.Refused refused) throw refused;
             throw new IllegalStateException("the comparison in the simulator failed", e.getCause());
         }
         if (o.summary() != null) Files.writeString(o.summary(), ControlPlane.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(demo.summary(o.durationSeconds())));
@@ -255,7 +257,9 @@ public final class DemoMain {
         String name = day.service().service().name();
         if (t > 0 && t % DemoDayScenario.STEP_SECONDS == 0) {
             moveClock(t);
-            ObjectNode step = ControlPlane.object().put("heldGpus", serving.held().size());
+            // without heldGpus: a count alone tells the control plane that which GPUs serve is no longer known, so the
+            // plan (and the web view) would lose the GPUs the last PUT .../held named until the next change
+            ObjectNode step = ControlPlane.object();
             step.putArray("gpus").add(serving.stepDemand((int) (t / DemoDayScenario.STEP_SECONDS) - 1));
             cp.post("/api/v1/inference-services/" + name + "/demand", step, admin, 200);
         }
