@@ -88,7 +88,12 @@ class DemoIT {
             }
             stopsWithinFifteenSeconds(demo, Path.of(over.getProperty("tmp")));
         } finally {
-            demo.descendants().forEach(ProcessHandle::destroyForcibly);
+            // a failed check leaves the demo running: SIGTERM first, so the launcher stops its processes and removes its
+            // temp folder (a forcible kill alone left the folder behind), then whatever is still there
+            List<ProcessHandle> started = demo.descendants().toList();
+            demo.destroy();
+            demo.waitFor(20, TimeUnit.SECONDS);
+            started.forEach(ProcessHandle::destroyForcibly);
             demo.destroyForcibly();
         }
     }
