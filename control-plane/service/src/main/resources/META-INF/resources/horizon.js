@@ -119,6 +119,14 @@ function within(slice, sharesSeen) {
   return { kind: ' share', top, height };
 }
 
+// A legend's colour swatch. The colour is set through the CSSOM: the page's Content-Security-Policy (style-src 'self')
+// drops style attributes, which left every swatch blank.
+function swatch(colour, cls) {
+  const node = el('i', cls ? { class: cls } : {});
+  node.style.background = colour;
+  return node;
+}
+
 // the width of the box an SVG sits in, inside its padding, so that charts fill the page without scrolling
 function widthFor(svg) {
   const box = svg.parentElement;
@@ -138,6 +146,8 @@ function bar(svg, job, x, y, width, height, kind) {
   g.append(el('title', {}, jobLabel(job) + ' (' + job.team + ', ' + job['class'] + ')' + how));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height, fill: teamColour(job.team), class: 'bar ' + kind }));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height: 3, fill: CLASS_COLOURS[job['class']] || '#000' }));
+  // work on GPUs inference lent: a foot in inference's colour, the GPU still being inference's to take back
+  if (job.fill && height >= 6) g.append(el('rect', { x, y: y + height - 3, width: Math.max(width, 2), height: 3, class: 'lent' }));
   if (width > 40 && height >= ROW - 2) g.append(el('text', { x: x + 4, y: y + height - 4 }, jobLabel(job)));
   if (job.endReason === 'PREEMPTED' || job.endReason === 'EVICTED') {
     g.append(el('line', { x1: x + width, x2: x + width, y1: y - 1, y2: y + height + 1, class: 'cut ' + job.endReason.toLowerCase() }));
@@ -170,7 +180,33 @@ function startBand(svg, job, x, y, now) {
   svg.append(g);
 }
 
-function drawGantt(plan, nodes, runs) {
+// The GPUs an inference service holds (as its agents last said), in their rows from now: the first n of them for as long as
+// its forecast needs n GPUs, at least one planner step. Batch work never runs on them; the plan's own rows show its GPUs
+// lent to batch work (the running bars marked as on lent GPUs).
+function drawServing(svg, services, nodes, plan, rowOf, x) {
+  const gpuAt = new Map();
+  for (const n of nodes) for (const g of n.gpus) gpuAt.set(g.uuid, { node: n.name, index: g.index });
+  for (const service of services) {
+    const held = service.heldOn.map(uuid => gpuAt.get(uuid)).filter(g => g && rowOf.has(g.node))
+      .sort((a, b) => rowOf.get(a.node) + a.index - rowOf.get(b.node) - b.index);
+    held.forEach((gpu, i) => {
+      const stillNeeded = (service.forecast || []).findIndex(demand => Math.ceil(demand) <= i);
+      const steps = Math.max(1, stillNeeded < 0 ? plan.horizonSteps : stillNeeded);
+      const from = plan.plannedAt;
+      const to = from + steps * plan.stepSeconds;
+      const y = 20 + (rowOf.get(gpu.node) + gpu.index) * ROW + 1;
+      const g = el('g', { class: 'bar serving', 'data-service': service.name });
+      g.append(el('title', {}, gpu.node + '[' + gpu.index + '] serves inference service ' + service.name + ' (team ' + service.team
+        + '); drawn for as long as its forecast needs ' + (i + 1) + ' GPU' + (i ? 's' : '')));
+      g.append(el('rect', { x: x(from), y, width: Math.max(x(to) - x(from), 2), height: ROW - 2, fill: teamColour(service.team), class: 'bar serving' }));
+      g.append(el('rect', { x: x(from), y, width: Math.max(x(to) - x(from), 2), height: 3, fill: CLASS_COLOURS.REALTIME_INFERENCE }));
+      if (x(to) - x(from) > 60) g.append(el('text', { x: x(from) + 4, y: y + ROW - 6 }, 'serving ' + service.name));
+      svg.append(g);
+    });
+  }
+}
+
+function drawGantt(plan, nodes, runs, services) {
   const svg = document.getElementById('gantt');
   svg.replaceChildren();
   const now = plan.plannedAt;
@@ -206,6 +242,7 @@ function drawGantt(plan, nodes, runs) {
   }
   const sharesSeen = new Map();
   for (const job of plan.running) barsOf(svg, job, job.start, job.estimatedEnd || now + plan.stepSeconds, 'running', rowOf, x, sharesSeen);
+  drawServing(svg, services, nodes, plan, rowOf, x);
   if (planned.length) {
     svg.append(el('text', { x: 4, y: 20 + rows * ROW + ROW - 4 }, 'waiting, at the planned start:'));
   }
@@ -217,18 +254,19 @@ function drawGantt(plan, nodes, runs) {
   });
   svg.append(el('line', { x1: x(now), x2: x(now), y1: 14, y2: height, class: 'now' }));
 
-  const teams = [...new Set([...plan.running, ...plan.pending].map(j => j.team))].sort();
+  const teams = [...new Set([...plan.running, ...plan.pending, ...services].map(j => j.team))].sort();
   document.getElementById('legend').replaceChildren(...teams.map(team => {
     const item = el('span', { class: 'team' });
-    item.append(el('i', { style: 'background:' + teamColour(team) }), 'team ' + team);
+    item.append(swatch(teamColour(team)), 'team ' + team);
     return item;
   }), ...Object.entries(CLASS_COLOURS).map(([cls, colour]) => {
     const item = el('span', { class: 'class' });
-    item.append(el('i', { style: 'background:' + colour + ';height:4px' }), cls.toLowerCase().replace('_', ' '));
+    item.append(swatch(colour, 'stripe'), cls.toLowerCase().replace('_', ' '));
     return item;
-  }), ...[['fill', 'hatched: on GPUs lent from inference'], ['mig', 'part of a row: a MIG instance'], ['share', 'a time-slicing share'],
+  }), ...[['serving', 'orange outline: a GPU an inference service holds'], ['fill', 'dashed, orange foot: on a GPU inference lent'],
+    ['mig', 'part of a row: a MIG instance'], ['share', 'a time-slicing share'],
     ['cut', 'red end: preempted or taken back by inference'],
-    ['band', 'dark strip atop a waiting job: it starts by the strip\'s left end with odds 1 in 2 (P50), by its right end 9 in 10 (P90)'],
+    ['band', 'strip atop a waiting job: starts by its left end with odds 1 in 2 (P50), by its right end 9 in 10 (P90)'],
     ['planned-start', 'tick: its planned start in this plan']].map(([cls, text]) => {
     const item = el('span', { class: 'mark ' + cls });
     item.append(el('i', { class: cls }), text);
@@ -250,13 +288,13 @@ function drawHistory(points) {
   const t0 = points[0].at;
   const t1 = Math.max(points[points.length - 1].at, t0 + 60);
   const top = Math.max(1, ...points.map(p => Math.max(p.totalGpus, p.inferenceDemandGpus)));
-  const x = t => 40 + (t - t0) / (t1 - t0) * (width - 230);
+  const x = t => 40 + (t - t0) / (t1 - t0) * (width - 60);
   const y = v => height - 20 - v / top * (height - 40);
-  svg.append(el('line', { x1: 40, x2: width - 190, y1: y(0), y2: y(0), class: 'axis' }));
+  svg.append(el('line', { x1: 40, x2: width - 20, y1: y(0), y2: y(0), class: 'axis' }));
   svg.append(el('text', { x: 4, y: y(top) + 4 }, String(top)));
   svg.append(el('text', { x: 4, y: y(0) + 4 }, '0'));
-  svg.append(el('text', { x: 40, y: height - 4 }, clock(t0)));
-  svg.append(el('text', { x: width - 230, y: height - 4 }, clock(t1)));
+  svg.append(el('text', { x: 40, y: height - 4 }, when(t0, t1)));
+  svg.append(el('text', { x: width - 60, y: height - 4 }, clock(t1)));
   const series = [
     ['totalGpus', '#8d99ae', 'GPUs in the cluster'],
     ['busyGpus', '#264653', 'GPUs busy (utilization)'],
@@ -265,17 +303,46 @@ function drawHistory(points) {
     ['inferenceHeldGpus', '#9d0208', 'held by inference services'],
     ['inferenceReservedGpus', '#ffb703', 'reserved for inference by the plan'],
   ];
-  series.forEach(([key, colour, label], i) => {
+  for (const [key, colour] of series) {
     const line = points.map(p => x(p.at) + ',' + y(p[key])).join(' ');
     svg.append(el('polyline', { points: line, fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series ' + key }));
     // dots too, so that a single plan (a line of one point) still shows
     for (const p of points) svg.append(el('circle', { cx: x(p.at), cy: y(p[key]), r: 2.5, fill: colour }));
-    svg.append(el('rect', { x: width - 180, y: 14 + i * 18, width: 10, height: 10, fill: colour }));
-    svg.append(el('text', { x: width - 166, y: 23 + i * 18 }, label));
-  });
+  }
+  // the legend in the page above the chart, where it wraps instead of running off the chart's edge
+  document.getElementById('history-legend').replaceChildren(...series.map(([key, colour, label]) => {
+    const item = el('span', { class: 'series ' + key });
+    item.append(swatch(colour), label);
+    return item;
+  }));
 }
 
-function fillTable(id, rows, columns) {
+// The day a comparison covers (./horizon demo: the day it replays): how far the clock has come through it, that it is
+// over, and whether the comparison's figures are still being computed.
+function showDay(comparisons, now) {
+  const c = comparisons.find(x => x.window);
+  const notice = document.getElementById('notice');
+  document.getElementById('day').hidden = !c;
+  if (!c) {
+    notice.hidden = true;
+    return;
+  }
+  const [from, to] = [epochSeconds(c.window.from), epochSeconds(c.window.to)];
+  const done = Math.min(1, Math.max(0, (now - from) / (to - from)));
+  const over = now >= to;
+  document.getElementById('day-progress').value = done;
+  document.getElementById('day-words').textContent = over ? 'the day is over' : Math.floor(done * 100) + '% of the day replayed';
+  notice.className = over ? 'over' : '';
+  notice.textContent = over
+    ? 'The day is over: ' + new Date(from * 1000).toLocaleDateString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })
+      + (to - from < 86_400 ? ', ' + clock(from) + ' to ' + clock(to) : '') + ' has been replayed. ' + (c.computing
+      ? 'The same day under other schedulers is still being computed in the simulator; it appears below when done.'
+      : 'Below: the same day under other schedulers, in the simulator.')
+    : c.computing ? 'The same day under other schedulers is being computed in the simulator while the day runs.' : '';
+  notice.hidden = notice.textContent === '';
+}
+
+function fillTable(id, rows, none, columns) {
   const trs = rows.map(r => {
     const tr = el('tr', { class: id + '-row' });
     for (const c of columns) tr.append(el('td', {}, String(c(r) ?? '')));
@@ -283,7 +350,7 @@ function fillTable(id, rows, columns) {
   });
   if (trs.length === 0) {
     const tr = el('tr');
-    tr.append(el('td', { colspan: columns.length }, 'none yet'));
+    tr.append(el('td', { colspan: columns.length }, none));
     trs.push(tr);
   }
   document.querySelector('#' + id + ' tbody').replaceChildren(...trs);
@@ -293,7 +360,7 @@ const hours = v => v === undefined || v === null ? '' : v.toFixed(1);
 const share = v => v === undefined || v === null ? '' : Math.round(v * 100) + '%';
 
 function fillTeams(teams) {
-  fillTable('teams', teams, [t => t.name, t => t.parent || '', t => share(t.share), t => hours(t.owedGpuHours), t => hours(t.deliveredGpuHours),
+  fillTable('teams', teams, 'none yet', [t => t.name, t => t.parent || '', t => share(t.share), t => hours(t.owedGpuHours), t => hours(t.deliveredGpuHours),
     t => t.owedGpuHoursDelivered === undefined ? 'owed nothing' : share(t.owedGpuHoursDelivered)]);
 }
 
@@ -301,7 +368,8 @@ function fillComparisons(comparisons) {
   const c = comparisons[0];
   document.getElementById('comparison-about').textContent = c ? c.scenario + ' (' + c.command + ')' : 'no comparison stored';
   const rows = c ? c.policies.map(p => Object.assign({ best: p.policy === c.bestBaseline }, p)) : [];
-  fillTable('comparison', rows, [p => p.policy + (p.best ? ' (best baseline)' : ''), p => p.engine, p => share(p.utilization),
+  const none = c && c.computing ? 'being computed in the simulator (FIFO, KAI, Kueue, Slurm and Horizon on the same day) while the day runs' : 'none yet';
+  fillTable('comparison', rows, none, [p => p.policy + (p.best ? ' (best baseline)' : ''), p => p.engine, p => share(p.utilization),
     p => p.jobsCompleted + ' of ' + p.jobsArrived, p => p.preemptions, p => p.waitP95Seconds === undefined ? '' : Math.round(p.waitP95Seconds) + ' s',
     p => share(p.worstTeamOwedDelivered), p => share(p.rtSloAttainment), p => hours(p.priorityWeightedOutput)]);
 }
@@ -347,8 +415,8 @@ async function refresh() {
     const [plan, history, nodes, now] = await Promise.all([api('/api/v1/plan'), api('/api/v1/plan/history'), api('/api/v1/nodes'),
       api('/api/v1/clock')]);
     const since = new Date(Date.parse(plan.plannedAt || now.now) - PAST_SECONDS * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const [runs, teams, comparisons] = await Promise.all([api('/api/v1/runs?since=' + since), api('/api/v1/teams'),
-      api('/api/v1/comparisons')]);
+    const [runs, teams, comparisons, services] = await Promise.all([api('/api/v1/runs?since=' + since), api('/api/v1/teams'),
+      api('/api/v1/comparisons'), api('/api/v1/inference-services')]);
     inSeconds(plan, history, runs);
     teamOrder = teams.map(t => t.name).sort();
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
@@ -358,11 +426,12 @@ async function refresh() {
       + ' waiting; planned at ' + clock(plan.plannedAt);
     // shown before drawing: the charts take their width from the laid-out page
     show('view');
-    drawGantt(plan, nodes, runs);
+    drawGantt(plan, nodes, runs, services);
     drawHistory(history);
     fillPending(plan);
     fillTeams(teams);
     fillComparisons(comparisons);
+    showDay(comparisons, epochSeconds(now.now));
     document.getElementById('error').textContent = '';
   } catch (e) {
     if (e.unauthorized) {

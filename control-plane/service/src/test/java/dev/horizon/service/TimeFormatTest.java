@@ -20,14 +20,14 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * One time format in the API: every timestamp of the jobs, runs, plan, nodes, tokens, explanation, audit and clock
- * answers is ISO-8601 UTC to the second, and no number in them is an epoch in seconds or milliseconds.
+ * One time format in the API: every timestamp of the jobs, runs, plan, nodes, tokens, explanation, audit, clock and
+ * comparisons answers is ISO-8601 UTC to the second, and no number in them is an epoch in seconds or milliseconds.
  */
 @QuarkusTest
 class TimeFormatTest {
     private static final Pattern ISO = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
     /** Field names that hold a time. */
-    private static final Pattern TIME_FIELD = Pattern.compile(".*At|start|plannedStart|estimatedEnd|lastSeen|now|at");
+    private static final Pattern TIME_FIELD = Pattern.compile(".*At|start|plannedStart|estimatedEnd|lastSeen|now|at|from|to");
     /** The smallest epoch seconds of this century's times: a number this large in an answer is a time in the wrong format. */
     private static final long EPOCH_SECONDS_2001 = 1_000_000_000L;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,17 +50,19 @@ class TimeFormatTest {
         String waiting = as(ADMIN).get("/api/v1/jobs?state=PENDING").then().extract().path("[0].id");
         String node = as(ADMIN).get("/api/v1/nodes").then().extract().path("[0].name");
         String tokenId = as(ADMIN).get("/api/v1/tokens").then().extract().path("[0].id");
+        as(ADMIN).body("{\"scenario\":\"times\",\"computing\":true,\"window\":{\"from\":\"" + Api.iso(1_790_208_000L) + "\",\"to\":\""
+                + Api.iso(1_790_294_400L) + "\"}}").put("/api/v1/comparisons/times").then().statusCode(200);
 
         Set<String> seen = new TreeSet<>();
         for (String path : List.of("/api/v1/jobs", "/api/v1/jobs/" + running, "/api/v1/jobs/" + ended, "/api/v1/jobs/" + waiting,
                 "/api/v1/jobs/" + waiting + "/explanation", "/api/v1/jobs/" + running + "/explanation", "/api/v1/runs",
                 "/api/v1/plan", "/api/v1/plan/history", "/api/v1/nodes", "/api/v1/nodes/" + node, "/api/v1/tokens",
-                "/api/v1/tokens/" + tokenId, "/api/v1/audit", "/api/v1/clock", "/api/v1/inference-services")) {
+                "/api/v1/tokens/" + tokenId, "/api/v1/audit", "/api/v1/clock", "/api/v1/inference-services", "/api/v1/comparisons")) {
             String body = as(ADMIN).get(path).then().statusCode(200).extract().asString();
             walk(path, "$", JSON.readTree(body), seen);
         }
         assertTrue(seen.containsAll(List.of("submittedAt", "startedAt", "endedAt", "plannedStart", "plannedStartAt", "plannedAt", "start",
-                "estimatedEnd", "at", "lastSeen", "createdAt", "lastUsedAt", "now")), "the walk met every kind of time field: " + seen);
+                "estimatedEnd", "at", "lastSeen", "createdAt", "lastUsedAt", "now", "storedAt", "from", "to")), "the walk met every kind of time field: " + seen);
     }
 
     @Test

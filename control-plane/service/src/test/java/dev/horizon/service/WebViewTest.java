@@ -77,6 +77,9 @@ class WebViewTest {
             assertTrue(dom.contains("<tr class=\"pending-job\" data-job=\"" + waits + "\">"), "a pending row for the waiting job");
             assertTrue(dom.contains("pretrain-16") && dom.contains("planned to start"), "the row says why it waits");
             assertTrue(dom.contains("class=\"series inferenceDemandGpus\""), "the inference demand line is drawn");
+            // set through the CSSOM, which the page's Content-Security-Policy allows (a style attribute it drops is serialised as written)
+            assertTrue(dom.contains("<span class=\"team\"><i style=\"background: rgb("), "the legend's team swatches have their colour");
+            assertTrue(dom.contains("<span class=\"series busyGpus\"><i style=\"background: rgb("), "the history's legend is in the page with its colours");
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
@@ -101,7 +104,7 @@ class WebViewTest {
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]}]",
             "/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON)),
-            "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]");
+            "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]", "/api/v1/inference-services", "[]");
 
     /**
      * The start band as the page draws it from the fields the REST contract gives the plan's waiting jobs (startP50At,
@@ -111,21 +114,7 @@ class WebViewTest {
     void aWaitingJobsStartBandIsDrawnOnTheGanttAndListed() throws Exception {
         Path chromium = chromium();
         assumeTrue(chromium != null, "web view test skipped: no chromium on PATH (apt-get install -y chromium, as .ci/run does)");
-        HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        Path page = Path.of("src/main/resources/META-INF/resources");
-        api.createContext("/", exchange -> {
-            String path = exchange.getRequestURI().getPath();
-            String canned = CANNED.get(path);
-            Path file = page.resolve(path.equals("/") ? "index.html" : path.substring(1));
-            boolean found = canned != null || Files.isRegularFile(file);
-            byte[] body = canned != null ? canned.replace('\'', '"').getBytes(StandardCharsets.UTF_8) : found ? Files.readAllBytes(file) : new byte[0];
-            exchange.getResponseHeaders().set("Content-Type", canned != null ? "application/json" : path.endsWith(".js") ? "text/javascript"
-                    : path.endsWith(".css") ? "text/css" : "text/html");
-            exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        api.start();
+        HttpServer api = serve(CANNED);
         Path dir = Files.createTempDirectory("horizon-web-band");
         try {
             String dom = run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + "/#token=any");
@@ -152,6 +141,76 @@ class WebViewTest {
         }
     }
 
+    /**
+     * The day a comparison covers, as ./horizon demo stores it: mid-day, the header shows how much of it was replayed and
+     * a notice that the comparison is being computed; at its end, that the day is over, with the figures. The GPUs an
+     * inference service holds are drawn in their rows for as long as its forecast needs them.
+     */
+    @Test
+    void theDaysProgressItsEndAndInferencesHeldGpusAreShown() throws Exception {
+        Path chromium = chromium();
+        assumeTrue(chromium != null, "web view test skipped: no chromium on PATH (apt-get install -y chromium, as .ci/run does)");
+        String window = "'window':{'from':'%s','to':'%s'}".formatted(Api.iso(NOON - 43_200), Api.iso(NOON + 43_200));
+        Map<String, String> midDay = new java.util.HashMap<>(CANNED);
+        midDay.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo'," + window + ",'computing':true,'policies':[]}]");
+        midDay.put("/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.stream.IntStream.range(0, 10)
+                .mapToObj(i -> "{'index':" + i + ",'uuid':'GPU-" + i + "','model':'H100-80GB','migDevices':[]}").toList()) + "]}]");
+        midDay.put("/api/v1/inference-services", "[{'name':'chat','team':'serve','heldOn':['GPU-9','GPU-8'],'forecast':[2,2,1,0.5,0]}]");
+        Map<String, String> over = new java.util.HashMap<>(midDay);
+        over.put("/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON + 43_200)));
+        over.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo'," + window
+                + ",'bestBaseline':'kai','policies':[{'policy':'kai','utilization':0.5},{'policy':'horizon','utilization':0.6}]}]");
+        Path dir = Files.createTempDirectory("horizon-web-day");
+        try {
+            String dom = page(chromium, dir, midDay);
+            assertTrue(dom.contains("<span id=\"day-words\">50% of the day replayed</span>"), "the day's progress: " + dom);
+            assertTrue(dom.contains("being computed in the simulator while the day runs.</p>"), "the notice that the comparison is being computed");
+            Matcher serving = Pattern.compile("<g class=\"bar serving\" data-service=\"chat\"><title>node-1\\[(\\d)][^<]*</title><rect x=\"[\\d.]+\" y=\"[\\d.]+\" width=\"([\\d.]+)\"")
+                    .matcher(dom);
+            Map<String, Double> widths = new java.util.HashMap<>();
+            while (serving.find()) widths.put(serving.group(1), Double.parseDouble(serving.group(2)));
+            assertEquals(Set.of("8", "9"), widths.keySet(), "both GPUs the service holds are drawn in their rows");
+            assertEquals(4.0 / 2.0, widths.get("8") / widths.get("9"), 0.01, "the first held GPU for 4 steps (until the forecast needs none), the second for 2");
+            dom = page(chromium, dir, over);
+            assertTrue(dom.contains("<span id=\"day-words\">the day is over</span>") && dom.contains(">The day is over: Mon, Nov 30, 2026 has been replayed."), "the end of the day: " + dom);
+            assertTrue(dom.contains("kai (best baseline)"), "and the comparison's figures");
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    /** The page as Chromium leaves it against a stand-in API serving these canned answers. */
+    private static String page(Path chromium, Path dir, Map<String, String> canned) throws IOException, InterruptedException {
+        HttpServer api = serve(canned);
+        try {
+            return run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + "/#token=any");
+        } finally {
+            api.stop(0);
+        }
+    }
+
+    /** The page's own files and canned API answers in the REST contract's shape (single quotes for double). */
+    private static HttpServer serve(Map<String, String> answers) throws IOException {
+        HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        Path page = Path.of("src/main/resources/META-INF/resources");
+        api.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            String canned = answers.get(path);
+            Path file = page.resolve(path.equals("/") ? "index.html" : path.substring(1));
+            boolean found = canned != null || Files.isRegularFile(file);
+            byte[] body = canned != null ? canned.replace('\'', '"').getBytes(StandardCharsets.UTF_8) : found ? Files.readAllBytes(file) : new byte[0];
+            exchange.getResponseHeaders().set("Content-Type", canned != null ? "application/json" : path.endsWith(".js") ? "text/javascript"
+                    : path.endsWith(".css") ? "text/css" : "text/html");
+            exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        api.start();
+        return api;
+    }
+
     private static double number(String dom, String regex) {
         Matcher m = Pattern.compile(regex, Pattern.DOTALL).matcher(dom);
         assertTrue(m.find(), regex + " in " + dom);
@@ -174,7 +233,10 @@ class WebViewTest {
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--user-data-dir=" + dir.resolve("profile"), "--window-size=1280,900", "--virtual-time-budget=" + VIRTUAL_TIME_MILLIS, action, url));
         Path out = dir.resolve("chromium.out");
-        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(dir.resolve("chromium.err").toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(dir.resolve("chromium.err").toFile());
+        // the page shows times in the browser's zone; UTC, as the canned answers' times are read
+        b.environment().put("TZ", "UTC");
+        Process p = b.start();
         if (!p.waitFor(90, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("chromium did not finish in 90 s: " + command);

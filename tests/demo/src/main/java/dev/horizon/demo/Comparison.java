@@ -7,7 +7,6 @@ import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.DemoDayScenario;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,27 +14,39 @@ import java.util.List;
 /**
  * What the same day gives in the simulator under FIFO, the baselines (KAI, Kueue, Slurm) and Horizon's own policy, stored
  * in the control plane (PUT /api/v1/comparisons/demo-day) for the web view to show beside the live figures. The best
- * baseline is the one with the highest priority-weighted output, as ./horizon bench picks it.
+ * baseline is the one with the highest priority-weighted output, as ./horizon bench picks it. It is first stored as
+ * "computing" with the day's window on the control plane's clock, so the web view can show the day's progress and say
+ * that the figures are on their way; the demo computes them while the day runs.
  */
 final class Comparison {
     static final String NAME = "demo-day";
     private static final List<String> POLICIES = List.of("fifo", "kai", "kueue", "slurm", "horizon");
 
     private final DemoDayScenario.Day day;
+    private final long from;
+    private final long to;
 
-    Comparison(DemoDayScenario.Day day) {
+    /** from, to: the replayed day on the control plane's clock, epoch seconds. */
+    Comparison(DemoDayScenario.Day day, long from, long to) {
         this.day = day;
+        this.from = from;
+        this.to = to;
     }
 
-    void store(ControlPlane cp, String admin, PrintStream out) {
-        out.println("horizon demo: the same day in the simulator under " + String.join(", ", POLICIES) + " ...");
+    /** The comparison without figures yet: the day's window, and that the simulator is computing them. */
+    void announce(ControlPlane cp, String admin) {
+        cp.put("/api/v1/comparisons/" + NAME, about().put("computing", true), admin);
+    }
+
+    /** Runs the day under each policy in the simulator, stores the figures and answers one line per policy for the user. */
+    List<String> store(ControlPlane cp, String admin) {
         List<SimResult> results = new ArrayList<>();
         for (String p : POLICIES) results.add(new Simulator(day.scenario(), BenchPolicies.create(p)).run(x -> { }));
         String best = results.stream().filter(r -> !r.policy().startsWith("horizon") && !r.policy().equals("fifo"))
                 .max(Comparator.comparingDouble(r -> r.metrics().priorityWeightedOutput())).map(SimResult::policy).orElse(null);
-        ObjectNode body = ControlPlane.object().put("scenario", "the demo's day (" + day.submissions().size() + " jobs from " + day.source() + ")")
-                .put("command", "./horizon demo (seed " + day.scenario().description().get("seed") + ", engine simulator)");
+        ObjectNode body = about();
         if (best != null) body.put("bestBaseline", best);
+        List<String> lines = new ArrayList<>();
         ArrayNode policies = body.putArray("policies");
         for (SimResult r : results) {
             PolicyMetrics m = r.metrics();
@@ -44,9 +55,23 @@ final class Comparison {
                     .put("waitP50Seconds", m.waitSeconds().p50()).put("waitP95Seconds", m.waitSeconds().p95())
                     .put("rtSloAttainment", m.rtSloAttainment()).put("priorityWeightedOutput", m.priorityWeightedOutput());
             if (m.fairShare() != null) f.put("worstTeamOwedDelivered", Math.min(1, m.fairShare().worstTeam()));
-            out.printf("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %.0f s, output %.1f%n", r.policy(), m.utilization(),
-                    m.jobsCompleted(), m.jobsArrived(), m.waitSeconds().p95(), m.priorityWeightedOutput());
+            lines.add(String.format("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %.0f s, output %.1f", r.policy(), m.utilization(),
+                    m.jobsCompleted(), m.jobsArrived(), m.waitSeconds().p95(), m.priorityWeightedOutput()));
         }
         cp.put("/api/v1/comparisons/" + NAME, body, admin);
+        return lines;
+    }
+
+    /** What the comparison is about: the day in words, the command, the window. */
+    private ObjectNode about() {
+        ObjectNode body = ControlPlane.object().put("scenario", "the demo's day (" + day.submissions().size() + " jobs from " + day.source() + ")")
+                .put("command", "./horizon demo (seed " + day.scenario().description().get("seed") + ", engine simulator)");
+        body.putObject("window").put("from", ControlPlane.iso(from)).put("to", ControlPlane.iso(to));
+        return body;
+    }
+
+    /** The policies in the order they are run, for the user. */
+    static String policies() {
+        return String.join(", ", POLICIES);
     }
 }

@@ -13,6 +13,8 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * ./horizon demo's world: it replays the demo's day against a control plane on its virtual clock, through the REST API
@@ -34,6 +36,8 @@ public final class DemoMain {
     private int submitted;
     private int evictions;
     private int plans;
+    /** Where the demo last moved the control plane's clock, in seconds into the day. */
+    private long clockAt = -1;
 
     private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out, SimulatedWork work) {
         this.work = work;
@@ -130,9 +134,31 @@ public final class DemoMain {
         DemoDayScenario.NODES.forEach(n -> memory.put(n.name(), n.gpuMemoryMiB()));
         DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out, o.simStates().isEmpty() ? null : new SimulatedWork(o.simStates(), memory, o.seed()));
         demo.setUp();
+        FutureTask<List<String>> figures = demo.compareInTheBackground(new Comparison(day, dayStart, dayStart + o.durationSeconds()));
         demo.replay(o.durationSeconds(), o.speed());
-        new Comparison(day).store(cp, o.token(), out);
+        if (!figures.isDone()) out.println("horizon demo: the day is over; the simulator is still computing the comparison ...");
+        try {
+            figures.get().forEach(out::println);
+        } catch (ExecutionException e) {
+            // a refused call is said in one line, as the replay's are
+            if (e.getCause() instanceof ControlPlane.Refused refused) throw refused;
+            throw new IllegalStateException("the comparison in the simulator failed", e.getCause());
+        }
         if (o.summary() != null) Files.writeString(o.summary(), ControlPlane.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(demo.summary(o.durationSeconds())));
+    }
+
+    /**
+     * The same day under the other policies in the simulator, computed on a thread of its own while the day is replayed,
+     * so the figures are in the web view when the day ends; until then the view says they are being computed.
+     */
+    private FutureTask<List<String>> compareInTheBackground(Comparison comparison) {
+        comparison.announce(cp, admin);
+        out.println("horizon demo: the same day in the simulator under " + Comparison.policies() + " is computed while the day runs");
+        FutureTask<List<String>> task = new FutureTask<>(() -> comparison.store(cp, admin));
+        Thread t = new Thread(task, "comparison");
+        t.setDaemon(true);
+        t.start();
+        return task;
     }
 
     /** Teams (parents first) with their budgets, a submitter token per team, the inference service and its demand history. */
@@ -179,9 +205,13 @@ public final class DemoMain {
         int next = 0;
         List<DemoDayScenario.Submission> subs = day.submissions();
         for (long t = 0; t <= duration; t += 60) {
-            moveClock(t);
+            List<Runs.Job> done = runs.doneBy(t);
+            boolean arrivals = next < subs.size() && subs.get(next).job().arrivalSeconds() <= t;
+            // a quiet minute in which no job ends or arrives and no step begins asks nothing of the control plane (the
+            // running jobs change only through a plan or an outcome), unless the service's GPUs change (serve moves the clock)
+            if (t > quiet || !done.isEmpty() || arrivals || t % DemoDayScenario.STEP_SECONDS == 0) moveClock(t);
             boolean changed = false;
-            for (Runs.Job j : runs.doneBy(t)) {
+            for (Runs.Job j : done) {
                 cp.post("/api/v1/jobs/" + j.id + "/outcome", ControlPlane.object().put("state", "SUCCEEDED"), admin, 200);
                 if (work != null) work.stopped(j.id);
                 runs.finished(j, t);
@@ -200,8 +230,10 @@ public final class DemoMain {
                 plans++;
             }
             if (t % DemoDayScenario.STEP_SECONDS == 0) runs.planned(cp.jobs("PENDING", admin));
-            Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
-            if (work != null) processes(seen, t);
+            if (clockAt == t) {
+                Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
+                if (work != null) processes(seen, t);
+            }
             status(t);
             if (t <= quiet) wallStart = System.nanoTime() - (long) (t / speed * 1e9);
             else pace(wallStart, t, speed);
@@ -224,12 +256,16 @@ public final class DemoMain {
         int m = (int) (t / 60);
         String name = day.service().service().name();
         if (t > 0 && t % DemoDayScenario.STEP_SECONDS == 0) {
-            ObjectNode step = ControlPlane.object().put("heldGpus", serving.held().size());
+            moveClock(t);
+            // without heldGpus: a count alone tells the control plane that which GPUs serve is no longer known, so the
+            // plan (and the web view) would lose the GPUs the last PUT .../held named until the next change
+            ObjectNode step = ControlPlane.object();
             step.putArray("gpus").add(serving.stepDemand((int) (t / DemoDayScenario.STEP_SECONDS) - 1));
             cp.post("/api/v1/inference-services/" + name + "/demand", step, admin, 200);
         }
         if (m >= day.service().windowMinutes().length) return false;
         Serving.Resize r = serving.minute(m, t, gpus, runs.running());
+        if (r.changed() || !r.victims().isEmpty()) moveClock(t);
         for (Runs.Job v : r.victims()) {
             cp.post("/api/v1/jobs/" + v.id + "/outcome", ControlPlane.object().put("state", "EVICTED"), admin, 200);
             evictions++;
@@ -242,7 +278,10 @@ public final class DemoMain {
         return true;
     }
 
+    /** Moves the control plane's clock to t seconds into the day, once per t. */
     private void moveClock(long t) {
+        if (clockAt == t) return;
+        clockAt = t;
         cp.post("/api/v1/clock", ControlPlane.object().put("to", ControlPlane.iso(dayStart + t)), admin, 200);
     }
 

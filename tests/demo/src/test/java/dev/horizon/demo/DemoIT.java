@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,50 +22,64 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs ./horizon demo for a whole simulated day as fast as the machine allows, takes the web view's screenshots in
- * headless Chromium at three moments (skipped, saying so, where Chromium is absent), checks what the issue asks for
- * through the REST API of the finished day, then stops the demo with SIGTERM: every process it started is gone within
- * 15 s and its temp folder with them.
+ * Runs ./horizon demo at its default speed as a user would, and checks it through the REST API and the web view: within
+ * its first 2 minutes of wall time the day is contended (jobs submitted, finished, waiting, preempted or taken back);
+ * headless Chromium screenshots the web view at 1, 2.5 and 5 minutes (skipped, saying so, where Chromium is absent),
+ * each showing the day's date and progress, the last one the end-of-day notice and the comparison computed while the
+ * day ran; the finished day holds what the issue asks for. Then it stops the demo with SIGTERM: every process it
+ * started is gone within 15 s and its temp folder with them.
  */
 class DemoIT {
     private static final Path ROOT = Path.of(System.getProperty("horizon.root", "../..")).toAbsolutePath().normalize();
     private static final Path OUT = ROOT.resolve("tests/demo/target/demo-it");
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final long DAY = 86_400;
+    /** When the screenshots are taken, in wall-clock seconds after the day's replay began. */
+    private static final long[] SHOTS = {60, 150, 300};
     /** Drawn elements the screenshots must show, by the class the web view gives them. */
     private static final Map<String, Pattern> DRAWN = Map.of(
             "MIG work", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bmig\\b"),
             "fractional (time-sliced) work", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bshare\\b"),
             "work on a lent GPU", Pattern.compile("<g class=\"bar (running|past)[^\"]*\\bfill\\b"),
+            "a GPU an inference service holds", Pattern.compile("<g class=\"bar serving\""),
             "a waiting job at its planned start", Pattern.compile("<g class=\"bar planned"));
 
     @Test
-    void aContendedDayThroughTheRestApi() throws Exception {
+    void aContendedDayAtTheDefaultSpeedThroughTheRestApiAndTheWebView() throws Exception {
         Files.createDirectories(OUT);
         Path summary = OUT.resolve("summary.json");
         for (String s : List.of("", ".env", ".running")) Files.deleteIfExists(Path.of(summary + s));
-        Process demo = new ProcessBuilder(ROOT.resolve("horizon").toString(), "demo", "--speed", "1000000", "--duration", String.valueOf(DAY),
-                "--summary", summary.toString()).directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(OUT.resolve("demo.log").toFile()).start();
+        Process demo = new ProcessBuilder(ROOT.resolve("horizon").toString(), "demo", "--summary", summary.toString())
+                .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(OUT.resolve("demo.log").toFile()).start();
         try {
             Properties running = waitFor(Path.of(summary + ".running"), demo, Duration.ofMinutes(10));
+            Instant replayed = Instant.now();
             ControlPlane cp = new ControlPlane(running.getProperty("url"));
             String admin = running.getProperty("token");
             long dayStart = Math.floorDiv(cp.now(admin) + 1, 900) * 900;
             Set<String> drawn = new HashSet<>();
-            int shot = 0;
-            for (double moment : new double[] {0.35, 0.7}) {
-                while (cp.now(admin) < dayStart + moment * DAY && !Files.exists(Path.of(summary + ".env"))) {
-                    assertTrue(demo.isAlive(), () -> "the demo stopped during the day; see " + OUT.resolve("demo.log"));
-                    Thread.sleep(500);
+            for (int shot = 0; shot < SHOTS.length; shot++) {
+                if (shot == 1) {
+                    sleepUntil(replayed.plusSeconds(120), demo);
+                    checkTheFirstTwoMinutes(cp, admin, dayStart);
                 }
-                drawn.addAll(screenshot(running.getProperty("url"), admin, ++shot));
+                sleepUntil(replayed.plusSeconds(SHOTS[shot]), demo);
+                boolean last = shot == SHOTS.length - 1;
+                // the day at the default speed ends within about 5 minutes; the last screenshot waits for its end where it ends later
+                if (last && !Files.exists(Path.of(summary + ".env"))) {
+                    System.out.println("DemoIT: the day had not ended " + SHOTS[shot] + " s after its replay began; the last screenshot waits for its end");
+                    waitFor(Path.of(summary + ".env"), demo, Duration.ofMinutes(5));
+                }
+                System.out.printf("DemoIT: screenshot %d at %d s of wall time, the control plane's clock at %s%n", shot + 1,
+                        Duration.between(replayed, Instant.now()).toSeconds(), ControlPlane.iso(cp.now(admin)));
+                drawn.addAll(screenshot(running.getProperty("url"), admin, shot + 1, cp.now(admin), last));
             }
-            Properties over = waitFor(Path.of(summary + ".env"), demo, Duration.ofMinutes(10));
-            drawn.addAll(screenshot(running.getProperty("url"), admin, ++shot));
+            Properties over = waitFor(Path.of(summary + ".env"), demo, Duration.ofMinutes(5));
             checkTheDay(cp, admin, ControlPlane.JSON.readTree(summary.toFile()));
             if (Files.isExecutable(CHROMIUM)) {
                 for (String what : DRAWN.keySet()) assertTrue(drawn.contains(what), "no screenshot drew " + what + "; see " + OUT);
@@ -72,8 +88,43 @@ class DemoIT {
             }
             stopsWithinFifteenSeconds(demo, Path.of(over.getProperty("tmp")));
         } finally {
-            demo.descendants().forEach(ProcessHandle::destroyForcibly);
+            // a failed check leaves the demo running: SIGTERM first, so the launcher stops its processes and removes its
+            // temp folder (a forcible kill alone left the folder behind), then whatever is still there
+            List<ProcessHandle> started = demo.descendants().toList();
+            demo.destroy();
+            demo.waitFor(20, TimeUnit.SECONDS);
+            started.forEach(ProcessHandle::destroyForcibly);
             demo.destroyForcibly();
+        }
+    }
+
+    /**
+     * What a new user sees in the first 2 minutes of wall time, read from the REST API: at least 30 jobs submitted, 5
+     * finished, one that waited more than a simulated minute to start (or still waits), and one preempted or taken back.
+     */
+    private static void checkTheFirstTwoMinutes(ControlPlane cp, String admin, long dayStart) {
+        long now = cp.now(admin);
+        List<JsonNode> jobs = new ArrayList<>();
+        for (String state : List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED")) jobs.addAll(cp.jobs(state, admin));
+        long finished = jobs.stream().filter(j -> "SUCCEEDED".equals(j.get("state").asText())).count();
+        long waited = jobs.stream().filter(j -> (j.path("startedAt").isTextual() ? ControlPlane.seconds(j, "startedAt") : now)
+                - ControlPlane.seconds(j, "submittedAt") > 60).count();
+        long takenBack = 0;
+        for (JsonNode r : cp.get("/api/v1/runs?since=" + ControlPlane.iso(dayStart), admin)) {
+            if (List.of("PREEMPTED", "EVICTED").contains(r.path("endReason").asText())) takenBack++;
+        }
+        String seen = jobs.size() + " submitted, " + finished + " finished, " + waited + " waited over a simulated minute, " + takenBack
+                + " runs preempted or taken back by " + ControlPlane.iso(now);
+        System.out.println("DemoIT: after 2 minutes of wall time: " + seen);
+        assertTrue(jobs.size() >= 30 && finished >= 5 && waited >= 1 && takenBack >= 1,
+                "within 2 minutes at the default speed the day should show >= 30 submitted, >= 5 finished, >= 1 waiting over a minute and >= 1"
+                        + " preempted or taken back; it showed " + seen);
+    }
+
+    private static void sleepUntil(Instant when, Process demo) throws InterruptedException {
+        while (Instant.now().isBefore(when)) {
+            assertTrue(demo.isAlive(), () -> "the demo stopped during the day; see " + OUT.resolve("demo.log"));
+            Thread.sleep(500);
         }
     }
 
@@ -129,26 +180,65 @@ class DemoIT {
         assertFalse(Files.exists(tmp), "the demo's temp folder " + tmp + " is still there after it stopped");
     }
 
-    /** One screenshot of the web view (kept under target/demo-it) and the elements its page drew. */
-    private static Set<String> screenshot(String url, String token, int n) throws IOException, InterruptedException {
+    /**
+     * One screenshot of the web view (kept under target/demo-it, with its page as HTML), checked for what a person reads on
+     * it: the clock's date, the day's progress and, once the day is over, the end-of-day notice and the comparison's
+     * figures; answers the elements its page drew.
+     */
+    private static Set<String> screenshot(String url, String token, int n, long now, boolean dayOver) throws IOException, InterruptedException {
         if (!Files.isExecutable(CHROMIUM)) return Set.of();
         String page = url + "/#token=" + token;
-        Path profile = Files.createTempDirectory("demo-it-chromium");
-        String dom = chromium(profile, "--dump-dom", page);
+        String dom = chromium("--dump-dom", page);
         Files.writeString(OUT.resolve("view-" + n + ".html"), dom);
-        chromium(Files.createTempDirectory("demo-it-chromium"), "--screenshot=" + OUT.resolve("view-" + n + ".png"), page);
+        chromium("--screenshot=" + OUT.resolve("view-" + n + ".png"), page);
+        String shot = "screenshot " + n + " (" + OUT.resolve("view-" + n + ".png") + ")";
+        LocalDate date = Instant.ofEpochSecond(now).atZone(ZoneOffset.UTC).toLocalDate();
+        String clock = text(dom, "span", "clock");
+        assertTrue(clock.contains(String.valueOf(date.getYear())) && Pattern.compile("\\b" + date.getDayOfMonth() + "\\b").matcher(clock).find(),
+                shot + " does not show the day's date " + date + ": '" + clock + "'");
+        assertFalse(dom.contains("<span id=\"day\" hidden"), shot + " hides the day's progress");
+        String progress = text(dom, "span", "day-words");
+        if (dayOver) {
+            assertEquals("the day is over", progress, shot + ": the day's progress");
+            assertTrue(text(dom, "p", "notice").startsWith("The day is over"), shot + " has no end-of-day notice: '" + text(dom, "p", "notice") + "'");
+            assertEquals(5, Pattern.compile("class=\"comparison-row\"").matcher(dom).results().count(),
+                    shot + " does not show the comparison's five policies");
+        } else {
+            assertTrue(progress.matches("\\d+% of the day replayed"), shot + ": the day's progress reads '" + progress + "'");
+        }
         Set<String> found = new HashSet<>();
         DRAWN.forEach((what, p) -> {
             if (p.matcher(dom).find()) found.add(what);
         });
-        System.out.println("DemoIT: screenshot " + n + " draws " + found);
+        System.out.println("DemoIT: " + shot + " reads '" + clock + "', '" + progress + "' and draws " + found);
         return found;
     }
 
+    /** The text inside the page's element TAG#ID, its inner tags dropped ("" when it is not there). */
+    private static String text(String dom, String tag, String id) {
+        Matcher m = Pattern.compile("<" + tag + " id=\"" + id + "\"[^>]*>(.*?)</" + tag + ">", Pattern.DOTALL).matcher(dom);
+        return m.find() ? m.group(1).replaceAll("<[^>]*>", "").strip() : "";
+    }
+
+    /** Runs headless Chromium on the page with a profile of its own, removed after. */
+    private static String chromium(String what, String page) throws IOException, InterruptedException {
+        Path profile = Files.createTempDirectory("demo-it-chromium");
+        try {
+            return chromium(profile, what, page);
+        } finally {
+            try (var files = Files.walk(profile)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
     private static String chromium(Path profile, String what, String page) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        ProcessBuilder b = new ProcessBuilder(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile,
-                "--window-size=1500,2400", "--virtual-time-budget=15000", what, page).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                "--window-size=1500,2400", "--virtual-time-budget=15000", what, page).redirectError(ProcessBuilder.Redirect.DISCARD);
+        // the page shows times in the browser's zone: UTC, as the control plane's clock and the checks read them
+        b.environment().put("TZ", "UTC");
+        Process p = b.start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "chromium did not finish in 120 s");
         assertEquals(0, p.exitValue(), "chromium failed on " + page);

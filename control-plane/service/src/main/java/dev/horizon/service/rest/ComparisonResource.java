@@ -2,6 +2,7 @@ package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.security.Caller;
@@ -23,7 +24,10 @@ import java.util.List;
 /**
  * What the same workload gave under other schedulers, beside what this control plane delivers: figures an admin stores
  * (./horizon demo stores the simulator's FIFO, best-baseline and Horizon runs of the day it replays) and the web view
- * shows. The service computes none of them; it checks their shape and keeps them.
+ * shows. The service computes none of them; it checks their shape and keeps them. A comparison may be stored while its
+ * figures are still being computed ({@code "computing": true}, no policies yet) and may say which simulated period it is
+ * about ({@code window}): the web view then shows how far the clock has come through it, that it is over, and that the
+ * figures are on their way.
  */
 @Path("/api/v1/comparisons")
 @Produces(MediaType.APPLICATION_JSON)
@@ -48,9 +52,21 @@ public class ComparisonResource {
                           Double priorityWeightedOutput) {
     }
 
-    /** scenario: the workload in words; command: what produced the figures; bestBaseline: the policy the view puts beside Horizon. */
+    /** The period the workload covers on this control plane's clock (./horizon demo: the day it replays), ISO-8601 both. */
+    public record Window(@JsonSerialize(using = ApiTime.Seconds.class) @JsonDeserialize(using = ApiTime.SecondsReader.class) Long from,
+                         @JsonSerialize(using = ApiTime.Seconds.class) @JsonDeserialize(using = ApiTime.SecondsReader.class) Long to) {
+    }
+
+    /**
+     * scenario: the workload in words; command: what produced the figures; bestBaseline: the policy the view puts beside
+     * Horizon; window: the period it covers (optional); computing: the figures are being computed (policies may be empty).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Comparison(String name, String scenario, String command, String bestBaseline, List<Figures> policies, @JsonSerialize(using = ApiTime.Millis.class) Long storedAt) {
+    public record Comparison(String name, String scenario, String command, String bestBaseline, Window window, Boolean computing, List<Figures> policies,
+                             @JsonSerialize(using = ApiTime.Millis.class) @JsonDeserialize(using = ApiTime.MillisReader.class) Long storedAt) {
+        boolean isComputing() {
+            return Boolean.TRUE.equals(computing);
+        }
     }
 
     @Inject
@@ -72,7 +88,8 @@ public class ComparisonResource {
         Comparison given = JsonBodies.read(body, Comparison.class, EXAMPLE);
         List<String> problems = problems(name, given);
         if (!problems.isEmpty()) throw new ApiException(400, "invalid comparison", problems);
-        Comparison stored = new Comparison(name, given.scenario(), given.command(), given.bestBaseline(), given.policies(), clock.millis());
+        Comparison stored = new Comparison(name, given.scenario(), given.command(), given.bestBaseline(), given.window(), given.computing(),
+                given.policies() == null ? List.of() : given.policies(), clock.millis());
         String json = StoredJson.write(stored);
         db.inTransaction(c -> {
             Db.update(c, "DELETE FROM comparisons WHERE name = ?", ps -> ps.setString(1, name));
@@ -92,11 +109,13 @@ public class ComparisonResource {
         text("scenario", c.scenario(), true, out);
         text("command", c.command(), false, out);
         text("bestBaseline", c.bestBaseline(), false, out);
-        if (c.policies() == null || c.policies().isEmpty() || c.policies().size() > MAX_POLICIES) {
-            out.add("policies: give 1 to " + MAX_POLICIES + " policies' figures, for example " + EXAMPLE);
+        window(c.window(), out);
+        int given = c.policies() == null ? 0 : c.policies().size();
+        if (given > MAX_POLICIES || given == 0 && !c.isComputing()) {
+            out.add("policies: give 1 to " + MAX_POLICIES + " policies' figures (none only with \"computing\": true), for example " + EXAMPLE);
             return out;
         }
-        for (int i = 0; i < c.policies().size(); i++) {
+        for (int i = 0; i < given; i++) {
             Figures f = c.policies().get(i);
             String at = "policies[" + i + "].";
             if (f == null) {
@@ -115,10 +134,19 @@ public class ComparisonResource {
             amount(at + "waitP95Seconds", f.waitP95Seconds(), out);
             amount(at + "priorityWeightedOutput", f.priorityWeightedOutput(), out);
         }
-        if (c.bestBaseline() != null && c.policies().stream().noneMatch(f -> f != null && c.bestBaseline().equals(f.policy()))) {
+        if (c.bestBaseline() != null && (given == 0 || c.policies().stream().noneMatch(f -> f != null && c.bestBaseline().equals(f.policy())))) {
             out.add("bestBaseline: '" + c.bestBaseline() + "' is none of the policies given");
         }
         return out;
+    }
+
+    private static void window(Window w, List<String> out) {
+        if (w == null) return;
+        if (w.from() == null || w.to() == null) {
+            out.add("window: give both from and to as ISO-8601 UTC times, such as {\"from\":\"2026-09-24T00:00:00Z\",\"to\":\"2026-09-25T00:00:00Z\"}");
+        } else if (w.to() <= w.from()) {
+            out.add("window.to must be after window.from (got " + ApiTime.ofSeconds(w.from()) + " to " + ApiTime.ofSeconds(w.to()) + ")");
+        }
     }
 
     private static void text(String field, String value, boolean required, List<String> out) {

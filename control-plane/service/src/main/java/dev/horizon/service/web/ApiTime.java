@@ -1,7 +1,10 @@
 package dev.horizon.service.web;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.horizon.api.Limits;
 import java.io.IOException;
@@ -65,6 +68,39 @@ public final class ApiTime {
         @Override
         public void serialize(Long value, JsonGenerator gen, SerializerProvider provider) throws IOException {
             gen.writeString(format.apply(value));
+        }
+    }
+
+    /** Reads a field kept in epoch seconds from its ISO-8601 form (a body a client sends, or JSON the store kept as the API writes it). */
+    public static final class SecondsReader extends Reader {
+        public SecondsReader() {
+            super(1);
+        }
+    }
+
+    /** Reads a field kept in epoch milliseconds from its ISO-8601 form. */
+    public static final class MillisReader extends Reader {
+        public MillisReader() {
+            super(1000);
+        }
+    }
+
+    private abstract static class Reader extends StdDeserializer<Long> {
+        private final long perSecond;
+
+        Reader(long perSecond) {
+            super(Long.class);
+            this.perSecond = perSecond;
+        }
+
+        @Override
+        public Long deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            String text = p.getValueAsString();
+            try {
+                return Instant.parse(text == null ? "" : text.strip()).getEpochSecond() * perSecond;
+            } catch (DateTimeParseException e) {
+                return (Long) ctxt.handleWeirdStringValue(Long.class, text, "give an ISO-8601 UTC time such as " + ofSeconds(1_764_547_200L));
+            }
         }
     }
 }
