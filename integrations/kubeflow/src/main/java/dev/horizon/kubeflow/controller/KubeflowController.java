@@ -3,10 +3,15 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.WorkloadKind;
 import dev.horizon.kit.WorkloadReconciler;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
+import dev.horizon.kubeflow.serving.ServedObject;
+import dev.horizon.kubeflow.serving.ServingKind;
+import dev.horizon.kubeflow.serving.ServingTranslator;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
@@ -55,6 +60,19 @@ public final class KubeflowController {
             kinds.add(new WorkloadKind(kind.sourceKind(), context(kind), BatchWorkload::heldOnItsOwn, o -> new BatchWorkload(kind, o, batch, podRelease)));
         }
         this.reconciler = new WorkloadReconciler(kube, scheduler, clock, COMPONENT, kinds);
+    }
+
+    /**
+     * The scaler that runs the serving kinds (inference-labelled Deployments and StatefulSets, LeaderWorkerSets, KServe
+     * InferenceServices) as Horizon inference services, beside this controller's pass.
+     */
+    public static InferenceScaler inferenceScaler(KubernetesClient kube, InferenceServices services, TranslationOptions options, Clock clock) {
+        ServingTranslator translator = new ServingTranslator(options);
+        List<InferenceScaler.ServedKind> kinds = new ArrayList<>();
+        for (ServingKind kind : ServingKind.values()) {
+            kinds.add(new InferenceScaler.ServedKind(kind.kind(), kind.context(), o -> new ServedObject(kind, o, translator)));
+        }
+        return new InferenceScaler(kube, services, clock, COMPONENT, kinds);
     }
 
     public static ResourceDefinitionContext context(BatchKind kind) {

@@ -1,0 +1,193 @@
+package dev.horizon.kit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.api.JobSpec;
+import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.kit.manifest.ManifestException;
+import dev.horizon.kit.manifest.Manifests;
+import dev.horizon.kit.manifest.NoGpuRequested;
+import dev.horizon.kit.manifest.Translation;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Runs model-serving workloads as Horizon inference services, through the control plane's one inference-service
+ * machinery: each workload that asks for GPUs is declared as a service (team from its translation), its replicas are
+ * sized each pass from the service's forecast (enough whole replicas for the forecast GPUs, within the workload's
+ * bounds, {@link ServingRules}) and written as its replica count or as its HorizontalPodAutoscaler's minimum, and the
+ * GPUs those replicas serve on are reported as held ({@link ServingGpus}) with the pods pinned to their nodes. In a
+ * trough the service holds fewer GPUs and the plan lends them to waiting work; when the forecast rises the service holds
+ * them again and the plan moves that work off, which its adapter then suspends. A workload deleted since the last pass
+ * has its service removed. Demand itself is reported to the service as before (agents, or a metrics bridge).
+ */
+public final class InferenceScaler {
+    /** The nodes the replicas were last pinned to; rewritten only when they change, since a new pod template rolls the pods. */
+    public static final String SERVED_ON = "horizon.dev/served-on";
+    /** The inference service a workload runs as. */
+    public static final String SERVICE = "horizon.dev/inference-service";
+    private static final String WARNING = "Warning";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final System.Logger LOG = System.getLogger(InferenceScaler.class.getName());
+    private static final ResourceDefinitionContext HPA = WorkloadKind.context("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers");
+
+    /** One kind the scaler runs: where the API server keeps it and how an object of it is seen. */
+    public record ServedKind(String name, ResourceDefinitionContext context, Function<ObjectNode, ServedWorkload> wrap) {
+    }
+
+    private final KubernetesClient kube;
+    private final InferenceServices services;
+    private final WorkloadWrites writes;
+    private final List<ServedKind> kinds;
+    /** The services this scaler declared, by name, so a deleted workload's is removed. */
+    private final Set<String> declared = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    public InferenceScaler(KubernetesClient kube, InferenceServices services, Clock clock, String component, List<ServedKind> kinds) {
+        this.kube = kube;
+        this.services = services;
+        this.writes = new WorkloadWrites(kube, clock, component);
+        this.kinds = List.copyOf(kinds);
+    }
+
+    /** One pass over every served workload in the cluster. */
+    public void reconcileAll() {
+        Set<String> seen = new HashSet<>();
+        Map<ServedWorkload, Translation> served = new LinkedHashMap<>();
+        for (ServedKind kind : kinds) {
+            List<GenericKubernetesResource> listed = list(kind);
+            if (listed == null) {
+                // not allowed to list it: its services are unseen, not deleted
+                String prefix = kind.name().toLowerCase(java.util.Locale.ROOT) + "-";
+                declared.stream().filter(n -> n.startsWith(prefix)).forEach(seen::add);
+                continue;
+            }
+            for (GenericKubernetesResource resource : listed) {
+                ServedWorkload workload = kind.wrap().apply(JSON.valueToTree(resource));
+                try {
+                    served.put(workload, workload.translate());
+                    seen.add(serviceName(workload));
+                } catch (ManifestException e) {
+                    // asking for no GPU, it is not Horizon's: Kubernetes runs it as written
+                    if (!(e instanceof NoGpuRequested)) explain(workload.object(), "NotPlannable", e.getMessage());
+                }
+            }
+        }
+        if (!served.isEmpty()) {
+            InferenceServices.ClusterGpus gpus = services.gpus();
+            served.forEach((workload, translation) -> {
+                try {
+                    scale(workload, translation, gpus);
+                } catch (ManifestException e) {
+                    explain(workload.object(), "NotPlannable", e.getMessage());
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "scaling " + Manifests.describe(workload.object()) + " failed; the next pass retries: " + e.getMessage());
+                }
+            });
+        }
+        declared.removeIf(name -> {
+            if (seen.contains(name)) return false;
+            services.remove(name);
+            LOG.log(System.Logger.Level.INFO, "inference service " + name + " removed: its workload was deleted");
+            return true;
+        });
+    }
+
+    /** The kind's objects; none where its operator is not installed; null where the role may not list it. */
+    private List<GenericKubernetesResource> list(ServedKind kind) {
+        try {
+            return kube.genericKubernetesResources(kind.context()).inAnyNamespace().list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) return List.of(); // the operator (LWS, KServe) is not installed
+            if (e.getCode() != 403) throw e;
+            LOG.log(System.Logger.Level.WARNING, "not allowed to list " + kind.name() + "; grant the role list and update on it for Horizon to scale them");
+            return null;
+        }
+    }
+
+    private void scale(ServedWorkload workload, Translation translation, InferenceServices.ClusterGpus gpus) {
+        ObjectNode object = workload.object();
+        ObjectNode annotations = KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
+        if (!annotations.has(ServingRules.MAX)) annotations.put(ServingRules.MAX, Integer.toString(Math.max(1, workload.replicas())));
+        ServingRules rules = ServingRules.of(object);
+        ReplicaShape shape = workload.shape(translation);
+        int perReplica = shape.gpus();
+        String name = serviceName(workload);
+        JobSpec job = translation.jobs().get(0);
+        InferenceServices.Service service = services.service(name).orElseGet(() -> {
+            services.declare(name, job.team(), rules.weightPerGpuHour(), rules.swapCapOr(perReplica));
+            writes.event(object, "Normal", "Declared", "runs as Horizon inference service " + name + " (team " + job.team() + ", "
+                    + perReplica + " GPUs a replica)");
+            return services.service(name).orElseThrow();
+        });
+        declared.add(name);
+        annotations.put(SERVICE, name);
+        int replicas = rules.replicasFor(service.forecastGpus(), perReplica);
+        int serving = rules.byHpa() ? Math.max(replicas, writeHpaBounds(object, rules, replicas)) : replicas;
+        int before = workload.replicas();
+        if (!rules.byHpa()) workload.replicas(replicas);
+        Set<String> others = new HashSet<>();
+        services.services().stream().filter(s -> !s.name().equals(name)).forEach(s -> others.addAll(s.heldOn()));
+        List<String> held = ServingGpus.choose(serving, shape, service.heldOn(), gpus, others);
+        if (!held.equals(service.heldOn())) services.hold(name, held);
+        Map<String, InferenceServices.Gpu> byUuid = new LinkedHashMap<>();
+        gpus.gpus().forEach(g -> byUuid.put(g.uuid(), g));
+        String nodes = String.join(",", ServingGpus.nodesOf(held, byUuid));
+        if (!nodes.isEmpty() && !nodes.equals(annotations.path(SERVED_ON).asText())) {
+            workload.podSpecs().forEach(spec -> KubeObjects.pin(spec, List.of(nodes.split(","))));
+            annotations.put(SERVED_ON, nodes);
+        }
+        writes.write(object);
+        if (before != workload.replicas() || rules.byHpa() && serving != before) {
+            writes.event(object, "Normal", "Scaled", "Horizon sized it to " + replicas + " replicas (" + replicas * perReplica + " GPUs) for a forecast of "
+                    + String.format(java.util.Locale.ROOT, "%.1f", service.forecastGpus()) + " GPUs" + (rules.byHpa() ? ", as HorizontalPodAutoscaler "
+                    + rules.hpa() + "'s minimum" : "") + "; serving on " + (nodes.isEmpty() ? "no node yet" : nodes));
+        }
+        int missing = serving * perReplica - held.size();
+        if (missing > 0) explain(object, "WaitingForGpus", missing + " of its " + serving * perReplica + " GPUs have no node with room for a whole replica");
+    }
+
+    /** Writes the HPA's minimum (and its maximum when below it); returns the replicas the HPA asks for now. */
+    private int writeHpaBounds(ObjectNode object, ServingRules rules, int replicas) {
+        String namespace = object.path("metadata").path("namespace").asText();
+        var hpa = kube.genericKubernetesResources(HPA).inNamespace(namespace).withName(rules.hpa());
+        GenericKubernetesResource found = hpa.get();
+        if (found == null) {
+            throw new ManifestException("annotation " + ServingRules.SCALE_BY + ": hpa, but namespace " + namespace + " has no HorizontalPodAutoscaler "
+                    + rules.hpa() + "; create it or name it by annotation " + ServingRules.HPA);
+        }
+        ObjectNode tree = JSON.valueToTree(found);
+        ObjectNode spec = KubeObjects.child(tree, "spec");
+        if (spec.path("minReplicas").asInt(-1) != replicas || spec.path("maxReplicas").asInt(0) < replicas) {
+            spec.put("minReplicas", replicas);
+            spec.put("maxReplicas", Math.max(replicas, spec.path("maxReplicas").asInt(0)));
+            writes.write(tree);
+        }
+        return tree.path("status").path("desiredReplicas").asInt(replicas);
+    }
+
+    /** Says once, in the explanation annotation and an event, why the workload is not sized as asked. */
+    private void explain(ObjectNode object, String reason, String message) {
+        ObjectNode annotations = KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
+        if (message.equals(annotations.path(WorkloadReconciler.EXPLANATION).asText(null))) return;
+        annotations.put(WorkloadReconciler.EXPLANATION, message);
+        writes.write(object);
+        writes.event(object, WARNING, reason, message);
+    }
+
+    /** "deployment-serving-llama": the kind, namespace and name as a service name (lower case, '-' for '.', at most 63). */
+    static String serviceName(ServedWorkload workload) {
+        String name = (workload.kind() + "-" + Manifests.namespace(workload.object(), "default") + "-" + Manifests.name(workload.object()))
+                .toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+        return name.length() <= 63 ? name : name.substring(0, 63).replaceAll("-+$", "");
+    }
+}
