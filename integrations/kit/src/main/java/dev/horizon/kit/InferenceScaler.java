@@ -34,7 +34,7 @@ import java.util.function.Function;
 public final class InferenceScaler {
     /** The nodes the replicas were last pinned to; rewritten only when they change, since a new pod template rolls the pods. */
     public static final String SERVED_ON = "horizon.dev/served-on";
-    /** The inference service a workload runs as. */
+    /** The inference service a workload runs as; also on its pods, which the scheduler extender then leaves alone. */
     public static final String SERVICE = "horizon.dev/inference-service";
     private static final String WARNING = "Warning";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,6 +72,7 @@ public final class InferenceScaler {
                 continue;
             }
             for (GenericKubernetesResource resource : listed) {
+                if (controlled(resource)) continue;
                 ServedWorkload workload = kind.wrap().apply(JSON.valueToTree(resource));
                 try {
                     served.put(workload, workload.translate());
@@ -100,6 +101,14 @@ public final class InferenceScaler {
             LOG.log(System.Logger.Level.INFO, "inference service " + name + " removed: its workload was deleted");
             return true;
         });
+    }
+
+    /**
+     * Whether another workload controls the object (KServe's Deployment, a LeaderWorkerSet's StatefulSets, an operator's):
+     * its owner would undo the replica count, and the owner is the one sized, when it is a served kind.
+     */
+    private static boolean controlled(GenericKubernetesResource resource) {
+        return resource.getMetadata().getOwnerReferences().stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
     }
 
     /** The kind's objects; none where its operator is not installed; null where the role may not list it. */
@@ -144,6 +153,7 @@ public final class InferenceScaler {
         String nodes = String.join(",", ServingGpus.nodesOf(held, byUuid));
         if (!nodes.isEmpty() && !nodes.equals(annotations.path(SERVED_ON).asText())) {
             workload.podSpecs().forEach(spec -> KubeObjects.pin(spec, List.of(nodes.split(","))));
+            workload.markPods(name); // in the same write as the pin, so the pods roll once
             annotations.put(SERVED_ON, nodes);
         }
         writes.write(object);

@@ -39,4 +39,11 @@ public interface ServedWorkload {
 
     /** The pod specs to pin to the nodes of the GPUs the replicas serve on. */
     List<ObjectNode> podSpecs();
+
+    /**
+     * Labels its pod templates {@link InferenceScaler#SERVICE}, so the scheduler extender leaves its pods to the nodes it
+     * is pinned to (their GPUs are the service's); a kind whose operator labels its pods itself leaves this empty.
+     */
+    default void markPods(String service) {
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.integration.KubeObjects;
+import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.ReplicaShape;
 import dev.horizon.kit.ServedWorkload;
 import dev.horizon.kit.manifest.ManifestException;
@@ -62,6 +63,25 @@ public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTr
         } else {
             spec.put("replicas", count);
         }
+    }
+
+    /** Deployment, StatefulSet and LeaderWorkerSet pod templates; KServe labels its predictor's pods with the service itself. */
+    @Override
+    public void markPods(String service) {
+        ObjectNode spec = KubeObjects.child(object, "spec");
+        List<ObjectNode> templates = new ArrayList<>();
+        switch (servingKind) {
+            case DEPLOYMENT, STATEFUL_SET -> templates.add(KubeObjects.child(spec, "template"));
+            case LEADER_WORKER_SET -> {
+                ObjectNode template = KubeObjects.child(spec, "leaderWorkerTemplate");
+                if (template.has("leaderTemplate")) templates.add(KubeObjects.child(template, "leaderTemplate"));
+                templates.add(KubeObjects.child(template, "workerTemplate"));
+            }
+            case INFERENCE_SERVICE -> {
+                return;
+            }
+        }
+        templates.forEach(t -> KubeObjects.child(KubeObjects.child(t, "metadata"), "labels").put(InferenceScaler.SERVICE, service));
     }
 
     @Override

@@ -70,6 +70,7 @@ class InferenceScalingTest {
         assertEquals("4", first.at("/metadata/annotations/horizon.dev~1max-replicas").asText(), "the written count becomes the visible upper bound");
         assertEquals(List.of("a0", "a1"), controlPlane.held.get(name), "one replica's two GPUs are held");
         assertEquals("[\"node-a\"]", first.at("/spec/template/spec" + HOSTNAMES).toString(), "its pods pinned to the held GPUs' node");
+        assertEquals(name, first.at("/spec/template/metadata/labels/horizon.dev~1inference-service").asText(), "its pods say whose GPUs they use");
 
         controlPlane.forecast.put(name, 5.0);
         scaler.reconcileAll();
@@ -78,6 +79,12 @@ class InferenceScalingTest {
         controlPlane.forecast.put(name, 40.0);
         scaler.reconcileAll();
         assertEquals(4, tree(deployment).at("/spec/replicas").asInt(), "never beyond horizon.dev/max-replicas");
+
+        Resource<GenericKubernetesResource> owned = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("name: llama,", "name: qwen-predictor,")
+                .replace("ANNOTATIONS", ", ownerReferences: [{apiVersion: serving.kserve.io/v1beta1, kind: InferenceService, name: qwen, uid: u1, controller: true}]"));
+        scaler.reconcileAll();
+        assertFalse(controlPlane.teams.containsKey("deployment-ml-qwen-predictor"), "KServe's Deployment is sized through its InferenceService");
+        assertEquals(4, tree(owned).at("/spec/replicas").asInt());
 
         deployment.delete();
         scaler.reconcileAll();
