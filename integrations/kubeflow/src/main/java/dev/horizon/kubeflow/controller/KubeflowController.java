@@ -25,7 +25,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended until Horizon plans it, then pins it to
+ * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended (and every bare Pod gated
+ * {@value GatedPod#GATE}) until Horizon plans it, then pins it to
  * the planned nodes and lets it run, through the kit's one {@link WorkloadReconciler}: each kind is seen as a
  * {@link dev.horizon.kit.GenericJob} ({@link KubeflowJob}, {@link BatchWorkload}), the one place it is held and released.
  * What is the Kubeflow adapter's own: which kinds it holds, where the API server keeps them, and that a TrainJob's
@@ -59,6 +60,8 @@ public final class KubeflowController {
             if (!kind.suspendable()) continue;
             kinds.add(new WorkloadKind(kind.sourceKind(), context(kind), BatchWorkload::heldOnItsOwn, o -> new BatchWorkload(kind, o, batch, podRelease)));
         }
+        // bare Pods gated for Horizon: the upstream way to hold a pod
+        kinds.add(new WorkloadKind(BatchKind.POD.sourceKind(), context(BatchKind.POD), GatedPod::held, o -> new GatedPod(o, batch, podRelease)));
         this.reconciler = new WorkloadReconciler(kube, scheduler, clock, COMPONENT, kinds);
     }
 

@@ -13,6 +13,7 @@ import dev.horizon.api.JobSpec;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
 import dev.horizon.kit.InferenceScaler;
+import dev.horizon.kit.WorkloadReconciler;
 import dev.horizon.kit.manifest.ManifestException;
 import dev.horizon.kit.manifest.Manifests;
 import dev.horizon.kit.manifest.TeamRule;
@@ -151,6 +152,8 @@ public final class SchedulerExtender {
     private static boolean pinnedByItsWorkload(JsonNode metadata) {
         JsonNode labels = field(metadata, "labels");
         if (TRAINING_POD_LABELS.stream().anyMatch(labels::has) || SERVING_POD_LABELS.stream().anyMatch(labels::has)) return true;
+        // a bare Pod the controller held by its scheduling gate and released, pinned, onto its own scheduler job
+        if (field(metadata, "annotations").has(WorkloadReconciler.JOB_ID)) return true;
         for (JsonNode owner : field(metadata, "ownerreferences")) {
             String kind = field(owner, "kind").asText();
             if (TRAINING_OWNERS.contains(kind) || KubeflowKind.jobs().stream().anyMatch(k -> k.kind().equals(kind))) return true;

@@ -89,6 +89,8 @@ class SchedulerExtenderTest {
         assertEquals(3, json(extender.filter(args(servedReplica, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "its GPUs are its service's");
         String kservePod = "{\"name\": \"qwen-predictor-0\", \"namespace\": \"ml\", \"labels\": {\"serving.kserve.io/inferenceservice\": \"qwen\"}}";
         assertEquals(3, json(extender.filter(args(kservePod, "{\"nvidia.com/gpu\": 1}"))).path("nodeNames").size());
+        String releasedGatedPod = "{\"name\": \"probe\", \"namespace\": \"ml\", \"annotations\": {\"horizon.dev/job-id\": \"job-9\"}}";
+        assertEquals(3, json(extender.filter(args(releasedGatedPod, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "planned as its own job");
         assertTrue(scheduler.submitted.isEmpty());
     }
 
