@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.KubeObjects;
 import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.api.scheduler.SchedulerException;
 import dev.horizon.kit.manifest.ManifestException;
 import dev.horizon.kit.manifest.Manifests;
 import dev.horizon.kit.manifest.NoGpuRequested;
@@ -18,6 +19,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -85,9 +87,12 @@ public final class InferenceScaler {
         }
         if (!served.isEmpty()) {
             InferenceServices.ClusterGpus gpus = services.gpus();
+            // each service's GPUs, kept current through the pass so two services never choose the same GPU
+            Map<String, List<String>> heldBy = new LinkedHashMap<>();
+            services.services().forEach(s -> heldBy.put(s.name(), s.heldOn()));
             served.forEach((workload, translation) -> {
                 try {
-                    scale(workload, translation, gpus);
+                    scale(workload, translation, gpus, heldBy);
                 } catch (ManifestException e) {
                     explain(workload.object(), "NotPlannable", e.getMessage());
                 } catch (RuntimeException e) {
@@ -123,71 +128,95 @@ public final class InferenceScaler {
         }
     }
 
-    private void scale(ServedWorkload workload, Translation translation, InferenceServices.ClusterGpus gpus) {
+    private void scale(ServedWorkload workload, Translation translation, InferenceServices.ClusterGpus gpus, Map<String, List<String>> heldBy) {
         ObjectNode object = workload.object();
-        ObjectNode annotations = KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
+        ObjectNode before = object.deepCopy();
+        ObjectNode annotations = annotations(object);
         if (!annotations.has(ServingRules.MAX)) annotations.put(ServingRules.MAX, Integer.toString(Math.max(1, workload.replicas())));
         ServingRules rules = ServingRules.of(object);
         ReplicaShape shape = workload.shape(translation);
-        int perReplica = shape.gpus();
-        String name = serviceName(workload);
-        JobSpec job = translation.jobs().get(0);
-        InferenceServices.Service service = services.service(name).orElseGet(() -> {
-            services.declare(name, job.team(), rules.weightPerGpuHour(), rules.swapCapOr(perReplica));
-            writes.event(object, "Normal", "Declared", "runs as Horizon inference service " + name + " (team " + job.team() + ", "
-                    + perReplica + " GPUs a replica)");
-            return services.service(name).orElseThrow();
-        });
-        declared.add(name);
-        annotations.put(SERVICE, name);
-        int replicas = rules.replicasFor(service.forecastGpus(), perReplica);
-        int serving = rules.byHpa() ? Math.max(replicas, writeHpaBounds(object, rules, replicas)) : replicas;
-        int before = workload.replicas();
+        InferenceServices.Service service = serviceOf(workload, translation.jobs().get(0), rules, shape);
+        int replicas = rules.replicasFor(service.forecastGpus(), shape.gpus());
+        boolean resized = rules.byHpa() ? writeHpaBounds(object, rules, replicas) : workload.replicas() != replicas;
         if (!rules.byHpa()) workload.replicas(replicas);
+        // under an HPA the replicas serving are the more of its floor and what it scaled to
+        int serving = rules.byHpa() ? Math.max(replicas, workload.replicas()) : replicas;
         Set<String> others = new HashSet<>();
-        services.services().stream().filter(s -> !s.name().equals(name)).forEach(s -> others.addAll(s.heldOn()));
+        heldBy.forEach((name, uuids) -> {
+            if (!name.equals(service.name())) others.addAll(uuids);
+        });
         List<String> held = ServingGpus.choose(serving, shape, service.heldOn(), gpus, others);
-        if (!held.equals(service.heldOn())) services.hold(name, held);
-        Map<String, InferenceServices.Gpu> byUuid = new LinkedHashMap<>();
-        gpus.gpus().forEach(g -> byUuid.put(g.uuid(), g));
-        String nodes = String.join(",", ServingGpus.nodesOf(held, byUuid));
-        if (!nodes.isEmpty() && !nodes.equals(annotations.path(SERVED_ON).asText())) {
-            workload.podSpecs().forEach(spec -> KubeObjects.pin(spec, List.of(nodes.split(","))));
-            workload.markPods(name); // in the same write as the pin, so the pods roll once
-            annotations.put(SERVED_ON, nodes);
-        }
-        writes.write(object);
-        if (before != workload.replicas() || rules.byHpa() && serving != before) {
-            writes.event(object, "Normal", "Scaled", "Horizon sized it to " + replicas + " replicas (" + replicas * perReplica + " GPUs) for a forecast of "
+        if (!held.equals(service.heldOn())) services.hold(service.name(), held);
+        heldBy.put(service.name(), held);
+        String nodes = pin(workload, held, gpus, service.name());
+        int missing = serving * shape.gpus() - held.size();
+        if (missing == 0) annotations.remove(WorkloadReconciler.EXPLANATION);
+        if (!object.equals(before)) writes.write(object);
+        if (resized) {
+            writes.event(object, "Normal", "Scaled", "Horizon sized it to " + replicas + " replicas (" + replicas * shape.gpus() + " GPUs) for a forecast of "
                     + String.format(java.util.Locale.ROOT, "%.1f", service.forecastGpus()) + " GPUs" + (rules.byHpa() ? ", as HorizontalPodAutoscaler "
                     + rules.hpa() + "'s minimum" : "") + "; serving on " + (nodes.isEmpty() ? "no node yet" : nodes));
         }
-        int missing = serving * perReplica - held.size();
-        if (missing > 0) explain(object, "WaitingForGpus", missing + " of its " + serving * perReplica + " GPUs have no node with room for a whole replica");
+        if (missing > 0) explain(object, "WaitingForGpus", missing + " of its " + serving * shape.gpus() + " GPUs have no node with room for a whole replica");
     }
 
-    /** Writes the HPA's minimum (and its maximum when below it); returns the replicas the HPA asks for now. */
-    private int writeHpaBounds(ObjectNode object, ServingRules rules, int replicas) {
+    /** The workload's service, declared on first sight; a control plane that refuses it (no such team) is said on the workload. */
+    private InferenceServices.Service serviceOf(ServedWorkload workload, JobSpec job, ServingRules rules, ReplicaShape shape) {
+        String name = serviceName(workload);
+        Optional<InferenceServices.Service> found = services.service(name);
+        if (found.isEmpty()) {
+            try {
+                services.declare(name, job.team(), rules.weightPerGpuHour(), rules.swapCapOr(shape.gpus()));
+            } catch (SchedulerException e) {
+                throw new ManifestException("the control plane refused inference service " + name + " for team " + job.team() + ": " + e.getMessage());
+            }
+            writes.event(workload.object(), "Normal", "Declared", "runs as Horizon inference service " + name + " (team " + job.team() + ", "
+                    + shape.gpus() + " GPUs a replica)");
+            found = services.service(name);
+        }
+        declared.add(name);
+        annotations(workload.object()).put(SERVICE, name);
+        return found.orElseThrow(() -> new IllegalStateException("inference service " + name + " was declared but is not there"));
+    }
+
+    /** Pins the pods to the held GPUs' nodes and labels them, only when those nodes change; returns them ("node-a,node-b"). */
+    private static String pin(ServedWorkload workload, List<String> held, InferenceServices.ClusterGpus gpus, String service) {
+        Map<String, InferenceServices.Gpu> byUuid = new LinkedHashMap<>();
+        gpus.gpus().forEach(g -> byUuid.put(g.uuid(), g));
+        String nodes = String.join(",", ServingGpus.nodesOf(held, byUuid));
+        ObjectNode annotations = annotations(workload.object());
+        if (!nodes.isEmpty() && !nodes.equals(annotations.path(SERVED_ON).asText())) {
+            workload.podSpecs().forEach(spec -> KubeObjects.pin(spec, List.of(nodes.split(","))));
+            workload.markPods(service); // in the same write as the pin, so the pods roll once
+            annotations.put(SERVED_ON, nodes);
+        }
+        return nodes;
+    }
+
+    private static ObjectNode annotations(ObjectNode object) {
+        return KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
+    }
+
+    /** Writes the HPA's minimum (and its maximum when below it); returns whether they changed. */
+    private boolean writeHpaBounds(ObjectNode object, ServingRules rules, int replicas) {
         String namespace = object.path("metadata").path("namespace").asText();
-        var hpa = kube.genericKubernetesResources(HPA).inNamespace(namespace).withName(rules.hpa());
-        GenericKubernetesResource found = hpa.get();
+        GenericKubernetesResource found = kube.genericKubernetesResources(HPA).inNamespace(namespace).withName(rules.hpa()).get();
         if (found == null) {
             throw new ManifestException("annotation " + ServingRules.SCALE_BY + ": hpa, but namespace " + namespace + " has no HorizontalPodAutoscaler "
                     + rules.hpa() + "; create it or name it by annotation " + ServingRules.HPA);
         }
         ObjectNode tree = JSON.valueToTree(found);
         ObjectNode spec = KubeObjects.child(tree, "spec");
-        if (spec.path("minReplicas").asInt(-1) != replicas || spec.path("maxReplicas").asInt(0) < replicas) {
-            spec.put("minReplicas", replicas);
-            spec.put("maxReplicas", Math.max(replicas, spec.path("maxReplicas").asInt(0)));
-            writes.write(tree);
-        }
-        return tree.path("status").path("desiredReplicas").asInt(replicas);
+        if (spec.path("minReplicas").asInt(-1) == replicas && spec.path("maxReplicas").asInt(0) >= replicas) return false;
+        spec.put("minReplicas", replicas);
+        spec.put("maxReplicas", Math.max(replicas, spec.path("maxReplicas").asInt(0)));
+        writes.write(tree);
+        return true;
     }
 
     /** Says once, in the explanation annotation and an event, why the workload is not sized as asked. */
     private void explain(ObjectNode object, String reason, String message) {
-        ObjectNode annotations = KubeObjects.child(KubeObjects.child(object, "metadata"), "annotations");
+        ObjectNode annotations = annotations(object);
         if (message.equals(annotations.path(WorkloadReconciler.EXPLANATION).asText(null))) return;
         annotations.put(WorkloadReconciler.EXPLANATION, message);
         writes.write(object);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.api.scheduler.SchedulerException;
 import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.manifest.ManifestFile;
 import dev.horizon.kubeflow.serving.ServingKind;
@@ -76,6 +77,9 @@ class InferenceScalingTest {
         scaler.reconcileAll();
         assertEquals(3, tree(deployment).at("/spec/replicas").asInt(), "5 GPUs forecast: three 2-GPU replicas");
         assertEquals(6, controlPlane.held.get(name).size());
+        String version = tree(deployment).at("/metadata/resourceVersion").asText();
+        scaler.reconcileAll();
+        assertEquals(version, tree(deployment).at("/metadata/resourceVersion").asText(), "a pass that changes nothing writes nothing");
         controlPlane.forecast.put(name, 40.0);
         scaler.reconcileAll();
         assertEquals(4, tree(deployment).at("/spec/replicas").asInt(), "never beyond horizon.dev/max-replicas");
@@ -144,6 +148,20 @@ class InferenceScalingTest {
         assertTrue(controlPlane.teams.isEmpty(), "not declared");
     }
 
+    @Test
+    void aTeamTheControlPlaneLacksIsSaidOnTheWorkload() {
+        controlPlane.refuse = true;
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", ""));
+        scaler.reconcileAll();
+        assertTrue(tree(deployment).at("/metadata/annotations/horizon.dev~1explanation").asText()
+                .startsWith("the control plane refused inference service deployment-ml-llama for team ml: "), tree(deployment).toString());
+        controlPlane.refuse = false;
+        scaler.reconcileAll();
+        JsonNode sized = tree(deployment);
+        assertTrue(sized.at("/metadata/annotations/horizon.dev~1explanation").isMissingNode(), "said no more once it runs as asked");
+        assertEquals(1, sized.at("/spec/replicas").asInt());
+    }
+
     private Resource<GenericKubernetesResource> create(ResourceDefinitionContext kind, String yaml) {
         GenericKubernetesResource resource = JSON.convertValue(ManifestFile.parse(yaml).get(0), GenericKubernetesResource.class);
         Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(kind).inNamespace("ml").resource(resource);
@@ -160,6 +178,8 @@ class InferenceScalingTest {
         final Map<String, String> teams = new LinkedHashMap<>();
         final Map<String, Double> forecast = new LinkedHashMap<>();
         final Map<String, List<String>> held = new LinkedHashMap<>();
+        /** Answers a declaration as a control plane without the team does. */
+        boolean refuse;
 
         @Override
         public Optional<Service> service(String name) {
@@ -174,6 +194,7 @@ class InferenceScalingTest {
 
         @Override
         public void declare(String name, String team, double weightPerGpuHour, int swapCapGpus) {
+            if (refuse) throw new SchedulerException("POST /api/v1/inference-services answered 422: team: no team '" + team + "'", null);
             teams.put(name, team);
         }
 
