@@ -7,6 +7,7 @@ import dev.horizon.api.scheduler.InferenceServices.Gpu;
 import dev.horizon.api.scheduler.InferenceServices.Running;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +50,16 @@ class ServingGpusTest {
         assertEquals(List.of("a2", "a3", "a0", "a1", "b2", "b3", "b0", "b1"), ServingGpus.choose(1, group, List.of(), cluster, Set.of()),
                 "a group of two 4-GPU pods needs both nodes whole: the work on them gives way");
         assertEquals(List.of(), ServingGpus.choose(1, new ReplicaShape(3, 4), List.of(), cluster, Set.of()), "three pods of 4 have no room: none held");
+    }
+
+    @Test
+    void aGroupThatAsksForOneNvlinkDomainHasAllItsPodsInOne() {
+        ClusterGpus cluster = new ClusterGpus(gpus("a", "b", "c", "d"), List.of(), Map.of("a", "x", "b", "x", "c", "y", "d", "y"));
+        Set<String> otherService = Set.of("b0");
+        assertEquals(List.of("a0", "a1", "a2", "a3", "c0", "c1", "c2", "c3"), ServingGpus.choose(1, new ReplicaShape(2, 4), List.of(), cluster, otherService),
+                "anywhere: a, and c since b has only 3 left");
+        assertEquals(List.of("c0", "c1", "c2", "c3", "d0", "d1", "d2", "d3"), ServingGpus.choose(1, new ReplicaShape(2, 4, true), List.of(), cluster,
+                otherService), "in one domain: x lacks room, so both pods in y");
     }
 
     private static List<Gpu> gpus(String... nodes) {

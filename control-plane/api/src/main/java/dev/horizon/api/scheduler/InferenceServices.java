@@ -1,6 +1,7 @@
 package dev.horizon.api.scheduler;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -46,10 +47,17 @@ public interface InferenceServices {
         }
     }
 
-    record ClusterGpus(List<Gpu> gpus, List<Running> running) {
+    /** nvlinkDomains: each node's NVLink domain, where it reports or declares one. */
+    record ClusterGpus(List<Gpu> gpus, List<Running> running, Map<String, String> nvlinkDomains) {
         public ClusterGpus {
             gpus = List.copyOf(gpus);
             running = List.copyOf(running);
+            nvlinkDomains = Map.copyOf(nvlinkDomains);
+        }
+
+        /** A cluster whose nodes name no NVLink domain. */
+        public ClusterGpus(List<Gpu> gpus, List<Running> running) {
+            this(gpus, running, Map.of());
         }
     }
 }

@@ -153,7 +153,9 @@ public final class RestSchedulerClient implements SchedulerClient, InferenceServ
     public ClusterGpus gpus() {
         List<Gpu> gpus = new ArrayList<>();
         Map<String, String> uuids = new HashMap<>();
+        Map<String, String> domains = new HashMap<>();
         for (JsonNode node : call("GET", "/api/v1/nodes", null, Set.of(200))) {
+            if (node.path("nvlinkDomain").isTextual()) domains.put(node.path("name").asText(), node.path("nvlinkDomain").asText());
             for (JsonNode g : node.path("gpus")) {
                 Gpu gpu = new Gpu(node.path("name").asText(), g.path("index").asInt(), g.path("uuid").asText());
                 gpus.add(gpu);
@@ -166,7 +168,7 @@ public final class RestSchedulerClient implements SchedulerClient, InferenceServ
             running.add(new Running(block.path("jobId").asText(), slices(block.path("placement").asText(""), uuids), block.path("fill").asBoolean(),
                     start == null ? 0 : start));
         }
-        return new ClusterGpus(gpus, running);
+        return new ClusterGpus(gpus, running, domains);
     }
 
     /** The GPUs of a stored placement, with the uuids the nodes registered (null for a GPU no node lists now). */

@@ -19,6 +19,9 @@ import java.util.List;
  * Horizon sized) and its pod specs.
  */
 public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTranslator translator) implements ServedWorkload {
+    /** LeaderWorkerSet's ask that each group have a topology domain to itself: Horizon holds each group in one NVLink domain. */
+    static final String EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology";
+
     @Override
     public String kind() {
         return servingKind.kind();
@@ -36,7 +39,8 @@ public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTr
             throw new ManifestException(servingKind.kind() + " " + object.at("/metadata/name").asText() + ": its pods ask for MIG instances or shares of a"
                     + " GPU; Horizon scales inference services of whole GPUs (nvidia.com/gpu)");
         }
-        return new ReplicaShape(gpuPodsPerReplica(), perPod.gpus());
+        return new ReplicaShape(gpuPodsPerReplica(), perPod.gpus(), servingKind == ServingKind.LEADER_WORKER_SET
+                && object.path("metadata").path("annotations").has(EXCLUSIVE_TOPOLOGY));
     }
 
     /** A LeaderWorkerSet group's pods that ask for GPUs: its workers, and its leader when the leader template asks too. */

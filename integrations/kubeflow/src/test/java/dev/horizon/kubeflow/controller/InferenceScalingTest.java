@@ -134,6 +134,24 @@ class InferenceScalingTest {
         assertEquals(1, sized.at("/spec/replicas").asInt(), "9 GPUs forecast: one group of 16 GPUs");
         assertEquals(16, controlPlane.held.get("leaderworkerset-ml-deepseek").size(), "a group of two 8-GPU pods holds both nodes whole");
         assertEquals("[\"node-a\",\"node-b\"]", sized.at("/spec/leaderWorkerTemplate/workerTemplate/spec" + HOSTNAMES).toString());
+
+        set.delete();
+        scaler.reconcileAll();
+        assertFalse(controlPlane.held.containsKey("leaderworkerset-ml-deepseek"), "its GPUs given back");
+        controlPlane.domains = Map.of("node-a", "rack-1", "node-b", "rack-2");
+        Resource<GenericKubernetesResource> exclusive = create(lws, """
+                apiVersion: leaderworkerset.x-k8s.io/v1
+                kind: LeaderWorkerSet
+                metadata: {name: kimi, namespace: ml, annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: nvidia.com/gpu.clique}}
+                spec:
+                  replicas: 1
+                  leaderWorkerTemplate:
+                    size: 2
+                    workerTemplate: {spec: {containers: [{name: vllm, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+                """);
+        scaler.reconcileAll();
+        assertEquals(List.of(), controlPlane.held.getOrDefault("leaderworkerset-ml-kimi", List.of()), "two 8-GPU pods in one NVLink domain: none has room");
+        assertTrue(tree(exclusive).at("/metadata/annotations/horizon.dev~1explanation").asText().startsWith("16 of its 16 GPUs have no node with room"));
     }
 
     @Test
@@ -178,6 +196,8 @@ class InferenceScalingTest {
         final Map<String, String> teams = new LinkedHashMap<>();
         final Map<String, Double> forecast = new LinkedHashMap<>();
         final Map<String, List<String>> held = new LinkedHashMap<>();
+        /** Each node's NVLink domain. */
+        Map<String, String> domains = Map.of();
         /** Answers a declaration as a control plane without the team does. */
         boolean refuse;
 
@@ -213,7 +233,7 @@ class InferenceScalingTest {
         public ClusterGpus gpus() {
             List<Gpu> gpus = new ArrayList<>();
             for (String node : List.of("a", "b")) for (int i = 0; i < 8; i++) gpus.add(new Gpu("node-" + node, i, node + i));
-            return new ClusterGpus(gpus, List.of());
+            return new ClusterGpus(gpus, List.of(), domains);
         }
     }
 }
