@@ -1,5 +1,6 @@
 package dev.horizon.kit;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.JobSpec;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Runs model-serving workloads as Horizon inference services, through the control plane's one inference-service
@@ -43,8 +45,11 @@ public final class InferenceScaler {
     private static final System.Logger LOG = System.getLogger(InferenceScaler.class.getName());
     private static final ResourceDefinitionContext HPA = WorkloadKind.context("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers");
 
-    /** One kind the scaler runs: where the API server keeps it and how an object of it is seen. */
-    public record ServedKind(String name, ResourceDefinitionContext context, Function<ObjectNode, ServedWorkload> wrap) {
+    /**
+     * One kind the scaler runs: where the API server keeps it, which of its objects serve a model ({@code served}: a
+     * Deployment only when opted in; the others are left alone, with nothing written on them), and how one is seen.
+     */
+    public record ServedKind(String name, ResourceDefinitionContext context, Predicate<JsonNode> served, Function<ObjectNode, ServedWorkload> wrap) {
     }
 
     private final KubernetesClient kube;
@@ -74,8 +79,9 @@ public final class InferenceScaler {
                 continue;
             }
             for (GenericKubernetesResource resource : listed) {
-                if (controlled(resource)) continue;
-                ServedWorkload workload = kind.wrap().apply(JSON.valueToTree(resource));
+                ObjectNode object = JSON.valueToTree(resource);
+                if (controlled(resource) || !kind.served().test(object)) continue;
+                ServedWorkload workload = kind.wrap().apply(object);
                 try {
                     served.put(workload, workload.translate());
                     seen.add(serviceName(workload));

@@ -73,7 +73,7 @@ public final class KubeflowController {
         ServingTranslator translator = new ServingTranslator(options);
         List<InferenceScaler.ServedKind> kinds = new ArrayList<>();
         for (ServingKind kind : ServingKind.values()) {
-            kinds.add(new InferenceScaler.ServedKind(kind.kind(), kind.context(), o -> new ServedObject(kind, o, translator)));
+            kinds.add(new InferenceScaler.ServedKind(kind.kind(), kind.context(), kind::serves, o -> new ServedObject(kind, o, translator)));
         }
         return new InferenceScaler(kube, services, clock, COMPONENT, kinds);
     }

@@ -66,6 +66,14 @@ public enum ServingKind {
         return kind;
     }
 
+    /**
+     * Whether the object serves a model: a Deployment or StatefulSet only when labelled {@value ServingTranslator#INFERENCE_LABEL}
+     * (most are not Horizon's, and the scaler writes nothing on them); every LeaderWorkerSet and InferenceService.
+     */
+    public boolean serves(JsonNode object) {
+        return !(this == DEPLOYMENT || this == STATEFUL_SET) || "true".equals(Manifests.label(object, ServingTranslator.INFERENCE_LABEL));
+    }
+
     /** Where the API server keeps the kind (its plural is its lower-case kind and "s" for all four). */
     public ResourceDefinitionContext context() {
         return WorkloadKind.context(group, version, kind, kind.toLowerCase(Locale.ROOT) + "s");

@@ -63,9 +63,13 @@ class InferenceScalingTest {
     @Test
     void aDeploymentMarkedAsInferenceIsSizedFromTheForecastWithinItsBoundsAndItsServiceGoesWithIt() {
         Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", ""));
+        Resource<GenericKubernetesResource> unmarked = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", "")
+                .replace("name: llama, namespace: ml, labels: {horizon.dev/inference: \"true\"}", "name: render, namespace: ml"));
         scaler.reconcileAll();
+        assertTrue(tree(unmarked).at("/metadata/annotations").isMissingNode(), "a Deployment not marked as inference is not Horizon's: nothing written");
         String name = "deployment-ml-llama";
         assertEquals("ml", controlPlane.teams.get(name), "declared for the team its translation names");
+        assertEquals(List.of(name), List.copyOf(controlPlane.teams.keySet()));
         JsonNode first = tree(deployment);
         assertEquals(1, first.at("/spec/replicas").asInt(), "no demand yet: the fewest replicas, 1 by default");
         assertEquals("4", first.at("/metadata/annotations/horizon.dev~1max-replicas").asText(), "the written count becomes the visible upper bound");
