@@ -17,7 +17,7 @@ record ServingRules(int minReplicas, int maxReplicas, boolean byHpa, String hpa,
     static final String HPA = "horizon.dev/hpa";
     static final String WEIGHT = "horizon.dev/weight-per-gpu-hour";
     static final String SWAP_CAP = "horizon.dev/swap-cap-gpus";
-    /** One served GPU-hour's value when the workload does not say: ten times a default batch GPU-hour. */
+    /** One served GPU-hour's value when the workload does not say; the annotation sets it per service, against batch work's weights. */
     static final double DEFAULT_WEIGHT = 10;
     private static final int MOST = 10_000;
 
