@@ -19,9 +19,11 @@ import java.time.Clock;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -57,7 +59,7 @@ public final class InferenceScaler {
     private final WorkloadWrites writes;
     private final List<ServedKind> kinds;
     /** The services this scaler declared, by name, so a deleted workload's is removed. */
-    private final Set<String> declared = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> declared = ConcurrentHashMap.newKeySet();
 
     public InferenceScaler(KubernetesClient kube, InferenceServices services, Clock clock, String component, List<ServedKind> kinds) {
         this.kube = kube;
@@ -74,7 +76,7 @@ public final class InferenceScaler {
             List<GenericKubernetesResource> listed = list(kind);
             if (listed == null) {
                 // not allowed to list it: its services are unseen, not deleted
-                String prefix = kind.name().toLowerCase(java.util.Locale.ROOT) + "-";
+                String prefix = kind.name().toLowerCase(Locale.ROOT) + "-";
                 declared.stream().filter(n -> n.startsWith(prefix)).forEach(seen::add);
                 continue;
             }
@@ -160,7 +162,7 @@ public final class InferenceScaler {
         if (!object.equals(before)) writes.write(object);
         if (resized) {
             writes.event(object, "Normal", "Scaled", "Horizon sized it to " + replicas + " replicas (" + replicas * shape.gpus() + " GPUs) for a forecast of "
-                    + String.format(java.util.Locale.ROOT, "%.1f", service.forecastGpus()) + " GPUs" + (rules.byHpa() ? ", as HorizontalPodAutoscaler "
+                    + String.format(Locale.ROOT, "%.1f", service.forecastGpus()) + " GPUs" + (rules.byHpa() ? ", as HorizontalPodAutoscaler "
                     + rules.hpa() + "'s minimum" : "") + "; serving on " + (nodes.isEmpty() ? "no node yet" : nodes));
         }
         if (missing > 0) explain(object, "WaitingForGpus", missing + " of its " + serving * shape.gpus() + " GPUs have no node with room for a whole replica");
@@ -232,7 +234,7 @@ public final class InferenceScaler {
     /** "deployment-serving-llama": the kind, namespace and name as a service name (lower case, '-' for '.', at most 63). */
     static String serviceName(ServedWorkload workload) {
         String name = (workload.kind() + "-" + Manifests.namespace(workload.object(), "default") + "-" + Manifests.name(workload.object()))
-                .toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+                .toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
         return name.length() <= 63 ? name : name.substring(0, 63).replaceAll("-+$", "");
     }
 }
