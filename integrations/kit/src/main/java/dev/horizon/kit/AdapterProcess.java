@@ -1,7 +1,6 @@
 package dev.horizon.kit;
 
 import dev.horizon.api.scheduler.RestSchedulerClient;
-import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.kit.manifest.GpuModelTable;
 import dev.horizon.kit.manifest.TeamRule;
 import java.net.URI;
@@ -22,7 +21,7 @@ public final class AdapterProcess {
      * report outcomes for jobs on every node); an https URL is verified against HORIZON_CA (a PEM CA certificate) when
      * set. Without a token the process says so and exits 2, since every call would be refused.
      */
-    public static SchedulerClient controlPlane(Map<String, String> env, String program) {
+    public static RestSchedulerClient controlPlane(Map<String, String> env, String program) {
         String token = env.get("HORIZON_TOKEN");
         if (token == null || token.isBlank()) {
             System.err.println(program + ": set HORIZON_TOKEN to an admin token of the control plane");

@@ -128,9 +128,19 @@ public final class WorkloadReconciler {
             tracked.remove(key);
         } else if (jobs.values().stream().allMatch(j -> j.state() == SchedulerJob.State.RUNNING)) {
             if (job.isSuspended() && jobs.values().stream().allMatch(j -> j.placement() != null)) release(job, jobs);
+        } else if (!job.isSuspended() && job instanceof JobHeldOnlyBeforeItRuns) {
+            evict(job, jobs, key);
         } else {
             hold(job, jobs);
         }
+    }
+
+    /** A preempted workload that cannot be held again is deleted, as Kubernetes evicts a pod, and its scheduler jobs cancelled. */
+    private void evict(HeldWorkload job, Map<String, SchedulerJob> jobs, String key) {
+        writes.event(job, WARNING, "Preempted", "preempted by Horizon: deleted, since a " + job.kind() + " cannot be held again once it runs");
+        kube.resource(JSON.convertValue(job.object(), GenericKubernetesResource.class)).delete();
+        tracked.remove(key);
+        jobs.values().forEach(j -> scheduler.cancel(j.id()));
     }
 
     private void submit(WorkloadKind kind, HeldWorkload job, String key) {

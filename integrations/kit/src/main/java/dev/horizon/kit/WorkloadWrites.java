@@ -29,8 +29,13 @@ final class WorkloadWrites {
 
     /** Writes the workload and returns it as the API server stored it (which drops fields its schema lacks). */
     ObjectNode write(HeldWorkload job) {
-        GenericKubernetesResource updated = kube.resource(JSON.convertValue(job.object(), GenericKubernetesResource.class)).update();
-        job.object().set("metadata", JSON.valueToTree(updated.getMetadata()));
+        return write(job.object());
+    }
+
+    /** Writes the object and takes its new metadata (resourceVersion); returns it as the API server stored it. */
+    ObjectNode write(ObjectNode object) {
+        GenericKubernetesResource updated = kube.resource(JSON.convertValue(object, GenericKubernetesResource.class)).update();
+        object.set("metadata", JSON.valueToTree(updated.getMetadata()));
         return JSON.valueToTree(updated);
     }
 
@@ -60,13 +65,17 @@ final class WorkloadWrites {
     }
 
     void event(HeldWorkload about, String type, String reason, String message) {
+        event(about.object(), type, reason, message);
+    }
+
+    void event(ObjectNode about, String type, String reason, String message) {
         String time = now();
-        JsonNode metadata = about.object().path("metadata");
+        JsonNode metadata = about.path("metadata");
         String name = metadata.path("name").asText();
         String namespace = metadata.path("namespace").asText();
         kube.v1().events().inNamespace(namespace).resource(new EventBuilder()
                 .withNewMetadata().withName(name + "." + UUID.randomUUID().toString().substring(0, 8)).withNamespace(namespace).endMetadata()
-                .withNewInvolvedObject().withApiVersion(about.object().path("apiVersion").asText()).withKind(about.object().path("kind").asText())
+                .withNewInvolvedObject().withApiVersion(about.path("apiVersion").asText()).withKind(about.path("kind").asText())
                 .withName(name).withNamespace(namespace).withUid(metadata.path("uid").asText(null)).endInvolvedObject()
                 .withType(type).withReason(reason).withMessage(message).withCount(1).withFirstTimestamp(time).withLastTimestamp(time)
                 .withNewSource().withComponent(component).endSource().build()).create();

@@ -133,4 +133,14 @@ class RestSchedulerClientTest {
         SchedulerException refused = assertThrows(SchedulerException.class, () -> client.job("unknown"));
         assertTrue(refused.getMessage().contains("answered 400"), refused.getMessage());
     }
+
+    @Test
+    void aStoredPlacementReadsAsItsGpusWithTheUuidsTheNodesRegistered() {
+        Map<String, String> uuids = Map.of("node-1/0", "GPU-a", "node-1/1", "GPU-b", "node-2/2", "GPU-c");
+        assertEquals(List.of(new InferenceServices.Gpu("node-1", 0, "GPU-a"), new InferenceServices.Gpu("node-1", 1, "GPU-b"),
+                new InferenceServices.Gpu("node-2", 2, "GPU-c"), new InferenceServices.Gpu("node-2", 3, null)),
+                RestSchedulerClient.slices("node-1[0-1]+node-2[2-2:3g.40gb@4]+node-2[3-3:500m/20000MiB]", uuids),
+                "whole GPUs, a MIG instance's and a share's GPU; one no node lists has no uuid");
+        assertEquals(List.of(), RestSchedulerClient.slices("", uuids));
+    }
 }

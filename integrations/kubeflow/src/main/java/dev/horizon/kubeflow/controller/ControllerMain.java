@@ -1,7 +1,8 @@
 package dev.horizon.kubeflow.controller;
 
-import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.api.scheduler.RestSchedulerClient;
 import dev.horizon.kit.AdapterProcess;
+import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.manifest.TeamRule;
 import dev.horizon.kubeflow.extender.ExtenderServer;
 import dev.horizon.kubeflow.extender.PodBinder;
@@ -20,7 +21,8 @@ import java.util.Map;
  * and the control plane at HORIZON_URL with HORIZON_TOKEN (an admin token, so outcomes can
  * be reported). HORIZON_TEAM_FROM (for example "kai,namespace"), HORIZON_QUEUE_TEAMS (a queue-to-team file) and
  * HORIZON_RESYNC_SECONDS (default 5) are optional. With HORIZON_EXTENDER_PORT it also serves the kube-scheduler extender for
- * GPU pods that belong to no training job.
+ * GPU pods that belong to no training job. Each pass also scales the serving kinds as inference services
+ * ({@link KubeflowController#inferenceScaler}).
  */
 public final class ControllerMain {
     private ControllerMain() {
@@ -28,7 +30,7 @@ public final class ControllerMain {
 
     public static void main(String[] args) throws InterruptedException, IOException {
         Map<String, String> env = System.getenv();
-        SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-kubeflow");
+        RestSchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-kubeflow");
         TranslationOptions defaults = TranslationOptions.defaults();
         TeamRule teams = AdapterProcess.teamRule(env, "horizon-kubeflow");
         TranslationOptions options = new TranslationOptions(teams, defaults.defaultNamespace(), defaults.priorityClasses(),
@@ -42,6 +44,10 @@ public final class ControllerMain {
                     .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
             new ExtenderServer(new SchedulerExtender(scheduler, binder, Clock.systemDefaultZone(), teams), new InetSocketAddress(Integer.parseInt(extenderPort)));
         }
-        AdapterProcess.reconcileForever(env, controller::reconcileAll);
+        InferenceScaler scaler = KubeflowController.inferenceScaler(kube, scheduler, options, Clock.systemDefaultZone());
+        AdapterProcess.reconcileForever(env, () -> {
+            controller.reconcileAll();
+            scaler.reconcileAll();
+        });
     }
 }

@@ -3,10 +3,15 @@ package dev.horizon.kubeflow.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.WorkloadKind;
 import dev.horizon.kit.WorkloadReconciler;
 import dev.horizon.kubeflow.batch.BatchKind;
 import dev.horizon.kubeflow.batch.BatchTranslator;
+import dev.horizon.kubeflow.serving.ServedObject;
+import dev.horizon.kubeflow.serving.ServingKind;
+import dev.horizon.kubeflow.serving.ServingTranslator;
 import dev.horizon.kubeflow.translate.KubeflowKind;
 import dev.horizon.kubeflow.translate.TranslationOptions;
 import dev.horizon.kubeflow.translate.Translator;
@@ -20,7 +25,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended until Horizon plans it, then pins it to
+ * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended (and every bare Pod gated
+ * {@value GatedPod#GATE}) until Horizon plans it, then pins it to
  * the planned nodes and lets it run, through the kit's one {@link WorkloadReconciler}: each kind is seen as a
  * {@link dev.horizon.kit.GenericJob} ({@link KubeflowJob}, {@link BatchWorkload}), the one place it is held and released.
  * What is the Kubeflow adapter's own: which kinds it holds, where the API server keeps them, and that a TrainJob's
@@ -54,7 +60,22 @@ public final class KubeflowController {
             if (!kind.suspendable()) continue;
             kinds.add(new WorkloadKind(kind.sourceKind(), context(kind), BatchWorkload::heldOnItsOwn, o -> new BatchWorkload(kind, o, batch, podRelease)));
         }
+        // bare Pods gated for Horizon: the upstream way to hold a pod
+        kinds.add(new WorkloadKind(BatchKind.POD.sourceKind(), context(BatchKind.POD), GatedPod::held, o -> new GatedPod(o, batch, podRelease)));
         this.reconciler = new WorkloadReconciler(kube, scheduler, clock, COMPONENT, kinds);
+    }
+
+    /**
+     * The scaler that runs the serving kinds (inference-labelled Deployments and StatefulSets, LeaderWorkerSets, KServe
+     * InferenceServices) as Horizon inference services, beside this controller's pass.
+     */
+    public static InferenceScaler inferenceScaler(KubernetesClient kube, InferenceServices services, TranslationOptions options, Clock clock) {
+        ServingTranslator translator = new ServingTranslator(options);
+        List<InferenceScaler.ServedKind> kinds = new ArrayList<>();
+        for (ServingKind kind : ServingKind.values()) {
+            kinds.add(new InferenceScaler.ServedKind(kind.kind(), kind.context(), kind::serves, o -> new ServedObject(kind, o, translator)));
+        }
+        return new InferenceScaler(kube, services, clock, COMPONENT, kinds);
     }
 
     public static ResourceDefinitionContext context(BatchKind kind) {

@@ -12,6 +12,8 @@ import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
+import dev.horizon.kit.InferenceScaler;
+import dev.horizon.kit.WorkloadReconciler;
 import dev.horizon.kit.manifest.ManifestException;
 import dev.horizon.kit.manifest.Manifests;
 import dev.horizon.kit.manifest.TeamRule;
@@ -30,7 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kube-scheduler extender verbs (filter, prioritize, bind) for GPU pods that belong to no
  * training job: such a pod is submitted to Horizon as a one-replica job and may only land on the
  * node the plan gives it; until then every node fails with the plan's explanation. Pods of training
- * jobs pass untouched (the controller already pinned them), as do pods without GPUs. Keys of the
+ * jobs and of served workloads pass untouched (the controller and the inference scaler already pinned them), as do pods
+ * without GPUs. Keys of the
  * extender JSON are read case-insensitively, as Go's decoder does.
  */
 public final class SchedulerExtender {
@@ -39,6 +42,13 @@ public final class SchedulerExtender {
     /** Labels the training operator, JobSet (Trainer) and Trainer put on the pods of their jobs. */
     private static final List<String> TRAINING_POD_LABELS = List.of("training.kubeflow.org/job-name", "jobset.sigs.k8s.io/jobset-name",
             "trainer.kubeflow.org/trainjob-ancestor-step");
+    /**
+     * Labels on the pods of a served workload the inference scaler runs (its own label on Deployment, StatefulSet and
+     * LeaderWorkerSet templates, and the operators' on LeaderWorkerSet and KServe pods): their GPUs are the service's,
+     * held and pinned by the scaler, so they are not submitted again.
+     */
+    private static final List<String> SERVING_POD_LABELS = List.of(InferenceScaler.SERVICE, "leaderworkerset.sigs.k8s.io/name",
+            "serving.kserve.io/inferenceservice");
     /** Owners whose pods the controller plans through the owner: a JobSet, and a batch Job (held by spec.suspend). */
     private static final Set<String> TRAINING_OWNERS = Set.of("JobSet", "Job");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -122,7 +132,7 @@ public final class SchedulerExtender {
     /** The pod's scheduler job (submitted on first sight), or null when the pod is not Horizon's to place. */
     private SchedulerJob plannedJob(JsonNode pod) {
         JsonNode metadata = field(pod, "metadata");
-        if (belongsToTrainingJob(metadata)) return null;
+        if (pinnedByItsWorkload(metadata)) return null;
         GpuAsk ask;
         try {
             ask = GpuAsk.ofPod(canonicalResources(field(pod, "spec")), "pod.spec");
@@ -139,9 +149,11 @@ public final class SchedulerExtender {
         return scheduler.job(id);
     }
 
-    private static boolean belongsToTrainingJob(JsonNode metadata) {
+    private static boolean pinnedByItsWorkload(JsonNode metadata) {
         JsonNode labels = field(metadata, "labels");
-        if (TRAINING_POD_LABELS.stream().anyMatch(labels::has)) return true;
+        if (TRAINING_POD_LABELS.stream().anyMatch(labels::has) || SERVING_POD_LABELS.stream().anyMatch(labels::has)) return true;
+        // a bare Pod the controller held by its scheduling gate and released, pinned, onto its own scheduler job
+        if (field(metadata, "annotations").has(WorkloadReconciler.JOB_ID)) return true;
         for (JsonNode owner : field(metadata, "ownerreferences")) {
             String kind = field(owner, "kind").asText();
             if (TRAINING_OWNERS.contains(kind) || KubeflowKind.jobs().stream().anyMatch(k -> k.kind().equals(kind))) return true;

@@ -1,11 +1,14 @@
 package dev.horizon.kubeflow.serving;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.kit.WorkloadKind;
 import dev.horizon.kit.crd.SchemaReleases;
 import dev.horizon.kit.manifest.KindsRead;
 import dev.horizon.kit.manifest.Manifests;
 import dev.horizon.kubeflow.batch.BatchSchemas;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -61,6 +64,19 @@ public enum ServingKind {
 
     public String kind() {
         return kind;
+    }
+
+    /**
+     * Whether the object serves a model: a Deployment or StatefulSet only when labelled {@value ServingTranslator#INFERENCE_LABEL}
+     * (most are not Horizon's, and the scaler writes nothing on them); every LeaderWorkerSet and InferenceService.
+     */
+    public boolean serves(JsonNode object) {
+        return !(this == DEPLOYMENT || this == STATEFUL_SET) || "true".equals(Manifests.label(object, ServingTranslator.INFERENCE_LABEL));
+    }
+
+    /** Where the API server keeps the kind (its plural is its lower-case kind and "s" for all four). */
+    public ResourceDefinitionContext context() {
+        return WorkloadKind.context(group, version, kind, kind.toLowerCase(Locale.ROOT) + "s");
     }
 
     synchronized SchemaReleases schema() {

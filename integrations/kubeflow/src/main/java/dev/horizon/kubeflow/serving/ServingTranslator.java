@@ -24,8 +24,9 @@ import java.util.Optional;
 /**
  * Turns a model-serving workload into the real-time inference job its GPU pods ask for (class realtime-inference, no
  * gang: a partial set of replicas already serves), by the rules the other kinds follow for GPUs, team and node
- * selection. Horizon plans the replicas as written (a KServe InferenceService between its minReplicas and
- * maxReplicas); sizing them against its forecast and writing the count back is not built.
+ * selection. The job says what the workload asks for as written (a KServe InferenceService between its minReplicas and
+ * maxReplicas); in the cluster the inference scaler ({@link dev.horizon.kit.InferenceScaler}) runs it as an inference
+ * service, sizing its replicas from the forecast, and reads its GPU shape from this job.
  */
 public final class ServingTranslator {
     /** The label that opts a Deployment or StatefulSet in: most Deployments with GPUs are not Horizon's to plan. */
@@ -90,8 +91,9 @@ public final class ServingTranslator {
     }
 
     /**
-     * Each group is a leader and size-1 workers; Horizon plans every pod of every group. A group must start whole, which
-     * one job of one shape does not say, so a group of more than one pod is a warning.
+     * Each group is a leader and size-1 workers; the job counts every pod of every group. A group serves only whole,
+     * which one job of one shape does not say: the inference scaler holds each group's GPUs whole ({@link ServedObject}),
+     * and the warning says so to whoever reads the job alone.
      */
     private static Replicas leaderWorkerSet(JsonNode spec, List<String> warnings) {
         JsonNode template = spec.path("leaderWorkerTemplate");
@@ -101,8 +103,8 @@ public final class ServingTranslator {
         if (template.has("leaderTemplate")) pods.put("spec.leaderWorkerTemplate.leaderTemplate.spec", template.path("leaderTemplate").path("spec"));
         pods.put("spec.leaderWorkerTemplate.workerTemplate.spec", template.path("workerTemplate").path("spec"));
         if (size > 1) {
-            warnings.add("spec.leaderWorkerTemplate.size: each of the " + groups + " groups is " + size + " pods that serve only together; Horizon"
-                    + " plans the " + groups * size + " pods as one inference service, not each group as a gang of " + size + " (not built yet)");
+            warnings.add("spec.leaderWorkerTemplate.size: each of the " + groups + " groups is " + size + " pods that serve only together; the job"
+                    + " counts the " + groups * size + " pods, and in the cluster Horizon's inference scaler holds each group's GPUs whole, as one replica");
         }
         return new Replicas(groups * size, null, pods);
     }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 /** The fabric8 mock API server (CRUD mode) made to hold Kubeflow jobs: their CRDs, and jobs created from YAML. */
 public final class MockCluster {
@@ -39,14 +40,19 @@ public final class MockCluster {
 
     /** A CRD that stores any content, with the status subresource the real ones have. */
     public static void installCrd(KubernetesClient client, KubeflowKind kind) {
+        installCrd(client, KubeflowController.context(kind));
+    }
+
+    /** A CRD for any namespaced kind (JobSet, LeaderWorkerSet, KServe's InferenceService) that stores any content. */
+    public static void installCrd(KubernetesClient client, ResourceDefinitionContext kind) {
         JSONSchemaProps open = new JSONSchemaProps();
         open.setType("object");
         open.setXKubernetesPreserveUnknownFields(true);
         client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
-                .withNewSpec().withGroup(kind.group()).withScope("Namespaced")
-                .withNewNames().withKind(kind.kind()).withPlural(kind.plural()).endNames()
-                .addNewVersion().withName(kind.version()).withServed(true).withStorage(true)
+                .withNewMetadata().withName(kind.getPlural() + "." + kind.getGroup()).endMetadata()
+                .withNewSpec().withGroup(kind.getGroup()).withScope("Namespaced")
+                .withNewNames().withKind(kind.getKind()).withPlural(kind.getPlural()).endNames()
+                .addNewVersion().withName(kind.getVersion()).withServed(true).withStorage(true)
                 .withNewSchema().withOpenAPIV3Schema(open).endSchema()
                 .withNewSubresources().withNewStatus().endStatus().endSubresources().endVersion()
                 .endSpec().build()).create();

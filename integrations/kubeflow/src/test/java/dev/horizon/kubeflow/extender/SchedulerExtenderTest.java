@@ -77,7 +77,7 @@ class SchedulerExtenderTest {
     }
 
     @Test
-    void podsOfTrainingJobsAndPodsWithoutGpusPass() throws IOException {
+    void podsOfTrainingJobsServedWorkloadsAndPodsWithoutGpusPass() throws IOException {
         String trainingPod = "{\"name\": \"llama-worker-0\", \"namespace\": \"ml\", \"labels\": {\"training.kubeflow.org/job-name\": \"llama\"}}";
         assertEquals(3, json(extender.filter(args(trainingPod, "{\"nvidia.com/gpu\": 8}"))).path("nodeNames").size());
         String ownedByJobSet = "{\"name\": \"t-node-0\", \"namespace\": \"ml\", \"ownerReferences\": [{\"kind\": \"JobSet\", \"name\": \"t\"}]}";
@@ -85,6 +85,12 @@ class SchedulerExtenderTest {
         String ownedByJob = "{\"name\": \"eval-0-x7k2p\", \"namespace\": \"ml\", \"ownerReferences\": [{\"kind\": \"Job\", \"name\": \"eval\"}]}";
         assertEquals(3, json(extender.filter(args(ownedByJob, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "planned through its Job");
         assertEquals(3, json(extender.filter(args(NOTEBOOK, "{\"cpu\": 2}"))).path("nodeNames").size());
+        String servedReplica = "{\"name\": \"chat-7d9f-x2\", \"namespace\": \"ml\", \"labels\": {\"horizon.dev/inference-service\": \"deployment-ml-chat\"}}";
+        assertEquals(3, json(extender.filter(args(servedReplica, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "its GPUs are its service's");
+        String kservePod = "{\"name\": \"qwen-predictor-0\", \"namespace\": \"ml\", \"labels\": {\"serving.kserve.io/inferenceservice\": \"qwen\"}}";
+        assertEquals(3, json(extender.filter(args(kservePod, "{\"nvidia.com/gpu\": 1}"))).path("nodeNames").size());
+        String releasedGatedPod = "{\"name\": \"probe\", \"namespace\": \"ml\", \"annotations\": {\"horizon.dev/job-id\": \"job-9\"}}";
+        assertEquals(3, json(extender.filter(args(releasedGatedPod, "{\"nvidia.com/gpu\": 2}"))).path("nodeNames").size(), "planned as its own job");
         assertTrue(scheduler.submitted.isEmpty());
     }
 

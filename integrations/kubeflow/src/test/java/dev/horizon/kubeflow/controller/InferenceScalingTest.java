@@ -1,0 +1,243 @@
+package dev.horizon.kubeflow.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.horizon.api.scheduler.InferenceServices;
+import dev.horizon.api.scheduler.SchedulerException;
+import dev.horizon.kit.InferenceScaler;
+import dev.horizon.kit.manifest.ManifestFile;
+import dev.horizon.kubeflow.serving.ServingKind;
+import dev.horizon.kubeflow.translate.TranslationOptions;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The serving kinds run as inference services against the fabric8 mock API server and a control plane the test plays:
+ * declared once, sized from the forecast within their bounds, written as a replica count or an HPA's bounds, their GPUs
+ * held and their pods pinned to those GPUs' nodes, and removed when deleted.
+ */
+@EnableKubernetesMockClient(crud = true)
+class InferenceScalingTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String HOSTNAMES = "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values";
+    private static final String DEPLOYMENT = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: llama, namespace: ml, labels: {horizon.dev/inference: "true"}ANNOTATIONS}
+            spec:
+              replicas: 4
+              selector: {matchLabels: {app: llama}}
+              template:
+                metadata: {labels: {app: llama}}
+                spec: {containers: [{name: vllm, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]}
+            """;
+
+    KubernetesClient client;
+    private ControlPlane controlPlane;
+    private InferenceScaler scaler;
+
+    @BeforeEach
+    void setUp() {
+        controlPlane = new ControlPlane();
+        scaler = KubeflowController.inferenceScaler(client, controlPlane, TranslationOptions.defaults(), Clock.fixed(Instant.parse("2026-12-03T12:00:00Z"),
+                ZoneOffset.UTC));
+    }
+
+    @Test
+    void aDeploymentMarkedAsInferenceIsSizedFromTheForecastWithinItsBoundsAndItsServiceGoesWithIt() {
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", ""));
+        Resource<GenericKubernetesResource> unmarked = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", "")
+                .replace("name: llama, namespace: ml, labels: {horizon.dev/inference: \"true\"}", "name: render, namespace: ml"));
+        scaler.reconcileAll();
+        assertTrue(tree(unmarked).at("/metadata/annotations").isMissingNode(), "a Deployment not marked as inference is not Horizon's: nothing written");
+        String name = "deployment-ml-llama";
+        assertEquals("ml", controlPlane.teams.get(name), "declared for the team its translation names");
+        assertEquals(List.of(name), List.copyOf(controlPlane.teams.keySet()));
+        JsonNode first = tree(deployment);
+        assertEquals(1, first.at("/spec/replicas").asInt(), "no demand yet: the fewest replicas, 1 by default");
+        assertEquals("4", first.at("/metadata/annotations/horizon.dev~1max-replicas").asText(), "the written count becomes the visible upper bound");
+        assertEquals(List.of("a0", "a1"), controlPlane.held.get(name), "one replica's two GPUs are held");
+        assertEquals("[\"node-a\"]", first.at("/spec/template/spec" + HOSTNAMES).toString(), "its pods pinned to the held GPUs' node");
+        assertEquals(name, first.at("/spec/template/metadata/labels/horizon.dev~1inference-service").asText(), "its pods say whose GPUs they use");
+
+        controlPlane.forecast.put(name, 5.0);
+        scaler.reconcileAll();
+        assertEquals(3, tree(deployment).at("/spec/replicas").asInt(), "5 GPUs forecast: three 2-GPU replicas");
+        assertEquals(6, controlPlane.held.get(name).size());
+        String version = tree(deployment).at("/metadata/resourceVersion").asText();
+        scaler.reconcileAll();
+        assertEquals(version, tree(deployment).at("/metadata/resourceVersion").asText(), "a pass that changes nothing writes nothing");
+        controlPlane.forecast.put(name, 40.0);
+        scaler.reconcileAll();
+        assertEquals(4, tree(deployment).at("/spec/replicas").asInt(), "never beyond horizon.dev/max-replicas");
+
+        Resource<GenericKubernetesResource> owned = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("name: llama,", "name: qwen-predictor,")
+                .replace("ANNOTATIONS", ", ownerReferences: [{apiVersion: serving.kserve.io/v1beta1, kind: InferenceService, name: qwen, uid: u1, controller: true}]"));
+        scaler.reconcileAll();
+        assertFalse(controlPlane.teams.containsKey("deployment-ml-qwen-predictor"), "KServe's Deployment is sized through its InferenceService");
+        assertEquals(4, tree(owned).at("/spec/replicas").asInt());
+
+        deployment.delete();
+        scaler.reconcileAll();
+        assertFalse(controlPlane.teams.containsKey(name), "a deleted Deployment's service is removed, so its GPUs go back");
+    }
+
+    @Test
+    void byHpaHorizonWritesTheAutoscalersBoundsAndLeavesTheReplicaCountToIt() {
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(),
+                DEPLOYMENT.replace("ANNOTATIONS", ", annotations: {horizon.dev/scale-by: hpa, horizon.dev/max-replicas: \"8\"}"));
+        Resource<GenericKubernetesResource> hpa = create(new ResourceDefinitionContext.Builder().withGroup("autoscaling").withVersion("v2")
+                .withKind("HorizontalPodAutoscaler").withPlural("horizontalpodautoscalers").withNamespaced(true).build(), """
+                apiVersion: autoscaling/v2
+                kind: HorizontalPodAutoscaler
+                metadata: {name: llama, namespace: ml}
+                spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: llama}, minReplicas: 1, maxReplicas: 2}
+                """);
+        controlPlane.forecast.put("deployment-ml-llama", 6.0);
+        scaler.reconcileAll();
+        JsonNode bounds = tree(hpa).path("spec");
+        assertEquals(3, bounds.path("minReplicas").asInt(), "the forecast's replicas are the autoscaler's floor");
+        assertEquals(3, bounds.path("maxReplicas").asInt(), "its maximum raised to the floor");
+        assertEquals(4, tree(deployment).at("/spec/replicas").asInt(), "the replica count is the autoscaler's to write");
+    }
+
+    @Test
+    void aLeaderWorkerSetGroupIsOneReplicaHeldWholeAcrossNodes() {
+        ResourceDefinitionContext lws = ServingKind.LEADER_WORKER_SET.context();
+        MockCluster.installCrd(client, lws);
+        Resource<GenericKubernetesResource> set = create(lws, """
+                apiVersion: leaderworkerset.x-k8s.io/v1
+                kind: LeaderWorkerSet
+                metadata: {name: deepseek, namespace: ml}
+                spec:
+                  replicas: 2
+                  leaderWorkerTemplate:
+                    size: 2
+                    workerTemplate: {spec: {containers: [{name: vllm, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+                """);
+        controlPlane.forecast.put("leaderworkerset-ml-deepseek", 9.0);
+        scaler.reconcileAll();
+        JsonNode sized = tree(set);
+        assertEquals(1, sized.at("/spec/replicas").asInt(), "9 GPUs forecast: one group of 16 GPUs");
+        assertEquals(16, controlPlane.held.get("leaderworkerset-ml-deepseek").size(), "a group of two 8-GPU pods holds both nodes whole");
+        assertEquals("[\"node-a\",\"node-b\"]", sized.at("/spec/leaderWorkerTemplate/workerTemplate/spec" + HOSTNAMES).toString());
+
+        set.delete();
+        scaler.reconcileAll();
+        assertFalse(controlPlane.held.containsKey("leaderworkerset-ml-deepseek"), "its GPUs given back");
+        controlPlane.domains = Map.of("node-a", "rack-1", "node-b", "rack-2");
+        Resource<GenericKubernetesResource> exclusive = create(lws, """
+                apiVersion: leaderworkerset.x-k8s.io/v1
+                kind: LeaderWorkerSet
+                metadata: {name: kimi, namespace: ml, annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: nvidia.com/gpu.clique}}
+                spec:
+                  replicas: 1
+                  leaderWorkerTemplate:
+                    size: 2
+                    workerTemplate: {spec: {containers: [{name: vllm, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]}}
+                """);
+        scaler.reconcileAll();
+        assertEquals(List.of(), controlPlane.held.getOrDefault("leaderworkerset-ml-kimi", List.of()), "two 8-GPU pods in one NVLink domain: none has room");
+        assertTrue(tree(exclusive).at("/metadata/annotations/horizon.dev~1explanation").asText().startsWith("16 of its 16 GPUs have no node with room"));
+    }
+
+    @Test
+    void aBadBoundIsSaidOnTheWorkloadNamingTheAnnotation() {
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(),
+                DEPLOYMENT.replace("ANNOTATIONS", ", annotations: {horizon.dev/min-replicas: \"3\", horizon.dev/max-replicas: \"2\"}"));
+        scaler.reconcileAll();
+        JsonNode refused = tree(deployment);
+        assertTrue(refused.at("/metadata/annotations/horizon.dev~1explanation").asText().startsWith("annotation horizon.dev/max-replicas (2) is below"),
+                refused.at("/metadata/annotations").toString());
+        assertEquals(4, refused.at("/spec/replicas").asInt(), "left as written");
+        assertTrue(controlPlane.teams.isEmpty(), "not declared");
+    }
+
+    @Test
+    void aTeamTheControlPlaneLacksIsSaidOnTheWorkload() {
+        controlPlane.refuse = true;
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(), DEPLOYMENT.replace("ANNOTATIONS", ""));
+        scaler.reconcileAll();
+        assertTrue(tree(deployment).at("/metadata/annotations/horizon.dev~1explanation").asText()
+                .startsWith("the control plane refused inference service deployment-ml-llama for team ml: "), tree(deployment).toString());
+        controlPlane.refuse = false;
+        scaler.reconcileAll();
+        JsonNode sized = tree(deployment);
+        assertTrue(sized.at("/metadata/annotations/horizon.dev~1explanation").isMissingNode(), "said no more once it runs as asked");
+        assertEquals(1, sized.at("/spec/replicas").asInt());
+    }
+
+    private Resource<GenericKubernetesResource> create(ResourceDefinitionContext kind, String yaml) {
+        GenericKubernetesResource resource = JSON.convertValue(ManifestFile.parse(yaml).get(0), GenericKubernetesResource.class);
+        Resource<GenericKubernetesResource> handle = client.genericKubernetesResources(kind).inNamespace("ml").resource(resource);
+        handle.create();
+        return handle;
+    }
+
+    private static JsonNode tree(Resource<GenericKubernetesResource> handle) {
+        return JSON.valueToTree(handle.get());
+    }
+
+    /** The control plane's inference services as the test sets them: two nodes of eight GPUs (a0..a7, b0..b7), no work on them. */
+    private static final class ControlPlane implements InferenceServices {
+        final Map<String, String> teams = new LinkedHashMap<>();
+        final Map<String, Double> forecast = new LinkedHashMap<>();
+        final Map<String, List<String>> held = new LinkedHashMap<>();
+        /** Each node's NVLink domain. */
+        Map<String, String> domains = Map.of();
+        /** Answers a declaration as a control plane without the team does. */
+        boolean refuse;
+
+        @Override
+        public Optional<Service> service(String name) {
+            return teams.containsKey(name) ? Optional.of(new Service(name, forecast.getOrDefault(name, 0.0), held.getOrDefault(name, List.of())))
+                    : Optional.empty();
+        }
+
+        @Override
+        public List<Service> services() {
+            return teams.keySet().stream().map(n -> service(n).orElseThrow()).toList();
+        }
+
+        @Override
+        public void declare(String name, String team, double weightPerGpuHour, int swapCapGpus) {
+            if (refuse) throw new SchedulerException("POST /api/v1/inference-services answered 422: team: no team '" + team + "'", null);
+            teams.put(name, team);
+        }
+
+        @Override
+        public void remove(String name) {
+            teams.remove(name);
+            held.remove(name);
+        }
+
+        @Override
+        public void hold(String name, List<String> gpuUuids) {
+            held.put(name, List.copyOf(gpuUuids));
+        }
+
+        @Override
+        public ClusterGpus gpus() {
+            List<Gpu> gpus = new ArrayList<>();
+            for (String node : List.of("a", "b")) for (int i = 0; i < 8; i++) gpus.add(new Gpu("node-" + node, i, node + i));
+            return new ClusterGpus(gpus, List.of(), domains);
+        }
+    }
+}
