@@ -11,7 +11,9 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -46,13 +48,16 @@ public class TokenHashes {
     public int upgrade() {
         List<String> plain = db.query("SELECT hash FROM tokens WHERE hashed_with = ?", ps -> ps.setString(1, PLAIN), rs -> rs.getString(1).trim());
         if (plain.isEmpty()) return 0;
+        // wrapped before the transaction: the first wrap may have to make the key, which is its own write
+        Map<String, String> wrapped = new LinkedHashMap<>();
+        for (String old : plain) wrapped.put(old, wrap(HexFormat.of().parseHex(old)));
         return db.inTransaction(c -> {
             int upgraded = 0;
-            for (String old : plain) {
+            for (Map.Entry<String, String> row : wrapped.entrySet()) {
                 upgraded += Db.update(c, "UPDATE tokens SET hash = ?, hashed_with = ? WHERE hash = ? AND hashed_with = ?", ps -> {
-                    ps.setString(1, wrap(HexFormat.of().parseHex(old)));
+                    ps.setString(1, row.getValue());
                     ps.setString(2, KEYED);
-                    ps.setString(3, old);
+                    ps.setString(3, row.getKey());
                     ps.setString(4, PLAIN);
                 });
             }
