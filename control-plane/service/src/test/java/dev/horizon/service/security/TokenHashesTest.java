@@ -44,7 +44,7 @@ class TokenHashesTest {
     @Test
     void aTokenStoredAsPlainSha256BeforeTheUpgradeStillAuthenticatesAfterIt() {
         Api.team("upgraded", 0.1);
-        String old = "hz_a-token-from-a-store-before-keyed-hashes";
+        String old = "hz_a-token-from-a-store-before-keyed-hashes-" + System.nanoTime();
         String plain = Tokens.sha256(old);
         // the row as V27 and earlier wrote it: hash and id from the plain SHA-256; hashed_with takes V28's default
         db.update("INSERT INTO tokens (hash, id, role, team, label, created_at) VALUES (?, ?, 'SUBMITTER', 'upgraded', 'from before', 1)", ps -> {
