@@ -409,6 +409,16 @@ function fillPending(plan) {
   document.querySelector('#pending tbody').replaceChildren(...rows);
 }
 
+// nodes an approval-requiring enrollment token enrolled: the planner places nothing on them (they are not in the plan's
+// rows) until an admin approves them
+function markWaitingNodes(nodes) {
+  const waiting = nodes.filter(n => n.pendingApproval).map(n => n.name);
+  const mark = document.getElementById('waiting-nodes');
+  mark.textContent = waiting.length ? waiting.length + (waiting.length === 1 ? ' node waits' : ' nodes wait') + ' for approval, no work placed: '
+    + waiting.join(', ') + ' (./horizon node approve NAME)' : '';
+  mark.hidden = waiting.length === 0;
+}
+
 async function refresh() {
   try {
     // the plan's waiting jobs carry their start bands (startP50At, startP90At; null: no band yet)
@@ -424,6 +434,7 @@ async function refresh() {
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
       + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
       + ' waiting; planned at ' + clock(plan.plannedAt);
+    markWaitingNodes(nodes);
     // shown before drawing: the charts take their width from the laid-out page
     show('view');
     drawGantt(plan, nodes, runs, services);

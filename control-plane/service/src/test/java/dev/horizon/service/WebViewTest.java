@@ -102,7 +102,8 @@ class WebViewTest {
                             Api.iso(NOON + 12600)),
             "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
-            "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]}]",
+            "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]},"
+                    + "{'name':'mallory','pendingApproval':true,'gpus':[{'model':'H100-80GB','migDevices':[]}]}]",
             "/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON)),
             "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]", "/api/v1/inference-services", "[]");
 
@@ -133,6 +134,8 @@ class WebViewTest {
             assertTrue(dom.contains("(in 2 h 40 min to 3 h 20 min)</td>"), "the pending list gives the band, relative to the plan");
             assertTrue(dom.contains(">no band yet</td>"), "and says when a job has none yet");
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
+            assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
+                    + " (./horizon node approve NAME)</span>"), "a node waiting for approval is marked, with how to approve it");
         } finally {
             api.stop(0);
             try (Stream<Path> files = Files.walk(dir)) {

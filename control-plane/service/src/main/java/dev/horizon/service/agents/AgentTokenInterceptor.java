@@ -47,19 +47,23 @@ public class AgentTokenInterceptor implements ServerInterceptor {
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        // failed tokens count against their source as on REST; a source past the limit is refused without a look at its
-        // token (no delay here: this is the thread that accepted the call)
+        // failed tokens count against their source as on REST (FailedTokens): a source past the limit is refused without a
+        // look at its token, and beyond the free failures its refusals are answered late
         String source = source(call);
         if (failedTokens.refused(source)) {
-            call.close(Status.RESOURCE_EXHAUSTED.withDescription("too many failed tokens from " + source + " in the last minute; retry after "
-                    + failedTokens.retryAfterSeconds(source) + " s"), new Metadata());
+            call.close(tooMany(source), new Metadata());
             return new ServerCall.Listener<>() {
             };
         }
         // one primary-key lookup, on the thread that accepted the call: gRPC interceptors run before any offloading
         Tokens.Authentication auth = tokens.authenticate(headers.get(AUTHORIZATION));
-        if (auth.grant() == null && headers.get(AUTHORIZATION) != null) failedTokens.failed(source);
         Status refusal = refusal(auth, call.getMethodDescriptor().getBareMethodName());
+        if (auth.grant() == null && headers.get(AUTHORIZATION) != null) {
+            failedTokens.failed(source).thenAccept(verdict -> call.close(verdict == FailedTokens.Verdict.REFUSE ? tooMany(source) : refusal,
+                    new Metadata()));
+            return new ServerCall.Listener<>() {
+            };
+        }
         if (refusal == null) {
             Context context = Context.current().withValue(GRANT, auth.grant());
             if (auth.grant().enrollsOnly()) context = context.withValue(ENROLLMENT_SECRET, headers.get(AUTHORIZATION).substring(7).trim());
@@ -69,6 +73,11 @@ public class AgentTokenInterceptor implements ServerInterceptor {
         call.close(refusal, new Metadata());
         return new ServerCall.Listener<>() {
         };
+    }
+
+    private Status tooMany(String source) {
+        return Status.RESOURCE_EXHAUSTED.withDescription("too many failed tokens from " + source + " in the last minute; retry after "
+                + failedTokens.retryAfterSeconds(source) + " s");
     }
 
     private static String source(ServerCall<?, ?> call) {

@@ -227,12 +227,14 @@ public class JobStore {
 
     /**
      * Moves a job to a finished state if it is still pending or running, closing its run and counting the work of it;
-     * false when it had already finished. A success goes into the duration statistics in the same transaction.
+     * false when it had already finished. A success goes into the duration statistics in the same transaction. The row
+     * is locked as it is read: a plan starting the job in between (PENDING to RUNNING) would otherwise make the
+     * conditional update miss, and a cancel of a live job be answered "already finished (RUNNING)".
      */
     public boolean finish(String id, JobState state, long now) {
         return db.inTransactionRetrying(c -> {
-            List<JobRow> found = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING')", ps -> ps.setString(1, id),
-                    JobStore::row);
+            List<JobRow> found = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? AND state IN ('PENDING', 'RUNNING') FOR UPDATE",
+                    ps -> ps.setString(1, id), JobStore::row);
             if (found.isEmpty()) return false;
             JobRow j = found.get(0);
             boolean ran = j.state() == JobState.RUNNING && j.startedAt() != null && j.placement() != null;

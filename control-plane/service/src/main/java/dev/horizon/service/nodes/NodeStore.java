@@ -135,7 +135,9 @@ public class NodeStore {
         try {
             return replace(node);
         } catch (StoreException e) {
-            // replicas starting together declare the same nodes at once: the one that lost the race finds the other's rows
+            // replicas starting together declare the same nodes at once: the one that lost the race finds the other's rows;
+            // or two agents registered one GPU uuid at once, both passing the check before either wrote (index
+            // gpus_uuid_unique, V29): the retry's check finds the winner's GPU and refuses naming it (GpuClaimed)
             if (!e.duplicateKey()) throw e;
             return replace(node);
         }
@@ -225,7 +227,10 @@ public class NodeStore {
         });
     }
 
-    /** GpuClaimed when one of node's GPU uuids is registered on another node. */
+    /**
+     * GpuClaimed when one of node's GPU uuids is registered on another node. The unique index on gpus.uuid holds it
+     * when registrations race; this check names the holder.
+     */
     private static void refuseClaimed(Connection c, Node node) throws SQLException {
         for (int i = 0; i < node.gpus().size(); i++) {
             String uuid = node.gpus().get(i).uuid();

@@ -42,15 +42,8 @@ public class BearerTokenFilter {
     /** A presented token that failed counts against its source, whose answers then slow down, then stop (FailedTokens). */
     private Response failed(String source, String header, String refusal) {
         if (header == null || header.isBlank()) return unauthorized(refusal);
-        switch (failedTokens.failed(source)) {
-            case DELAY -> failedTokens.pause(source);
-            case REFUSE -> {
-                return tooMany(source);
-            }
-            case CHECK -> {
-            }
-        }
-        return unauthorized(refusal);
+        // this is a worker thread: it waits out a delay here
+        return failedTokens.failed(source).toCompletableFuture().join() == FailedTokens.Verdict.REFUSE ? tooMany(source) : unauthorized(refusal);
     }
 
     private Response tooMany(String source) {

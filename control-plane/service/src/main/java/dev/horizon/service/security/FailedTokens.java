@@ -5,15 +5,19 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Slows token guessing per source address: a source's failed token checks in the last minute beyond free-per-minute
- * are each answered after delay, at most delayed-at-once of them waiting at a time; a source past refuse-per-minute
- * failures has every token check refused (429, RESOURCE_EXHAUSTED on gRPC) without looking at the token until its
- * minute has passed, so a right guess among them proves nothing.
+ * Slows token guessing per source address, for REST and the agents' gRPC alike: a source's failed token checks in the
+ * last minute beyond free-per-minute are each answered after delay, at most delayed-at-once of them waiting at a time
+ * (more are refused at once); a source past refuse-per-minute failures has every token check refused (429,
+ * RESOURCE_EXHAUSTED on gRPC) without looking at the token until its minute has passed, so a right guess among them
+ * proves nothing. The delay holds no thread: {@link #failed} completes when the answer may go.
  */
 @ApplicationScoped
 public class FailedTokens {
@@ -41,30 +45,28 @@ public class FailedTokens {
         return recent(source, System.currentTimeMillis()) >= refusePerMinute;
     }
 
-    /** After a failed check from source: counts it and says whether its answer waits (DELAY) or is refused at once (REFUSE). */
-    public Verdict failed(String source) {
+    /**
+     * After a failed check from source: counts it and completes with what to answer, the refusal as it is (CHECK) or a
+     * 429 (REFUSE), at once, or (DELAY, the refusal as it is) once the delay has passed. REST's worker thread waits for
+     * it; gRPC closes the call when it completes, leaving the event loop that accepted the call free.
+     */
+    public CompletionStage<Verdict> failed(String source) {
         long now = System.currentTimeMillis();
         if (failures.size() >= MAX_SOURCES) failures.keySet().removeIf(s -> recent(s, now) == 0);
         Deque<Long> times = failures.computeIfAbsent(source, s -> new ArrayDeque<>());
         synchronized (times) {
             times.addLast(now);
         }
-        int recent = recent(source, now);
-        if (recent <= freePerMinute) return Verdict.CHECK;
-        return waiting.computeIfAbsent(source, s -> new AtomicInteger()).get() < delayedAtOnce ? Verdict.DELAY : Verdict.REFUSE;
-    }
-
-    /** Holds the calling (worker) thread for the delay; at most delayed-at-once threads per source wait at a time. */
-    public void pause(String source) {
-        AtomicInteger now = waiting.computeIfAbsent(source, s -> new AtomicInteger());
-        now.incrementAndGet();
-        try {
-            Thread.sleep(delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            now.decrementAndGet();
+        if (recent(source, now) <= freePerMinute) return CompletableFuture.completedFuture(Verdict.CHECK);
+        AtomicInteger delayed = waiting.computeIfAbsent(source, s -> new AtomicInteger());
+        if (delayed.incrementAndGet() > delayedAtOnce) {
+            delayed.decrementAndGet();
+            return CompletableFuture.completedFuture(Verdict.REFUSE);
         }
+        return CompletableFuture.supplyAsync(() -> {
+            delayed.decrementAndGet();
+            return Verdict.DELAY;
+        }, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     /** Seconds until the source's oldest failure in the window leaves it: when a refused source may try again. */

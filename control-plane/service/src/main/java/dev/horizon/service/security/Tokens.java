@@ -11,8 +11,6 @@ import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,8 +30,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * Bearer tokens. Only their SHA-256 is stored, so a copy of the store does not hand out access; the plain token is
- * shown once, when it is created, and never logged. A token is known by its id (the first 16 hex digits of the hash);
+ * Bearer tokens. Only a keyed hash of each is stored ({@link TokenHashes}), so a copy of the store does not hand out
+ * access; the plain token is shown once, when it is created, and never logged. A token is known by its id (the first 16
+ * hex digits of the hash it was created with; a token from before keyed hashes keeps the id it had);
  * revoking keeps the row, so the next request with it, on any replica, is refused as revoked, and a revoked bootstrap
  * token is never inserted again.
  */
@@ -102,6 +101,8 @@ public class Tokens {
     @Inject
     Db db;
     @Inject
+    TokenHashes hashes;
+    @Inject
     Event<Revoked> revoked;
     @ConfigProperty(name = "horizon.bootstrap-admin-token")
     Optional<String> bootstrapAdminToken;
@@ -117,6 +118,8 @@ public class Tokens {
      * even revoked, does not get it again.
      */
     public void bootstrap(@Observes StartupEvent event) {
+        int upgraded = hashes.upgrade();
+        if (upgraded > 0) LOG.infof("rehashed %d token(s) stored as plain SHA-256 with this store's key; they keep working", upgraded);
         BootstrapOutcome admin = bootstrapAdmin(bootstrapAdminToken.filter(t -> !t.isBlank()));
         if (admin.leftOut()) LOG.warn(admin.message());
         else LOG.info(admin.message());
@@ -124,7 +127,7 @@ public class Tokens {
     }
 
     private void bootstrapAgent(String token) {
-        if (row(sha256(token)).isPresent()) return;
+        if (bySecret(token).isPresent()) return;
         try {
             store(token, new Request(Role.AGENT, null, null, "bootstrap agent", null, null));
             LOG.info("created the bootstrap agent token from HORIZON_BOOTSTRAP_AGENT_TOKEN");
@@ -146,7 +149,7 @@ public class Tokens {
             return new BootstrapOutcome(true, "the store holds no live admin token: set HORIZON_BOOTSTRAP_ADMIN_TOKEN to a new value and restart,"
                     + " or run ./horizon token create --store DIR|URL --role admin on the stopped store");
         }
-        Optional<TokenInfo> known = row(sha256(value.get()));
+        Optional<TokenInfo> known = bySecret(value.get());
         if (known.isPresent()) {
             TokenInfo t = known.get();
             return new BootstrapOutcome(true, "HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored although no admin token is live: it is " + t.role()
@@ -169,7 +172,7 @@ public class Tokens {
     /** With admin tokens live the value is not needed: says whether it is one of them, or ignored (naming them). */
     private BootstrapOutcome whileLive(Optional<String> value, List<TokenInfo> live) {
         if (value.isEmpty()) return new BootstrapOutcome(false, "the store holds " + live.size() + " live admin token(s)");
-        Optional<TokenInfo> same = row(sha256(value.get())).filter(t -> live.stream().anyMatch(l -> l.id().equals(t.id())));
+        Optional<TokenInfo> same = bySecret(value.get()).filter(t -> live.stream().anyMatch(l -> l.id().equals(t.id())));
         return new BootstrapOutcome(same.isEmpty(), same.map(t -> "HORIZON_BOOTSTRAP_ADMIN_TOKEN is live admin token " + t.id())
                 .orElse("HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored: the store holds " + live.size() + " live admin token(s) ("
                         + String.join(", ", live.stream().map(TokenInfo::id).toList()) + "); it applies only when none is live"));
@@ -194,7 +197,7 @@ public class Tokens {
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7) || header.substring(7).isBlank()) {
             return new Authentication(null, "the Authorization value must be 'Bearer <token>'");
         }
-        Optional<TokenInfo> found = row(sha256(header.substring(7).trim()));
+        Optional<TokenInfo> found = bySecret(header.substring(7).trim());
         if (found.isEmpty()) return new Authentication(null, "unknown token; ask an admin for one (POST /api/v1/tokens)");
         TokenInfo t = found.get();
         long now = now();
@@ -233,7 +236,7 @@ public class Tokens {
 
     /** The token whose secret this is, live or not. */
     Optional<TokenInfo> bySecret(String token) {
-        return row(sha256(token));
+        return db.query("SELECT " + COLUMNS + " FROM tokens WHERE hash = ?", ps -> ps.setString(1, hashes.of(token)), Tokens::info).stream().findFirst();
     }
 
     /**
@@ -245,14 +248,14 @@ public class Tokens {
     }
 
     private TokenInfo store(String token, Request r) {
-        String hash = sha256(token);
+        String hash = hashes.of(token);
         long now = now();
         List<String> replaced = db.inTransaction(c -> {
             List<String> old = r.node() == null ? List.of() : Db.query(c, "SELECT id FROM tokens WHERE live_node = ?", ps -> ps.setString(1, r.node()),
                     rs -> rs.getString(1));
             for (String id : old) revoke(c, id, now);
             Db.update(c, "INSERT INTO tokens (hash, id, role, team, node, live_node, label, created_at, expires_at, created_by, max_uses,"
-                    + " requires_approval) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                    + " requires_approval, hashed_with) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                         ps.setString(1, hash);
                         ps.setString(2, id(hash));
                         ps.setString(3, r.role().name());
@@ -267,6 +270,7 @@ public class Tokens {
                         if (r.maxUses() == null) ps.setNull(11, Types.INTEGER);
                         else ps.setInt(11, r.maxUses());
                         ps.setBoolean(12, r.requiresApproval());
+                        ps.setString(13, TokenHashes.KEYED);
                     });
             return old;
         });
@@ -334,10 +338,6 @@ public class Tokens {
                 }, rs -> rs.getString(1)));
     }
 
-    private Optional<TokenInfo> row(String hash) {
-        return db.query("SELECT " + COLUMNS + " FROM tokens WHERE hash = ?", ps -> ps.setString(1, hash), Tokens::info).stream().findFirst();
-    }
-
     private static TokenInfo info(ResultSet rs) throws SQLException {
         return new TokenInfo(rs.getString(1), rs.getString(2).toLowerCase(java.util.Locale.ROOT), rs.getString(3), rs.getString(4), rs.getString(5),
                 rs.getLong(6), nullable(rs, 7), nullable(rs, 8), nullable(rs, 9), rs.getString(10), (Integer) rs.getObject(11), rs.getInt(12),
@@ -361,12 +361,8 @@ public class Tokens {
         return hash.substring(0, 16);
     }
 
-    /** The hex SHA-256 of a text's UTF-8 bytes. */
-    public static String sha256(String token) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+    /** The hex SHA-256 of a text's UTF-8 bytes (not how tokens are stored: see {@link TokenHashes}). */
+    public static String sha256(String text) {
+        return HexFormat.of().formatHex(TokenHashes.sha256(text.getBytes(StandardCharsets.UTF_8)));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.Api;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,11 +14,14 @@ import org.junit.jupiter.api.Test;
 /** The audit log keeps every cancel, whoever made it, and every change refused to a known token, beside admins' changes. */
 @QuarkusTest
 class AuditCancelsAndRefusalsTest {
+    @Inject
+    Tokens tokens;
+
     @Test
     void aSubmittersCancelAndItsRefusedChangeAreAudited() {
         Api.team("audited", 0.1);
         String submitter = Api.token("submitter", "audited");
-        String submitterId = Tokens.sha256(submitter).substring(0, 16);
+        String submitterId = tokens.bySecret(submitter).orElseThrow().id();
         String job = Api.submit(submitter, Api.job("to-cancel", "audited", "DEBUG", 1));
         as(submitter).delete("/api/v1/jobs/" + job).then().statusCode(200);
         as(submitter).body("{\"name\":\"not-mine\",\"share\":0.1}").post("/api/v1/teams").then().statusCode(403);
