@@ -136,7 +136,10 @@ class FairSharePolicyTest {
         Map<String, Double> owed = Map.of("a", 8.0, "b", 8.0);
         FairShareWeights.Weighted w = FairShareWeights.apply(ctx(o, run, waiting, owed));
         assertFalse(w.fillOnly().contains("a-urgent"), "a's owed 8 GPUs go to its priority-8 job first");
-        assertTrue(w.unallocatedRunning().contains("a-low"), "a's priority-1 job is beyond a's share once the urgent job counts");
+        RunningJob low = w.context().running().stream().filter(r -> r.id().equals("a-low")).findFirst().orElseThrow();
+        double urgent = w.context().pending().get(0).weight();
+        assertTrue(Math.floor(urgent) == Math.floor(low.weight()) + 1 && !low.fill(),
+                "a's priority-1 job is beyond a's share once the urgent job counts: one unit below it, still protected from fill's fate");
         Decision d = new HorizonPolicy().decide(ctx(o, run, waiting, owed));
         assertEquals(List.of("a-low"), d.preemptions(), "the urgent job takes its own team's low-priority GPUs, nobody else's");
         assertEquals("a-urgent", d.starts().get(0).jobId());

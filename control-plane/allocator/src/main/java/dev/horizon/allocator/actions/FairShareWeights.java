@@ -55,11 +55,18 @@ public final class FairShareWeights {
         FairShareView fs = ctx.fairShare();
         Map<String, Double> room = new HashMap<>();
         fs.owedNow().forEach((team, owed) -> room.put(team, owed * catchUp(fs.ratio().getOrDefault(team, 1.0))));
+        Set<String> inStartOrder = runningInStartOrder(ctx, room);
         Set<String> budgeted = budgetInValueOrder(ctx, room);
         List<RunningJob> newRunning = new ArrayList<>();
         Set<String> unallocated = new HashSet<>();
         for (RunningJob r : ctx.running()) {
             boolean isBudgeted = budgeted.contains(r.id());
+            if (!isBudgeted && inStartOrder.contains(r.id())) {
+                // inside its team's share by age, beyond it by value: its own team's more valuable work may take its GPUs
+                // (one unit of weight below the team's budgeted work), other teams only from a tier as high as its team's
+                newRunning.add(r.reweighted(weight(fs, r.team(), r.weight(), true, false) - 1, r.fill()));
+                continue;
+            }
             if (!isBudgeted) unallocated.add(r.id());
             double w = weight(fs, r.team(), r.weight(), isBudgeted, false);
             // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
@@ -76,6 +83,20 @@ public final class FairShareWeights {
             newPending.add(j.withWeight(weight(fs, j.team(), j.weight(), isBudgeted, debug)));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
+    }
+
+    /** The running jobs the old rule budgets: counted oldest first, each while its team had room left before it. */
+    private static Set<String> runningInStartOrder(PlanningContext ctx, Map<String, Double> room) {
+        Map<String, Double> left = new HashMap<>(room);
+        List<RunningJob> running = new ArrayList<>(ctx.running());
+        running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
+        Set<String> budgeted = new HashSet<>();
+        for (RunningJob r : running) {
+            double before = left.getOrDefault(r.team(), 0.0);
+            left.put(r.team(), before - r.gpuFraction());
+            if (before > 1e-9) budgeted.add(r.id());
+        }
+        return budgeted;
     }
 
     /** One job, running or waiting, as the budget counts it. */
