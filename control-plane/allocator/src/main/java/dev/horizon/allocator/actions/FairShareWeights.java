@@ -85,7 +85,7 @@ public final class FairShareWeights {
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
     }
 
-    /** The running jobs the old rule budgets: counted oldest first, each while its team had room left before it. */
+    /** The running jobs inside their team's share by age: counted oldest first, each while its team had room left before it. */
     private static Set<String> runningInStartOrder(PlanningContext ctx, Map<String, Double> room) {
         Map<String, Double> left = new HashMap<>(room);
         List<RunningJob> running = new ArrayList<>(ctx.running());
@@ -106,7 +106,8 @@ public final class FairShareWeights {
     /**
      * The jobs each team's room budgets: a team's owed share goes to its most valuable work. Priority classes are counted
      * highest first, running and waiting work together, so a team's urgent job takes the room its own low-priority work
-     * held (that work becomes unallocated fill and yields to it). Within one class: running work first, oldest first (no
+     * held (that work then stays protected one unit of weight below the team's budgeted work, see {@link #apply}: as fill,
+     * every team's budgeted request took it, and on fairshare seed 1 preemptions went 5839 -> 16076). Within one class: running work first, oldest first (no
      * churn among equals), then waiting work first fit: what fits the room is budgeted, what does not is skipped rather than
      * queued in front of the class's smaller jobs; then, with a GPU or more of room left, the class's first leftover however
      * wide: a team whose most valuable waiting job is wider than its room is still owed that room, and only it can use it.
