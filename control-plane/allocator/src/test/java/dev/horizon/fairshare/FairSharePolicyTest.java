@@ -30,9 +30,13 @@ class FairSharePolicyTest {
     private final Contract training = new Contract(1800, true, 120);
 
     private RunningJob running(Occupancy o, String id, String team, int gpus, long startedAgo) {
+        return running(o, id, team, gpus, startedAgo, 1);
+    }
+
+    private RunningJob running(Occupancy o, String id, String team, int gpus, long startedAgo, double priority) {
         Placement p = o.findBlock(gpus);
         o.occupy(p);
-        return new RunningJob(id, team, JobClass.TRAINING, 1, gpus, NOW - startedAgo, NOW - startedAgo, NOW + 7200, training, p, false);
+        return new RunningJob(id, team, JobClass.TRAINING, priority, gpus, NOW - startedAgo, NOW - startedAgo, NOW + 7200, training, p, false);
     }
 
     private PendingJob pending(String id, String team, int gpus, double priority) {
@@ -126,10 +130,34 @@ class FairSharePolicyTest {
     }
 
     @Test
+    void aTeamsShareRunsItsMostValuableWorkSoItsUrgentJobTakesTheGpusOfItsOwnLowPriorityWork() {
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> run = List.of(running(o, "a-low", "a", 8, 7200), running(o, "b-1", "b", 8, 7200));
+        List<PendingJob> waiting = List.of(pending("a-urgent", "a", 8, 8));
+        Map<String, Double> owed = Map.of("a", 8.0, "b", 8.0);
+        FairShareWeights.Weighted w = FairShareWeights.apply(ctx(o, run, waiting, owed));
+        assertFalse(w.fillOnly().contains("a-urgent"), "a's owed 8 GPUs go to its priority-8 job first");
+        RunningJob low = w.context().running().stream().filter(r -> r.id().equals("a-low")).findFirst().orElseThrow();
+        double urgent = w.context().pending().get(0).weight();
+        assertTrue(Math.floor(urgent) == Math.floor(low.weight()) + 1 && !low.fill(),
+                "a's priority-1 job is beyond a's share once the urgent job counts: one unit below it, still protected from fill's fate");
+        Decision d = new HorizonPolicy().decide(ctx(o, run, waiting, owed));
+        assertEquals(List.of("a-low"), d.preemptions(), "the urgent job takes its own team's low-priority GPUs, nobody else's");
+        assertEquals("a-urgent", d.starts().get(0).jobId());
+    }
+
+    @Test
+    void aTeamsMostValuableJobWiderThanItsRoomIsBudgetedAheadOfItsCheaperWork() {
+        List<PendingJob> waiting = List.of(pending("a-wide", "a", 8, 8), pending("a-small", "a", 2, 1));
+        Set<String> budgeted = budgetedOf(waiting, Map.of("a", 4.0, "b", 8.0), Map.of("a", 1.0, "b", 1.0));
+        assertEquals(Set.of("a-wide"), budgeted, "a's 4 owed GPUs go to its priority-8 job, however wide, not to its priority-1 job");
+    }
+
+    @Test
     void idleGpusAreLentToTheMostUnderServedTeamFirstWhateverPrioritiesSay() {
         Occupancy o = new Occupancy(cluster);
-        // both teams already run what they are owed; 4 GPUs stand idle for fill
-        List<RunningJob> run = List.of(running(o, "a-run", "a", 8, 7200), running(o, "b-run", "b", 4, 7200));
+        // both teams already run what they are owed (a's share on work as urgent as its waiting job); 4 GPUs stand idle for fill
+        List<RunningJob> run = List.of(running(o, "a-run", "a", 8, 7200, 99), running(o, "b-run", "b", 4, 7200));
         List<PendingJob> waiting = List.of(pending("a-fill", "a", 4, 99), pending("b-fill", "b", 4, 1));
         Map<String, Double> owed = Map.of("a", 8.0, "b", 4.0);
         Decision d = new HorizonPolicy().decide(ctx(o, run, waiting, owed, Map.of("a", 1.2, "b", 0.9)));

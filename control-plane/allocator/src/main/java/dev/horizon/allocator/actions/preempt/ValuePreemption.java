@@ -1,12 +1,15 @@
 package dev.horizon.allocator.actions.preempt;
 
 import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.model.GpuRef;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
@@ -50,11 +53,30 @@ public final class ValuePreemption {
         return stillWaiting;
     }
 
+    /**
+     * Whether taking this fractional placement back frees whole GPUs: it holds every share of each GPU it is on, and they
+     * are time-slicing shares (a MIG instance leaves its layout behind). Such a job keeps a GPU as surely as a whole-GPU
+     * job does, so it is preemptible like one: a long slice job would otherwise keep a node from ever hosting wide work.
+     */
+    static boolean holdsWholeGpus(Occupancy occupancy, Placement placement) {
+        Map<GpuRef, Integer> own = new HashMap<>();
+        for (Placement.Slice s : placement.slices()) {
+            if (s.share() == null) continue;
+            if (s.share().isMig()) return false;
+            own.merge(new GpuRef(s.node(), s.firstGpu()), 1, Integer::sum);
+        }
+        for (Map.Entry<GpuRef, Integer> e : own.entrySet()) {
+            GpuRef g = e.getKey();
+            if (occupancy.migLayout(g.node(), g.gpu()) != null || occupancy.sharesOn(g.node(), g.gpu()).size() != e.getValue()) return false;
+        }
+        return true;
+    }
+
     /** Running work this action may take GPUs from: fill still running, and resumable work its contract leaves unprotected. */
     private static List<RunningJob> preemptible(Session session) {
         List<RunningJob> out = new ArrayList<>();
         for (RunningJob r : session.context().running()) {
-            if (r.placement().shared()) continue; // freeing one slice frees no GPU
+            if (r.placement().shared() && !holdsWholeGpus(session.occupancy(), r.placement())) continue; // freeing one slice frees no GPU
             boolean fillStillThere = r.fill() && !session.decision().preemptions().contains(r.id())
                     && !session.decision().promotions().contains(r.id());
             if (fillStillThere || (!r.fill() && r.contract().resumable() && !r.protectedAt(session.now()))) out.add(r);

@@ -1,21 +1,27 @@
 package dev.horizon.allocator.actions.preempt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.GpuShare;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -65,5 +71,26 @@ class PreemptionTest {
         o.occupy(p);
         PendingJob none = vip(4).id("none").rules(PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))).build();
         assertNull(Preemption.place(o, none, 4, new VictimPool(List.of(), NOW), d));
+    }
+
+    @Test
+    void aJobHoldingEveryShareOfItsGpuIsPreemptibleLikeAWholeGpuJobAndOneSharingItsGpuIsNot() {
+        Occupancy o = new Occupancy(cluster);
+        GpuShare half = GpuShare.timeSlice(500, 40_000);
+        Placement bothHalves = new Placement(List.of(new Placement.Slice(0, 7, 1, half), new Placement.Slice(0, 7, 1, half)));
+        o.occupy(bothHalves);
+        List<RunningJob> running = List.of(victim(o, "seven", 0, 0, 7), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false),
+                new RunningJob("actors", "t", JobClass.BATCH_INFERENCE, 1, 2, 0, NOW - 7200, NOW + 3600, RESUMABLE, bothHalves, false));
+        assertTrue(ValuePreemption.holdsWholeGpus(o, bothHalves));
+        PendingJob wide = new PendingJob("vip", "t", JobClass.TRAINING, 8, 8, 8, NOW, 3600, RESUMABLE);
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(wide), Map.of(), null));
+        assertEquals(Set.of("seven", "actors"), Set.copyOf(d.preemptions()), "the two halves of GPU 7 are one job's: taking it back frees the GPU");
+        assertEquals(List.of(new Placement.Slice(0, 0, 8)), d.starts().get(0).placement().slices());
+
+        Occupancy shared = new Occupancy(cluster);
+        Placement oneHalf = new Placement(List.of(new Placement.Slice(0, 7, 1, half)));
+        shared.occupy(oneHalf);
+        shared.occupy(new Placement(List.of(new Placement.Slice(0, 7, 1, half))));
+        assertFalse(ValuePreemption.holdsWholeGpus(shared, oneHalf), "another job's half stays on GPU 7: taking this one back frees no GPU");
     }
 }
