@@ -82,7 +82,7 @@ class PreemptionTest {
         List<RunningJob> running = List.of(victim(o, "seven", 0, 0, 7), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false),
                 new RunningJob("actors", "t", JobClass.BATCH_INFERENCE, 1, 2, 0, NOW - 7200, NOW + 3600, RESUMABLE, bothHalves, false));
         assertTrue(ValuePreemption.holdsWholeGpus(o, bothHalves));
-        PendingJob wide = new PendingJob("vip", "t", JobClass.TRAINING, 8, 8, 8, NOW, 3600, RESUMABLE);
+        PendingJob wide = vip(8).build();
         Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(wide), Map.of(), null));
         assertEquals(Set.of("seven", "actors"), Set.copyOf(d.preemptions()), "the two halves of GPU 7 are one job's: taking it back frees the GPU");
         assertEquals(List.of(new Placement.Slice(0, 0, 8)), d.starts().get(0).placement().slices());
