@@ -14,7 +14,7 @@ import dev.horizon.kubernetes.dra.DeviceClaims;
  * through, holds it suspended, submits the scheduler job(s) it asks for, releases it onto the plan and says why it waits.
  * A workload is either a {@link GenericJob} (one scheduler job) or a {@link ComposableJob} (several, released together);
  * what only some kinds have lives in the optional interfaces beside these ({@link JobWithOutcome},
- * {@link JobWithOptionalHold}).
+ * {@link JobHeldOnlyBeforeItRuns}).
  */
 public sealed interface HeldWorkload permits GenericJob, ComposableJob {
     /** The object as JSON; the reconciler writes it back after each change. */

@@ -140,7 +140,10 @@ public final class InferenceScaler {
         ObjectNode object = workload.object();
         ObjectNode before = object.deepCopy();
         ObjectNode annotations = annotations(object);
-        if (!annotations.has(ServingRules.MAX)) annotations.put(ServingRules.MAX, Integer.toString(Math.max(1, workload.replicas())));
+        if (!annotations.has(ServingRules.MAX)) {
+            annotations.put(ServingRules.MAX, Integer.toString(Math.max(1, workload.mostReplicas())));
+            if (!annotations.has(ServingRules.MIN)) workload.fewestReplicas().ifPresent(n -> annotations.put(ServingRules.MIN, Integer.toString(n)));
+        }
         ServingRules rules = ServingRules.of(object);
         ReplicaShape shape = workload.shape(translation);
         InferenceServices.Service service = serviceOf(workload, translation.jobs().get(0), rules, shape);

@@ -5,6 +5,7 @@ import dev.horizon.kit.manifest.ManifestException;
 import dev.horizon.kit.manifest.NoGpuRequested;
 import dev.horizon.kit.manifest.Translation;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * One object of a kind that serves a model (an inference Deployment, a LeaderWorkerSet, a KServe InferenceService),
@@ -36,6 +37,20 @@ public interface ServedWorkload {
 
     /** Writes the replica count Horizon sized. */
     void replicas(int count);
+
+    /**
+     * The most replicas the workload's own spec allows, recorded at first sight as {@code horizon.dev/max-replicas} (the
+     * bound the user then edits): by default the replicas written; a kind with its own upper bound (a KubeRay worker
+     * group's maxReplicas) says it here, since Horizon writes its bounds over once it sizes it.
+     */
+    default int mostReplicas() {
+        return replicas();
+    }
+
+    /** The fewest replicas the workload's own spec asks for, recorded at first sight as {@code horizon.dev/min-replicas}; none by default. */
+    default OptionalInt fewestReplicas() {
+        return OptionalInt.empty();
+    }
 
     /** The pod specs to pin to the nodes of the GPUs the replicas serve on. */
     List<ObjectNode> podSpecs();

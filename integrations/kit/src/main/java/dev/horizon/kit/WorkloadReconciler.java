@@ -118,7 +118,7 @@ public final class WorkloadReconciler {
             return;
         }
         if (ids.isEmpty()) {
-            submit(kind, job, key);
+            submit(job, key);
             return;
         }
         tracked.put(key, List.copyOf(ids.values()));
@@ -143,7 +143,7 @@ public final class WorkloadReconciler {
         jobs.values().forEach(j -> scheduler.cancel(j.id()));
     }
 
-    private void submit(WorkloadKind kind, HeldWorkload job, String key) {
+    private void submit(HeldWorkload job, String key) {
         Translation translation;
         try {
             translation = job.translate();
@@ -154,11 +154,7 @@ public final class WorkloadReconciler {
         // held before submitting, so a failed submission leaves no pod running; scheduler jobs whose ids cannot be
         // recorded are cancelled at once rather than left to be planned twice
         job.suspend();
-        ObjectNode stored = writes.write(job);
-        if (job instanceof JobWithOptionalHold optional && !kind.wrap().apply(stored).isSuspended()) {
-            writes.explain(job, false, "NotHeld", optional.unheldReason(), WARNING);
-            return;
-        }
+        writes.write(job);
         JobIds store = JobIds.of(job);
         List<JobSpec> specs = store.toSubmit(translation);
         Map<String, String> ids = new LinkedHashMap<>();

@@ -1,7 +1,8 @@
 package dev.horizon.ray;
 
-import dev.horizon.api.scheduler.SchedulerClient;
+import dev.horizon.api.scheduler.RestSchedulerClient;
 import dev.horizon.kit.AdapterProcess;
+import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.manifest.TeamRule;
 import dev.horizon.ray.controller.RayController;
 import dev.horizon.ray.demand.RayDemandTranslator;
@@ -21,9 +22,10 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Runs the Ray controller against the cluster of the current kubeconfig (or the pod's service account) and, with
- * HORIZON_RAY_JOBS_PORT, the Ray Jobs endpoint; both talk to the control plane at HORIZON_URL with HORIZON_TOKEN (an
- * admin token, so a RayJob's outcome can be reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
+ * Runs the Ray controller, and beside it the scaler that runs RayServices as inference services, against the cluster
+ * of the current kubeconfig (or the pod's service account) and, with HORIZON_RAY_JOBS_PORT, the Ray Jobs endpoint;
+ * both talk to the control plane at HORIZON_URL with HORIZON_TOKEN (an admin token, so a RayJob's outcome can be
+ * reported). Optional: HORIZON_RESYNC_SECONDS (default 5),
  * HORIZON_FRACTIONAL_GPUS (default as for ./horizon translate ray), HORIZON_RAY_JOBS_TEAM (the team that pays for
  * submissions without horizon.dev/team metadata; default "default"), HORIZON_TEAM_FROM and HORIZON_QUEUE_TEAMS (the team
  * rule, as for the Kubeflow controller), HORIZON_RAY_CONTROLLER=off to serve only the
@@ -43,7 +45,7 @@ public final class RayMain {
 
     public static void main(String[] args) throws IOException, InterruptedException {
         Map<String, String> env = System.getenv();
-        SchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-ray");
+        RestSchedulerClient scheduler = AdapterProcess.controlPlane(env, "horizon-ray");
         FractionalGpuPolicy fractions = FractionalGpuPolicy.parse(env.getOrDefault("HORIZON_FRACTIONAL_GPUS", TranslateCommand.DEFAULT_FRACTIONAL_POLICY));
         TeamRule teams = AdapterProcess.teamRule(env, "horizon-ray");
         KubernetesClient kube = new KubernetesClientBuilder().build();
@@ -58,13 +60,17 @@ public final class RayMain {
             new CountDownLatch(1).await(); // the endpoint's threads serve until the process is stopped
             return;
         }
-        RayController controller = new RayController(kube, scheduler,
-                new KubeRayTranslator("default", fractions, teams, AdapterProcess.gpuModels(env, "horizon-ray")), Clock.systemDefaultZone());
-        AdapterProcess.reconcileForever(env, controller::reconcileAll);
+        KubeRayTranslator translator = new KubeRayTranslator("default", fractions, teams, AdapterProcess.gpuModels(env, "horizon-ray"));
+        RayController controller = new RayController(kube, scheduler, translator, Clock.systemDefaultZone());
+        InferenceScaler scaler = RayController.inferenceScaler(kube, scheduler, translator, Clock.systemDefaultZone());
+        AdapterProcess.reconcileForever(env, () -> {
+            controller.reconcileAll();
+            scaler.reconcileAll();
+        });
     }
 
     /** The GCS demand poller on its own thread, beside the controller and the endpoint. */
-    private static void startGcsDemand(Map<String, String> env, SchedulerClient scheduler, FractionalGpuPolicy fractions, KubernetesClient kube,
+    private static void startGcsDemand(Map<String, String> env, RestSchedulerClient scheduler, FractionalGpuPolicy fractions, KubernetesClient kube,
                                        TeamRule teams) {
         GcsDemandPoller poller;
         Duration period;

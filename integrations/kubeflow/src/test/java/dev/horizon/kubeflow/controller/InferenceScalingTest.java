@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.horizon.api.scheduler.InferenceServices;
-import dev.horizon.api.scheduler.SchedulerException;
+import dev.horizon.api.scheduler.FakeInferenceServices;
 import dev.horizon.kit.InferenceScaler;
 import dev.horizon.kit.manifest.ManifestFile;
 import dev.horizon.kubeflow.serving.ServingKind;
@@ -20,11 +19,8 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,12 +46,12 @@ class InferenceScalingTest {
             """;
 
     KubernetesClient client;
-    private ControlPlane controlPlane;
+    private FakeInferenceServices controlPlane;
     private InferenceScaler scaler;
 
     @BeforeEach
     void setUp() {
-        controlPlane = new ControlPlane();
+        controlPlane = new FakeInferenceServices();
         scaler = KubeflowController.inferenceScaler(client, controlPlane, TranslationOptions.defaults(), Clock.fixed(Instant.parse("2026-12-03T12:00:00Z"),
                 ZoneOffset.UTC));
     }
@@ -193,51 +189,5 @@ class InferenceScalingTest {
 
     private static JsonNode tree(Resource<GenericKubernetesResource> handle) {
         return JSON.valueToTree(handle.get());
-    }
-
-    /** The control plane's inference services as the test sets them: two nodes of eight GPUs (a0..a7, b0..b7), no work on them. */
-    private static final class ControlPlane implements InferenceServices {
-        final Map<String, String> teams = new LinkedHashMap<>();
-        final Map<String, Double> forecast = new LinkedHashMap<>();
-        final Map<String, List<String>> held = new LinkedHashMap<>();
-        /** Each node's NVLink domain. */
-        Map<String, String> domains = Map.of();
-        /** Answers a declaration as a control plane without the team does. */
-        boolean refuse;
-
-        @Override
-        public Optional<Service> service(String name) {
-            return teams.containsKey(name) ? Optional.of(new Service(name, forecast.getOrDefault(name, 0.0), held.getOrDefault(name, List.of())))
-                    : Optional.empty();
-        }
-
-        @Override
-        public List<Service> services() {
-            return teams.keySet().stream().map(n -> service(n).orElseThrow()).toList();
-        }
-
-        @Override
-        public void declare(String name, String team, double weightPerGpuHour, int swapCapGpus) {
-            if (refuse) throw new SchedulerException("POST /api/v1/inference-services answered 422: team: no team '" + team + "'", null);
-            teams.put(name, team);
-        }
-
-        @Override
-        public void remove(String name) {
-            teams.remove(name);
-            held.remove(name);
-        }
-
-        @Override
-        public void hold(String name, List<String> gpuUuids) {
-            held.put(name, List.copyOf(gpuUuids));
-        }
-
-        @Override
-        public ClusterGpus gpus() {
-            List<Gpu> gpus = new ArrayList<>();
-            for (String node : List.of("a", "b")) for (int i = 0; i < 8; i++) gpus.add(new Gpu("node-" + node, i, node + i));
-            return new ClusterGpus(gpus, List.of(), domains);
-        }
     }
 }

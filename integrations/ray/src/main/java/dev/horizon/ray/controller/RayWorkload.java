@@ -7,7 +7,6 @@ import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.kit.ComposableJob;
 import dev.horizon.kit.Explanations;
 import dev.horizon.kit.HeldWorkload;
-import dev.horizon.kit.JobWithOptionalHold;
 import dev.horizon.kit.JobWithOutcome;
 import dev.horizon.kit.Release;
 import dev.horizon.kit.manifest.Translation;
@@ -22,14 +21,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A RayJob, RayCluster or RayService object (as JSON) the controller holds and releases. All hold with {@code spec.suspend}.
+ * A RayJob or RayCluster object (as JSON) the controller holds and releases. Both hold with {@code spec.suspend}.
  * It is a {@link ComposableJob}: the translator makes one scheduler job per GPU group (head, each worker group), each
  * planned onto its own nodes, so placement is injected group by group, and only once every group is planned (KubeRay
  * tears the whole cluster down on suspend, so a partial cluster never runs). RayJob's status schema has no conditions (the
- * API server would prune one), so its explanation is an annotation; a RayCluster's and a RayService's is also a condition.
+ * API server would prune one), so its explanation is an annotation; a RayCluster's is also a condition.
  */
 record RayWorkload(RayKind rayKind, ObjectNode object, KubeRayTranslator translator, PodRelease release)
-        implements ComposableJob, JobWithOutcome, JobWithOptionalHold {
+        implements ComposableJob, JobWithOutcome {
     @Override
     public String kind() {
         return rayKind.kind();
@@ -58,17 +57,6 @@ record RayWorkload(RayKind rayKind, ObjectNode object, KubeRayTranslator transla
         });
         KubeObjects.child(object, "spec").put("suspend", false);
         return new Release(String.join("; ", parts), "with " + String.join("; ", parts));
-    }
-
-    /**
-     * The RayService holds with its top-level {@code spec.suspend}, which newer KubeRay RayService CRDs have
-     * (ray-project/kuberay pull request 4841; KubeRay deletes the RayService's clusters while it is suspended). Where the
-     * installed CRD has no such field the API server drops it on write, and the workload is left to KubeRay unheld.
-     */
-    @Override
-    public String unheldReason() {
-        return "this cluster's " + rayKind.kind() + " CRD has no spec.suspend (an older KubeRay), so Horizon cannot hold it until planned; it runs as"
-                + " KubeRay starts it, unplanned";
     }
 
     /**

@@ -26,7 +26,7 @@ public record RayPodAsk(double gpus, int limit, Integer advertised, String adver
     static final String GPU_FRACTION_ANNOTATION = "gpu-fraction";
     private static final Pattern WHOLE = Pattern.compile("\\d+");
 
-    boolean any() {
+    public boolean any() {
         return gpus > 0;
     }
 

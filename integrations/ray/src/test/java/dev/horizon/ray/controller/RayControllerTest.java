@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.GpuMode;
 import dev.horizon.api.integration.PlannedDevice;
@@ -54,7 +53,7 @@ class RayControllerTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        for (String crd : List.of("ray.io_rayjobs.yaml", "ray.io_rayclusters.yaml", "ray.io_rayservices.yaml")) {
+        for (String crd : List.of("ray.io_rayjobs.yaml", "ray.io_rayclusters.yaml")) {
             try (InputStream in = Files.newInputStream(KubeRayFixtures.kuberay().resolve("crds").resolve(crd))) {
                 client.apiextensions().v1().customResourceDefinitions().resource(client.getKubernetesSerialization()
                         .unmarshal(in, CustomResourceDefinition.class)).create();
@@ -240,43 +239,6 @@ class RayControllerTest {
         assertEquals("node-a", running.at("/spec/headGroupSpec" + AFFINITY + "/0/matchExpressions/0/values/0").asText());
         assertEquals("node-b", running.at("/spec/workerGroupSpecs/0" + AFFINITY + "/0/matchExpressions/0/values/0").asText());
         assertPlannedCondition(running);
-    }
-
-    @Test
-    void aRayServiceIsHeldLikeARayClusterAndReleasedOntoThePlannedNodes() throws IOException {
-        Resource<GenericKubernetesResource> service = create("""
-                apiVersion: ray.io/v1
-                kind: RayService
-                metadata: {name: chat, namespace: ml}
-                spec:
-                  serveConfigV2: "applications: []"
-                  rayClusterConfig:
-                    headGroupSpec:
-                      rayStartParams: {}
-                      template: {spec: {containers: [{name: ray-head, image: rayproject/ray}]}}
-                    workerGroupSpecs:
-                      - groupName: gpu
-                        replicas: 2
-                        rayStartParams: {}
-                        template: {spec: {containers: [{name: w, image: rayproject/ray, resources: {limits: {nvidia.com/gpu: 1}}}]}}
-                """);
-        controller.reconcileAll();
-        assertTrue(tree(service).at("/spec/suspend").asBoolean(), "held suspended until planned");
-        JobSpec submitted = scheduler.submitted.get("job-1");
-        assertEquals("chat-gpu", submitted.name());
-        assertEquals(JobClass.REALTIME_INFERENCE, submitted.jobClass());
-        assertFalse(submitted.gangOrDefault(), "Serve answers on a partial cluster");
-
-        scheduler.plan("job-1", null, "node-a", "node-b");
-        controller.reconcileAll();
-        JsonNode running = tree(service);
-        assertFalse(running.at("/spec/suspend").asBoolean());
-        assertEquals("[\"node-a\",\"node-b\"]", running.at("/spec/rayClusterConfig/workerGroupSpecs/0" + AFFINITY + "/0/matchExpressions/0/values").toString());
-        assertPlannedCondition(running);
-
-        service.delete();
-        controller.reconcileAll();
-        assertEquals(List.of("job-1"), scheduler.cancelled);
     }
 
     @Test
