@@ -1,6 +1,7 @@
 package dev.horizon.kubeflow.serving;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.api.GpuShape;
 import dev.horizon.api.integration.KubeObjects;
@@ -15,8 +16,8 @@ import java.util.List;
 
 /**
  * A model-serving object as the scaler sees it: where its kind keeps the replica count (a LeaderWorkerSet's replicas are
- * groups; a KServe InferenceService's predictor has minReplicas and maxReplicas, both written so it runs the count
- * Horizon sized) and its pod specs.
+ * groups; a KServe InferenceService's predictor has minReplicas and maxReplicas, and an LLMInferenceService under an
+ * autoscaler its spec.scaling's, both written so it runs the count Horizon sized) and its pod specs.
  */
 public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTranslator translator) implements ServedWorkload {
     /** LeaderWorkerSet's ask that each group have a topology domain to itself: Horizon holds each group in one NVLink domain. */
@@ -52,24 +53,43 @@ public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTr
         return Math.max(1, leaderWithoutGpus ? size - 1 : size);
     }
 
+    /** The count written; where an autoscaler's bounds are written instead (KServe), their most. */
     @Override
     public int replicas() {
         JsonNode spec = object.path("spec");
-        return servingKind == ServingKind.INFERENCE_SERVICE ? spec.path("predictor").path("maxReplicas").asInt(spec.path("predictor").path("minReplicas").asInt(1))
-                : spec.path("replicas").asInt(1);
+        JsonNode bounds = autoscalerBounds();
+        if (bounds.isObject()) return bounds.path("maxReplicas").asInt(bounds.path("minReplicas").asInt(1));
+        return spec.path("replicas").asInt(1);
     }
 
+    /** The count; where the kind's autoscaler bounds are written, both bounds, so it runs the count Horizon sized. */
     @Override
     public void replicas(int count) {
         ObjectNode spec = KubeObjects.child(object, "spec");
-        if (servingKind == ServingKind.INFERENCE_SERVICE) {
-            KubeObjects.child(spec, "predictor").put("minReplicas", count).put("maxReplicas", count);
-        } else {
+        if (!autoscalerBounds().isObject()) {
             spec.put("replicas", count);
+            return;
         }
+        if (count < 1 && servingKind == ServingKind.LLM_INFERENCE_SERVICE) {
+            throw new ManifestException("annotation horizon.dev/min-replicas: spec.scaling.minReplicas is at least 1 (KServe refuses 0); raise the"
+                    + " annotation to 1 or write spec.replicas instead of spec.scaling");
+        }
+        ((ObjectNode) autoscalerBounds()).put("minReplicas", count).put("maxReplicas", count);
     }
 
-    /** Deployment, StatefulSet and LeaderWorkerSet pod templates; KServe labels its predictor's pods with the service itself. */
+    /** An InferenceService's predictor (its bounds always), an LLMInferenceService's spec.scaling when written; else none. */
+    private JsonNode autoscalerBounds() {
+        return switch (servingKind) {
+            case INFERENCE_SERVICE -> object.path("spec").path("predictor");
+            case LLM_INFERENCE_SERVICE -> object.path("spec").path("scaling");
+            default -> MissingNode.getInstance();
+        };
+    }
+
+    /**
+     * Deployment, StatefulSet and LeaderWorkerSet pod templates, an LLMInferenceService's pod labels; KServe labels an
+     * InferenceService's predictor pods with the service itself.
+     */
     @Override
     public void markPods(String service) {
         ObjectNode spec = KubeObjects.child(object, "spec");
@@ -82,6 +102,11 @@ public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTr
                 templates.add(KubeObjects.child(template, "workerTemplate"));
             }
             case INFERENCE_SERVICE -> {
+                return;
+            }
+            case LLM_INFERENCE_SERVICE -> {
+                // spec.labels are the labels KServe puts on the workload's pods
+                KubeObjects.child(spec, "labels").put(InferenceScaler.SERVICE, service);
                 return;
             }
         }
@@ -100,6 +125,7 @@ public record ServedObject(ServingKind servingKind, ObjectNode object, ServingTr
                 out.add(KubeObjects.child(KubeObjects.child(template, "workerTemplate"), "spec"));
             }
             case INFERENCE_SERVICE -> out.add(KubeObjects.child(spec, "predictor"));
+            case LLM_INFERENCE_SERVICE -> out.add(KubeObjects.child(spec, "template"));
         }
         return out;
     }

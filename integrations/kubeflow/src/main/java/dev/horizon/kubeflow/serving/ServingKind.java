@@ -14,7 +14,7 @@ import java.util.Optional;
 /**
  * The kinds that serve a model, which Horizon reads as real-time inference: a Deployment or StatefulSet opted in by
  * the {@value ServingTranslator#INFERENCE_LABEL} label, a LeaderWorkerSet (multi-host serving), a KServe
- * InferenceService. Their schemas type what Horizon reads; Deployment's and StatefulSet's specs are strict, the
+ * InferenceService or LLMInferenceService. Their schemas type what Horizon reads; Deployment's and StatefulSet's specs are strict, the
  * operators' kinds are left open beyond the fields read.
  */
 public enum ServingKind {
@@ -35,6 +35,14 @@ public enum ServingKind {
             {"type":"object","x-kubernetes-preserve-unknown-fields":true,"required":["predictor"],"properties":{
               "predictor":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{
                 "minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":0},
+                "nodeSelector":{"type":"object","additionalProperties":{"type":"string"}}}}}}"""),
+    /** KServe's generative-AI kind: one workload of spec.replicas pods of spec.template (or spec.scaling's bounds under an autoscaler). */
+    LLM_INFERENCE_SERVICE("serving.kserve.io", "v1alpha1", "LLMInferenceService", """
+            {"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{
+              "replicas":{"type":"integer","minimum":0},
+              "scaling":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{
+                "minReplicas":{"type":"integer","minimum":1},"maxReplicas":{"type":"integer","minimum":1}}},
+              "template":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{
                 "nodeSelector":{"type":"object","additionalProperties":{"type":"string"}}}}}}""");
 
     public static final KindsRead READ = new KindsRead("model-serving workload",
@@ -68,13 +76,13 @@ public enum ServingKind {
 
     /**
      * Whether the object serves a model: a Deployment or StatefulSet only when labelled {@value ServingTranslator#INFERENCE_LABEL}
-     * (most are not Horizon's, and the scaler writes nothing on them); every LeaderWorkerSet and InferenceService.
+     * (most are not Horizon's, and the scaler writes nothing on them); every object of the other kinds.
      */
     public boolean serves(JsonNode object) {
         return !(this == DEPLOYMENT || this == STATEFUL_SET) || "true".equals(Manifests.label(object, ServingTranslator.INFERENCE_LABEL));
     }
 
-    /** Where the API server keeps the kind (its plural is its lower-case kind and "s" for all four). */
+    /** Where the API server keeps the kind (its plural is its lower-case kind and "s" for each). */
     public ResourceDefinitionContext context() {
         return WorkloadKind.context(group, version, kind, kind.toLowerCase(Locale.ROOT) + "s");
     }

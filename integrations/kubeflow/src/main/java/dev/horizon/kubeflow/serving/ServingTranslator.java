@@ -53,6 +53,7 @@ public final class ServingTranslator {
             case DEPLOYMENT, STATEFUL_SET -> optedIn(kind, manifest);
             case LEADER_WORKER_SET -> leaderWorkerSet(spec, warnings);
             case INFERENCE_SERVICE -> inferenceService(spec);
+            case LLM_INFERENCE_SERVICE -> llmInferenceService(spec);
         };
         GpuAsk ask = null;
         for (Map.Entry<String, JsonNode> pod : replicas.pods().entrySet()) {
@@ -122,5 +123,27 @@ public final class ServingTranslator {
         int min = predictor.path("minReplicas").asInt(1);
         int max = predictor.path("maxReplicas").asInt(Math.max(min, 1));
         return new Replicas(Math.max(max, 1), min >= 1 && min < max ? min : null, Map.of("spec.predictor", pod));
+    }
+
+    /**
+     * One workload of spec.template's pods: spec.replicas of them, or between spec.scaling's bounds when an autoscaler
+     * sizes it. A multi-node service (spec.worker: a group of a head and workers) and a disaggregated one (spec.prefill:
+     * a second workload of its own size) are refused, naming the field: Horizon sizes one workload of one pod a replica.
+     */
+    private static Replicas llmInferenceService(JsonNode spec) {
+        if (spec.has("worker")) {
+            throw new TranslationException("spec.worker: a multi-node LLMInferenceService (a head and workers per replica) is not planned by Horizon"
+                    + " yet; serve from spec.template alone, or deploy the group as a LeaderWorkerSet, which Horizon holds whole");
+        }
+        if (spec.has("prefill")) {
+            throw new TranslationException("spec.prefill: a disaggregated LLMInferenceService is two workloads (prefill and decode) of their own"
+                    + " sizes; Horizon sizes one workload per service, so deploy them as two LLMInferenceServices");
+        }
+        JsonNode scaling = spec.path("scaling");
+        Map<String, JsonNode> pods = Map.of("spec.template", spec.path("template"));
+        if (!scaling.isObject()) return new Replicas(Math.max(1, spec.path("replicas").asInt(1)), null, pods);
+        int min = scaling.path("minReplicas").asInt(1);
+        int max = scaling.path("maxReplicas").asInt(min);
+        return new Replicas(max, min < max ? min : null, pods);
     }
 }

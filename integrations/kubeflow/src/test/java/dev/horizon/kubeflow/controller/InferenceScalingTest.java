@@ -155,6 +155,50 @@ class InferenceScalingTest {
     }
 
     @Test
+    void anLlmInferenceServiceIsSizedFromTheForecastAsItsReplicasOrItsScalingBounds() {
+        ResourceDefinitionContext llm = ServingKind.LLM_INFERENCE_SERVICE.context();
+        MockCluster.installCrd(client, llm);
+        String qwen = """
+                apiVersion: serving.kserve.io/v1alpha1
+                kind: LLMInferenceService
+                metadata: {name: qwen, namespace: ml}
+                spec:
+                  model: {uri: "hf://Qwen/Qwen2.5-7B-Instruct", name: Qwen/Qwen2.5-7B-Instruct}
+                  SIZE
+                  router: {route: {}, gateway: {}, scheduler: {}}
+                  template:
+                    containers: [{name: main, image: vllm, resources: {limits: {nvidia.com/gpu: "2"}}}]
+                """;
+        Resource<GenericKubernetesResource> fixed = create(llm, qwen.replace("SIZE", "replicas: 3"));
+        scaler.reconcileAll();
+        String name = "llminferenceservice-ml-qwen";
+        JsonNode first = tree(fixed);
+        assertEquals("ml", controlPlane.teams.get(name));
+        assertEquals(1, first.at("/spec/replicas").asInt(), "no demand yet: the fewest replicas");
+        assertEquals("3", first.at("/metadata/annotations/horizon.dev~1max-replicas").asText());
+        assertEquals(List.of("a0", "a1"), controlPlane.held.get(name));
+        assertEquals("[\"node-a\"]", first.at("/spec/template" + HOSTNAMES).toString(), "its pods pinned to the held GPUs' node");
+        assertEquals(name, first.at("/spec/labels/horizon.dev~1inference-service").asText(), "KServe puts spec.labels on its pods");
+        controlPlane.forecast.put(name, 5.0);
+        scaler.reconcileAll();
+        assertEquals(3, tree(fixed).at("/spec/replicas").asInt(), "5 GPUs forecast: three 2-GPU replicas");
+
+        Resource<GenericKubernetesResource> scaled = create(llm, qwen.replace("name: qwen,", "name: qwen-auto,")
+                .replace("SIZE", "scaling: {minReplicas: 1, maxReplicas: 4}"));
+        controlPlane.forecast.put("llminferenceservice-ml-qwen-auto", 3.0);
+        scaler.reconcileAll();
+        JsonNode bounds = tree(scaled).at("/spec");
+        assertEquals(List.of(2, 2), List.of(bounds.at("/scaling/minReplicas").asInt(), bounds.at("/scaling/maxReplicas").asInt()),
+                "under KServe's autoscaler both bounds are the sized count");
+        assertTrue(bounds.path("replicas").isMissingNode(), "KServe refuses replicas beside scaling");
+
+        Resource<GenericKubernetesResource> multiNode = create(llm, qwen.replace("name: qwen,", "name: qwen-mn,").replace("SIZE", "worker: {containers: []}"));
+        scaler.reconcileAll();
+        assertTrue(tree(multiNode).at("/metadata/annotations/horizon.dev~1explanation").asText().startsWith("spec.worker: a multi-node"));
+        assertFalse(controlPlane.teams.containsKey("llminferenceservice-ml-qwen-mn"));
+    }
+
+    @Test
     void aBadBoundIsSaidOnTheWorkloadNamingTheAnnotation() {
         Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(),
                 DEPLOYMENT.replace("ANNOTATIONS", ", annotations: {horizon.dev/min-replicas: \"3\", horizon.dev/max-replicas: \"2\"}"));
