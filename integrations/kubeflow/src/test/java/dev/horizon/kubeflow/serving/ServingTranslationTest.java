@@ -13,7 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Model-serving kinds translate into real-time inference jobs: an opted-in Deployment, a LeaderWorkerSet, a KServe InferenceService. */
+/**
+ * Model-serving kinds translate into real-time inference jobs: an opted-in Deployment, a LeaderWorkerSet, a KServe
+ * InferenceService or LLMInferenceService.
+ */
 class ServingTranslationTest {
     private static final String GPU_POD = "{containers: [{name: vllm, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}";
 
@@ -90,5 +93,27 @@ class ServingTranslationTest {
         assertEquals(1, job.minReplicas());
         assertEquals(2, job.perReplica().gpus());
         assertEquals("inference", job.team());
+    }
+
+    @Test
+    void anLlmInferenceServiceServesItsTemplatesPodsAndRefusesPrefillNamingTheField() {
+        String llm = """
+                apiVersion: serving.kserve.io/v1alpha1
+                kind: LLMInferenceService
+                metadata: {name: llama, namespace: serving}
+                spec:
+                  model: {uri: "hf://meta-llama/Llama-3.1-8B-Instruct", name: meta-llama/Llama-3.1-8B-Instruct}
+                  scaling: {minReplicas: 2, maxReplicas: 6}
+                  template:
+                    nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+                    containers: [{name: main, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]
+                """;
+        JobSpec job = Translate.job(translate(llm));
+        assertEquals(JobClass.REALTIME_INFERENCE, job.jobClass());
+        assertEquals(List.of(6, 2), List.of(job.replicaCount(), job.minReplicas()), "between spec.scaling's bounds");
+        assertEquals(List.of("L4-24GB"), job.perReplica().gpuTypes());
+        Result disaggregated = translate(llm.replace("  template:", "  prefill: {replicas: 2, template: %s}\n  template:".formatted(GPU_POD)));
+        assertEquals(2, disaggregated.exit());
+        assertTrue(disaggregated.err().contains("spec.prefill: a disaggregated LLMInferenceService is two workloads"), disaggregated.err());
     }
 }
