@@ -1,7 +1,6 @@
 package dev.horizon.allocator.placement;
 
 import dev.horizon.allocator.model.Cluster;
-import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.ModelGroups;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
@@ -30,7 +29,7 @@ final class BlockSearch {
     Placement find(int gpus, PlacementRules rules, NodeOrder order, boolean[] allowed) {
         if (gpus < 1) return null;
         boolean[] eligible = eligible(rules, allowed);
-        return ModelGroups.place(ModelGroups.models(cluster), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyMasks()),
+        return ModelGroups.place(o.models(), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyMasks()),
                 p -> p.slices().stream().mapToInt(Placement.Slice::node));
     }
 
@@ -45,8 +44,9 @@ final class BlockSearch {
     /** Nodes that may hold the job: in the caller's set, of a model it accepts, not drained, not time-sliced per node. */
     private boolean[] eligible(PlacementRules rules, boolean[] allowed) {
         boolean[] ok = new boolean[cluster.nodes().size()];
+        boolean[] accepted = o.acceptedNodes(rules);
         for (int n = 0; n < ok.length; n++) {
-            ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && !o.timeSliced(n) && rules.accepts(cluster.nodes().get(n).gpuModel());
+            ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && !o.timeSliced(n) && accepted[n];
         }
         return ok;
     }
@@ -79,20 +79,13 @@ final class BlockSearch {
         long[] busy = o.busyMasks();
         // pods spread one by one, as kube-scheduler places them
         if (rules.perReplica() && order == NodeOrder.LEAST_ALLOCATED) return byReplica(gpus, rules.gpusPerReplica(), ok, order, busy);
-        if (gpus <= largestAccepted(rules)) {
+        if (gpus <= o.largestAccepted(rules)) {
             Placement one = singleNode(gpus, ok, order, busy);
             if (one != null || !rules.perReplica()) return one;
             return byReplica(gpus, rules.gpusPerReplica(), ok, order, busy);
         }
         if (rules.perReplica()) return byReplica(gpus, rules.gpusPerReplica(), ok, order, busy);
         return wholeNodesPlusBlock(gpus, rules, ok, order, busy);
-    }
-
-    /** The largest node of a model the job accepts, drained or not: a job wider than it needs several nodes. */
-    private int largestAccepted(PlacementRules rules) {
-        int largest = 0;
-        for (GpuNode n : cluster.nodes()) if (rules.accepts(n.gpuModel())) largest = Math.max(largest, n.gpus());
-        return largest;
     }
 
     /** A job without a replica width wider than a node: whole free nodes, in index order, plus one block for the rest. */
@@ -109,7 +102,7 @@ final class BlockSearch {
             }
         }
         if (left > 0) {
-            if (left > largestAccepted(rules)) return null;
+            if (left > o.largestAccepted(rules)) return null;
             Placement remainder = singleNode(left, rest, order, busy);
             if (remainder == null) return null;
             slices.addAll(remainder.slices());

@@ -3,12 +3,16 @@ package dev.horizon.allocator.placement;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.GpuRef;
 import dev.horizon.allocator.model.GpuShare;
+import dev.horizon.allocator.model.ModelGroups;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.api.mig.MigLayout;
 import dev.horizon.fractional.mig.GpuState;
 import dev.horizon.fractional.mig.MigPolicy;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which GPU of which node is busy right now, and which nodes are drained. Shared by every policy and the simulator.
@@ -32,9 +36,22 @@ public final class Occupancy {
     private final boolean[] sharingPerNode;
     /** Per node shared per node: the time-slicing replicas its config has now (0: not time-sliced). */
     private final int[] configuredReplicas;
+    /**
+     * Facts of the cluster every search reads, worked out once per cluster and shared by copies: each node's GPU model,
+     * and per set of accepted models the nodes of those models and the largest of them (a search per job used to walk
+     * every node's model for each).
+     */
+    private final String[] models;
+    private final Map<Set<String>, Accepted> accepted;
+
+    /** The nodes of the models a job accepts, and the most GPUs one of them has (0: none). */
+    private record Accepted(boolean[] nodes, int largest) {
+    }
 
     public Occupancy(Cluster cluster) {
         this.cluster = cluster;
+        this.models = ModelGroups.models(cluster);
+        this.accepted = new ConcurrentHashMap<>();
         this.busy = new long[cluster.nodes().size()];
         this.drained = new boolean[busy.length];
         this.shared = new SharedGpus();
@@ -45,6 +62,8 @@ public final class Occupancy {
 
     private Occupancy(Occupancy other) {
         this.cluster = other.cluster;
+        this.models = other.models;
+        this.accepted = other.accepted;
         this.busy = other.busy.clone();
         this.drained = other.drained.clone();
         this.shared = other.shared.copy();
@@ -215,6 +234,33 @@ public final class Occupancy {
 
     public Occupancy copy() {
         return new Occupancy(this);
+    }
+
+    /** Each node's GPU model, by node index (read only). */
+    String[] models() {
+        return models;
+    }
+
+    /** Per node, whether it is of a model the rules accept (read only). */
+    boolean[] acceptedNodes(PlacementRules rules) {
+        return accepted(rules).nodes();
+    }
+
+    /** The largest node of a model the rules accept, drained or not (0: none): a job wider than it needs several nodes. */
+    int largestAccepted(PlacementRules rules) {
+        return accepted(rules).largest();
+    }
+
+    private Accepted accepted(PlacementRules rules) {
+        return accepted.computeIfAbsent(rules.gpuTypes(), types -> {
+            boolean[] nodes = new boolean[models.length];
+            int largest = 0;
+            for (int n = 0; n < nodes.length; n++) {
+                nodes[n] = rules.accepts(models[n]);
+                if (nodes[n]) largest = Math.max(largest, cluster.nodes().get(n).gpus());
+            }
+            return new Accepted(nodes, largest);
+        });
     }
 
     public Cluster cluster() {

@@ -16,9 +16,9 @@ public final class HeuristicPlanner {
     public Plan plan(PlanProblem p) {
         int[] capacity = p.capacityCopy();
         int[][] nodeFree = p.nodeFreeCopy();
-        // per node and job length, the sliding minimum of free GPUs; a node's entries go stale only
-        // when a job is planned on it, so jobs of the same estimated length share the work
-        int[][][] nodeMinCache = new int[nodeFree.length][p.horizonSteps() + 1][];
+        // the capacity's and each node's free GPUs over any run, patched where a job is planned, shared by every job length
+        RangeMinima capMin = new RangeMinima(new int[][] {capacity}, p.horizonSteps());
+        RangeMinima nodeMin = new RangeMinima(nodeFree, p.horizonSteps());
         Map<String, Integer> starts = new LinkedHashMap<>();
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
@@ -26,13 +26,13 @@ public final class HeuristicPlanner {
         for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
         for (PlanProblem.Job asked : p.jobs()) {
             PlanProblem.Job job = asked;
-            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capacity, nodeFree, nodeMinCache, asked);
+            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, asked);
             // an elastic job that would wait at full width starts now on the widest narrower width that fits
             List<Integer> widths = asked.widths();
             for (int i = 1; i < widths.size() && (placement == null || placement.start() > 0); i++) {
                 int width = widths.get(i);
                 PlanProblem.Job trial = asked.narrowed(width);
-                Choice now = width > maxCapacity ? null : earliest(p, capacity, nodeFree, nodeMinCache, trial);
+                Choice now = width > maxCapacity ? null : earliest(p, capMin, nodeMin, trial);
                 if (now != null && now.start() == 0) {
                     job = trial;
                     placement = now;
@@ -43,9 +43,10 @@ public final class HeuristicPlanner {
             int s = placement.start();
             int end = Math.min(p.horizonSteps(), s + job.durationSteps());
             for (int t = s; t < end; t++) capacity[t] -= job.gpus();
+            capMin.changed(0, s, end);
             for (int[] slice : placement.slices()) {
                 for (int t = s; t < end; t++) nodeFree[slice[0]][t] -= slice[1];
-                java.util.Arrays.fill(nodeMinCache[slice[0]], null);
+                nodeMin.changed(slice[0], s, end);
             }
             starts.put(job.id(), s);
             objective += p.reward(job, s);
@@ -60,42 +61,18 @@ public final class HeuristicPlanner {
     }
 
     /** The earliest feasible start, or null when the job fits nowhere in the horizon. */
-    static Choice earliest(PlanProblem p, int[] capacity, int[][] nodeFree, int[][][] nodeMinCache, PlanProblem.Job job) {
+    static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job job) {
         int h = p.horizonSteps();
         int g = job.gpus();
         int d = Math.min(h, job.durationSteps());
-        int[] capMin = slidingMin(capacity, d, h);
-        int nodes = nodeFree.length;
-        int[][] nodeMin = null;
-        int[] free = new int[nodes];
+        int[] free = new int[nodeMin.rows()];
         for (int s = 0; s < h; s++) {
-            if (capMin[s] < g) continue;
-            if (nodeMin == null) {
-                nodeMin = new int[nodes][];
-                for (int n = 0; n < nodes; n++) {
-                    if (nodeMinCache[n][d] == null) nodeMinCache[n][d] = slidingMin(nodeFree[n], d, h);
-                    nodeMin[n] = nodeMinCache[n][d];
-                }
-            }
-            for (int n = 0; n < nodes; n++) free[n] = nodeMin[n][s];
+            if (capMin.min(0, s, d) < g) continue;
+            // NodeChoice never reads a node the job does not accept, so its minimum is not worked out
+            for (int n = 0; n < free.length; n++) if (job.allows(n)) free[n] = nodeMin.min(n, s, d);
             int[][] chosen = NodeChoice.choose(p, job, free);
             if (chosen != null) return new Choice(s, chosen);
         }
         return null;
-    }
-
-    /** out[s] = min of a[s .. min(h, s + len) - 1]. */
-    static int[] slidingMin(int[] a, int len, int h) {
-        int[] out = new int[h];
-        int[] deque = new int[h];
-        int head = 0, tail = 0;
-        // walk backwards so each window [s, s+len) is clipped at the horizon's end
-        for (int s = h - 1; s >= 0; s--) {
-            while (tail > head && a[deque[tail - 1]] >= a[s]) tail--;
-            deque[tail++] = s;
-            while (deque[head] >= s + len) head++;
-            out[s] = a[deque[head]];
-        }
-        return out;
     }
 }

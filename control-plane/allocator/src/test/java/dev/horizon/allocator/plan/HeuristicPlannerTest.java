@@ -20,17 +20,27 @@ class HeuristicPlannerTest {
     }
 
     @Test
-    void slidingMinMatchesBruteForce() {
-        Random rng = new Random(3);
-        for (int trial = 0; trial < 200; trial++) {
-            int h = 1 + rng.nextInt(40), len = 1 + rng.nextInt(50);
-            int[] a = new int[h];
-            for (int i = 0; i < h; i++) a[i] = rng.nextInt(9);
-            int[] got = HeuristicPlanner.slidingMin(a, len, h);
-            for (int s = 0; s < h; s++) {
-                int m = Integer.MAX_VALUE;
-                for (int t = s; t < Math.min(h, s + len); t++) m = Math.min(m, a[t]);
-                assertEquals(m, got[s]);
+    void rangeMinimaMatchBruteForceForEveryWindowAndFollowTheStretchesThatChange() {
+        Random rng = new Random(5);
+        for (int trial = 0; trial < 100; trial++) {
+            int h = 1 + rng.nextInt(100), rows = 1 + rng.nextInt(4);
+            int[][] a = new int[rows][h];
+            for (int[] row : a) for (int i = 0; i < h; i++) row[i] = rng.nextInt(9);
+            RangeMinima minima = new RangeMinima(a, h);
+            for (int round = 0; round < 4; round++) {
+                for (int r = 0; r < rows; r++) {
+                    for (int s = 0; s < h; s++) {
+                        int m = Integer.MAX_VALUE;
+                        for (int len = 1; len <= h + 2; len++) {
+                            if (s + len - 1 < h) m = Math.min(m, a[r][s + len - 1]);
+                            assertEquals(m, minima.min(r, s, len), "row " + r + " from " + s + " len " + len);
+                        }
+                    }
+                }
+                // a job planned on a row lowers one stretch of it (a rise is patched the same way)
+                int r = rng.nextInt(rows), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
+                for (int t = from; t < to; t++) a[r][t] += rng.nextInt(7) - 4;
+                minima.changed(r, from, to);
             }
         }
     }
