@@ -32,7 +32,8 @@ import java.util.Optional;
  * waits gated. It is one scheduler job, its tasks a gang of {@code minAvailable}. Released once Volcano has made every
  * GPU pod: each is pinned to its planned node and ungated, the pods taking the planned devices in task order, then by
  * name (Volcano names them JOB-TASK-INDEX). A gate cannot be added back, so a preempted running job is deleted
- * ({@link JobHeldOnlyBeforeItRuns}); the job itself is never edited but for Horizon's annotations, since Volcano's
+ * ({@link JobHeldOnlyBeforeItRuns}). A pod Volcano makes again alone (RestartPod, RestartTask) waits gated until the whole
+ * job restarts; the job itself is never edited but for Horizon's annotations, since Volcano's
  * admission refuses changes to its tasks' templates.
  */
 record GatedVolcanoJob(ObjectNode object, BatchTranslator translator, PodRelease release, KubernetesClient kube)
@@ -66,10 +67,15 @@ record GatedVolcanoJob(ObjectNode object, BatchTranslator translator, PodRelease
         return translator.translate(object);
     }
 
-    /** Held until released; released is said by where it was pinned, since its templates keep the gate (Volcano refuses edits to them). */
+    /**
+     * Held until released (its templates keep the gate: Volcano refuses edits to them, so where it was pinned says it was
+     * released); and held again when every pod it has is gated, as when Volcano restarts the whole job (RestartJob) and
+     * makes its pods again from the gated templates: nothing of it runs, and it is released again onto its plan.
+     */
     @Override
     public boolean isSuspended() {
-        return gated(object) && !object.path("metadata").path("annotations").has(WorkloadReconciler.PLACEMENT);
+        if (!gated(object)) return false;
+        return !object.path("metadata").path("annotations").has(WorkloadReconciler.PLACEMENT) || pods().stream().allMatch(GatedPod::gated);
     }
 
     /** Held by its templates' gate from creation (the reconciler holds only gated jobs); one that ran is deleted, never held again. */

@@ -106,6 +106,12 @@ class GatedVolcanoJobTest {
         assertEquals("[\"node-c\"]", JSON.valueToTree(third.get()).at(HOSTNAMES).toString());
         assertEquals("node-a,node-b,node-c", tree(job).at("/metadata/annotations").path(KubeflowController.PLACEMENT).asText());
 
+        for (Resource<Pod> pod : List.of(first, second, third)) pod.delete();
+        for (String index : List.of("0", "1", "2")) createPod(index);
+        controller.reconcileAll();
+        assertTrue(third.get().getSpec().getSchedulingGates().isEmpty(), "a job Volcano restarted, its pods made again gated, is released again");
+        assertEquals("[\"node-c\"]", JSON.valueToTree(third.get()).at(HOSTNAMES).toString(), "onto the same plan");
+
         ObjectNode done = (ObjectNode) tree(job);
         done.putObject("status").putObject("state").put("phase", "Completed");
         client.genericKubernetesResources(KubeflowController.context(BatchKind.VOLCANO_JOB)).inNamespace("ml")
