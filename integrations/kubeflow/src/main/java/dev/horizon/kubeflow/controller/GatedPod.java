@@ -36,9 +36,17 @@ record GatedPod(ObjectNode object, BatchTranslator translator, PodRelease releas
         return BatchWorkload.heldOnItsOwn(pod) && (gated(pod) || pod.path("metadata").path("annotations").has(WorkloadReconciler.JOB_ID));
     }
 
-    private static boolean gated(JsonNode pod) {
+    /** Whether the pod (or pod template) carries the gate. */
+    static boolean gated(JsonNode pod) {
         for (JsonNode gate : pod.path("spec").path("schedulingGates")) if (GATE.equals(gate.path("name").asText())) return true;
         return false;
+    }
+
+    /** Removes the gate, and the list when it was the last: the pod is then the kube-scheduler's (or its schedulerName's) to bind. */
+    static void ungate(ObjectNode pod) {
+        ArrayNode gates = KubeObjects.child(pod, "spec").withArray("schedulingGates");
+        for (int i = gates.size() - 1; i >= 0; i--) if (GATE.equals(gates.get(i).path("name").asText())) gates.remove(i);
+        if (gates.isEmpty()) ((ObjectNode) pod.get("spec")).remove("schedulingGates");
     }
 
     @Override
@@ -71,9 +79,7 @@ record GatedPod(ObjectNode object, BatchTranslator translator, PodRelease releas
         GpuAsk ask = GpuAsk.ofPod(object.path("spec"), "");
         String released = release.release(HeldWorkload.owner(object, kind()), "pod", object, new PlannedSlices(placement.devices()).next(1, ask),
                 placement.nodes(), placement.migProfile());
-        ArrayNode gates = KubeObjects.child(object, "spec").withArray("schedulingGates");
-        for (int i = gates.size() - 1; i >= 0; i--) if (GATE.equals(gates.get(i).path("name").asText())) gates.remove(i);
-        if (gates.isEmpty()) ((ObjectNode) object.get("spec")).remove("schedulingGates");
+        ungate(object);
         return new Release(String.join(",", placement.nodes()), released);
     }
 

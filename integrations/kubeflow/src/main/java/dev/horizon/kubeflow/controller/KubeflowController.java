@@ -25,8 +25,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended (and every bare Pod gated
- * {@value GatedPod#GATE}) until Horizon plans it, then pins it to
+ * Holds every Kubeflow job, batch Job and JobSet that asks for GPUs suspended (and every bare Pod, and Volcano Job
+ * whose tasks are, gated {@value GatedPod#GATE}) until Horizon plans it, then pins it to
  * the planned nodes and lets it run, through the kit's one {@link WorkloadReconciler}: each kind is seen as a
  * {@link dev.horizon.kit.GenericJob} ({@link KubeflowJob}, {@link BatchWorkload}), the one place it is held and released.
  * What is the Kubeflow adapter's own: which kinds it holds, where the API server keeps them, and that a TrainJob's
@@ -62,6 +62,9 @@ public final class KubeflowController {
         }
         // bare Pods gated for Horizon: the upstream way to hold a pod
         kinds.add(new WorkloadKind(BatchKind.POD.sourceKind(), context(BatchKind.POD), GatedPod::held, o -> new GatedPod(o, batch, podRelease)));
+        // Volcano Jobs whose tasks' pods are gated for Horizon the same way: one scheduler job, each pod ungated on release
+        kinds.add(new WorkloadKind(BatchKind.VOLCANO_JOB.sourceKind(), context(BatchKind.VOLCANO_JOB), GatedVolcanoJob::held,
+                o -> new GatedVolcanoJob(o, batch, podRelease, kube)));
         this.reconciler = new WorkloadReconciler(kube, scheduler, clock, COMPONENT, kinds);
     }
 
