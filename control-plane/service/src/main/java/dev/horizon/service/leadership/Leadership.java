@@ -104,8 +104,9 @@ public class Leadership {
 
     void stop(@Observes ShutdownEvent event) {
         // the scheduled work (heartbeats, command delivery and expiry, metrics) stops before the store closes under it,
-        // and nothing acts as leader once the lease is being handed over
-        scheduler.pause();
+        // and nothing acts as leader once the lease is being handed over; with quarkus.scheduler.enabled=false (the lab's
+        // service engine) there is no scheduler to pause, and pausing it throws
+        if (scheduler.isStarted()) scheduler.pause();
         loop.shutdownNow();
         long held = epoch;
         epoch = 0;
