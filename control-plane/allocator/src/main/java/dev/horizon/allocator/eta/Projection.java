@@ -67,6 +67,8 @@ final class Projection {
     /** Each service's per-step demand as the moment had observed it: the past a future's demand repeats. */
     private final Map<String, double[]> seenSteps = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
+    /** The policy's latest wait reason for each tracked job not started yet: why, in this future, it still waits. */
+    private final Map<String, String> waitReasons = new HashMap<>();
     private final int demandShiftMinutes;
     private final int dayDraw;
     private long now;
@@ -115,6 +117,13 @@ final class Projection {
             lastDecision = now;
         }
         return firstStarts;
+    }
+
+    /** The policy's last word on each tracked job that had not started by the end of this future (after {@link #firstStarts}). */
+    Map<String, String> waitReasons() {
+        Map<String, String> out = new HashMap<>(waitReasons);
+        out.keySet().removeAll(firstStarts.keySet());
+        return out;
     }
 
     /** When the policy is asked next: at the next event early on, then at step boundaries, coarser past the horizon. */
@@ -273,6 +282,9 @@ final class Projection {
     }
 
     private void apply(Decision d, Set<String> tracked) {
+        d.waitReasons().forEach((id, why) -> {
+            if (why != null && tracked.contains(id)) waitReasons.put(id, why);
+        });
         d.preemptions().forEach(this::preempt);
         for (String id : d.promotions()) {
             ActiveJob j = jobs.get(id);

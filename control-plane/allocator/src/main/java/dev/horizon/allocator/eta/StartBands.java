@@ -28,12 +28,18 @@ public final class StartBands {
 
     /**
      * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not by the end of that
-     * future), and the end of the moment's horizon (epoch seconds): a start after it was played on past the plan's horizon.
+     * future), the end of the moment's horizon (epoch seconds): a start after it was played on past the plan's horizon,
+     * and stillWaiting: the policy's last wait reason for it in most of the futures it had not started by their end (null:
+     * it started in every one, or the policy gave none), so a job without a band is told why in the policy's own words.
      */
-    public record Band(long[] starts, long horizonEnd) {
+    public record Band(long[] starts, long horizonEnd, String stillWaiting) {
         /** A band of futures that all ended at the horizon. */
         public Band(long[] starts) {
-            this(starts, Long.MAX_VALUE);
+            this(starts, Long.MAX_VALUE, null);
+        }
+
+        public Band(long[] starts, long horizonEnd) {
+            this(starts, horizonEnd, null);
         }
 
         /** By when it starts with odds 1 in 2 (epoch seconds; null: not within the horizon). */
@@ -65,7 +71,7 @@ public final class StartBands {
         public Band after(long t) {
             int first = 0;
             while (first < starts.length && starts[first] <= t) first++;
-            return starts.length - first < MIN_LEFT ? null : new Band(Arrays.copyOfRange(starts, first, starts.length), horizonEnd);
+            return starts.length - first < MIN_LEFT ? null : new Band(Arrays.copyOfRange(starts, first, starts.length), horizonEnd, stillWaiting);
         }
 
         /** In how many of its futures the job had not started by their end. */
@@ -106,6 +112,7 @@ public final class StartBands {
         if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
+        Map<String, Map<String, Integer>> stillWaiting = new HashMap<>();
         Random rng = new Random(seed);
         Surprises surprises = Surprises.of(m.durations());
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
@@ -126,16 +133,28 @@ public final class StartBands {
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
-            Map<String, Long> first = new Projection(m, policy, totals, arrivals, day, shift).firstStarts(decided, tracked, until);
+            Projection future = new Projection(m, policy, totals, arrivals, day, shift);
+            Map<String, Long> first = future.firstStarts(decided, tracked, until);
             for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
+            future.waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
         }
         Map<String, Band> out = new LinkedHashMap<>();
         starts.forEach((id, s) -> {
             long[] sorted = s.clone();
             Arrays.sort(sorted);
-            out.put(id, new Band(sorted, horizonEnd));
+            out.put(id, new Band(sorted, horizonEnd, mostSaid(stillWaiting.get(id))));
         });
         return out;
+    }
+
+    /** The reason given in most futures (among equal counts the alphabetically first, so it repeats); null when none was. */
+    private static String mostSaid(Map<String, Integer> reasons) {
+        if (reasons == null) return null;
+        String most = null;
+        for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(reasons).entrySet()) {
+            if (most == null || e.getValue() > reasons.get(most)) most = e.getKey();
+        }
+        return most;
     }
 
     /** A job's normal score in one future: {@link #SHARED_WITH_TEAM_CLASS} of it common to its team and class, the rest its own. */

@@ -213,6 +213,18 @@ class StartBandsTest {
     }
 
     @Test
+    void aJobNotStartedByTheEndOfItsFuturesKeepsThePolicysLastReasonForIt() {
+        Map<String, StartBands.Band> bounded = queueOfSix(0);
+        StartBands.Band sixth = bounded.get("w6");
+        assertEquals(StartBands.SAMPLES, sixth.notStarted(), "the sixth job (about 5 h out) starts in no future that ends at the 4 h horizon");
+        assertNotNull(sixth.stillWaiting(), "the policy said why it still waited at the end of its futures");
+        assertTrue(sixth.stillWaiting().contains("planned") || sixth.stillWaiting().contains("behind") || sixth.stillWaiting().contains("ranked"),
+                "the policy's own wait reason for a job queued behind others: " + sixth.stillWaiting());
+        assertNull(bounded.get("w1").stillWaiting(), "the first job starts in every future: nothing to explain");
+        assertEquals(sixth.stillWaiting(), sixth.after(NOW).stillWaiting(), "a band read again keeps the reason");
+    }
+
+    @Test
     void aBandReadAfterItsTimeKeepsTheFuturesNotStartedByThen() {
         StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65);
         StartBands.Band left = b.after(35);

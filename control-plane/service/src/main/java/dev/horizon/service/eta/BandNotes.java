@@ -31,15 +31,16 @@ final class BandNotes {
         if (p90 == null) {
             return new StartTimes.Shown(p50, null, "with odds 9 in 10 it starts later than " + Instant.ofEpochSecond(reach(m, beyondHours)) + ", "
                     + beyondHours + " h past the plan's horizon, where the futures end: in " + raw.notStarted() + " of " + raw.starts().length
-                    + " it had not started by then");
+                    + " it had not started by then" + policySaid(raw));
         }
         return new StartTimes.Shown(p50, p90, past ? "past the plan's horizon (" + Instant.ofEpochSecond(horizonEnd(m)) + "): the queue played on with the"
                 + " same policy in hourly steps; a band that far out is not calibrated" : null);
     }
 
     /**
-     * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or the work
-     * ranked above it kept the GPUs it can use busy to the end of more than half the futures.
+     * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or it had
+     * not started by the end of more than half the futures, and the policy's own last reason in most of them (without
+     * one: the work ranked above it kept the GPUs it can use busy that long).
      */
     static String whyNone(StartBands.Band raw, ActiveJob job, ClusterMoment m, int beyondHours) {
         List<GpuNode> up = m.nodes().stream().filter(n -> n.health() == NodeState.Health.READY).map(NodeState::node).toList();
@@ -50,9 +51,19 @@ final class BandNotes {
             return (down.isEmpty() ? "no node can hold it now: " : "no node that takes work now can hold it while " + String.join(", ", down)
                     + (down.size() == 1 ? " is" : " are") + " out: ") + String.join("; ", problems);
         }
-        return "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by " + Instant.ofEpochSecond(reach(m, beyondHours))
-                + ", " + beyondHours + " h past the plan's horizon: the work ranked above it, and the work expected to arrive ahead of it, keep the"
-                + " GPUs it can use busy that long";
+        String notBy = "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by "
+                + Instant.ofEpochSecond(reach(m, beyondHours)) + ", " + beyondHours + " h past the plan's horizon";
+        return raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
+                : notBy + policySaid(raw);
+    }
+
+    /**
+     * What the policy itself said of the job at the end of most futures it had not started in: the reason a band cannot
+     * be given, in the words the plan uses (e.g. a fractional job that may only pack beside work its GPUs already hold),
+     * rather than a guess at one.
+     */
+    private static String policySaid(StartBands.Band raw) {
+        return raw.stillWaiting() == null ? "" : "; at the end of most of them the policy's reason was: " + raw.stillWaiting();
     }
 
     private static long horizonEnd(ClusterMoment m) {

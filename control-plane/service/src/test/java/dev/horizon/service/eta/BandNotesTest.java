@@ -1,0 +1,64 @@
+package dev.horizon.service.eta;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.StartBands;
+import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.allocator.moment.ClusterMoment;
+import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import dev.horizon.forecast.DurationEstimator;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What a waiting job is told when the futures played past the horizon give it no band, or no P90. */
+class BandNotesTest {
+    private static final long NOW = 100_800;
+    private static final int BEYOND_HOURS = 48;
+    private static final String POLICY_SAID = "no GPU has room for 2 x 500 milli-GPU with 40779 MiB beside work it already holds";
+    private final ClusterMoment moment = new ClusterMoment(NOW, 900, 96, List.of(NodeState.ready(new GpuNode("n0", "H100-80GB", 8, 81_559, "n0"))),
+            List.of(), null, List.of(), new DurationEstimator());
+    private final ActiveJob job = new ActiveJob("j", "t", JobClass.TRAINING, 1, 1, 1, NOW - 60, null, Contract.defaultFor(JobClass.TRAINING), null, null,
+            null, null);
+
+    /** Sixteen futures: the job started in the first `started` of them, an hour apart, and in none of the rest. */
+    private static long[] startedIn(int started) {
+        long[] s = new long[StartBands.SAMPLES];
+        Arrays.fill(s, Long.MAX_VALUE);
+        for (int i = 0; i < started; i++) s[i] = NOW + 3600L * (i + 1);
+        return s;
+    }
+
+    @Test
+    void aJobThatStartsInNoFutureIsToldThePolicysOwnReason() {
+        StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
+        assertNull(shown.p50At());
+        assertTrue(shown.note().startsWith("in 16 of 16 sampled futures it had not started by "), shown.note());
+        assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
+        assertFalse(shown.note().contains("expected to arrive"), "the policy's reason replaces the guess at one: " + shown.note());
+    }
+
+    @Test
+    void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400), job, moment, BEYOND_HOURS);
+        assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
+    }
+
+    @Test
+    void anOpenP90SaysLaterThanWhereTheFuturesEndAndWhy() {
+        StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
+        assertEquals(raw.projected(0.5), shown.p50At(), "the P50 the played-on futures give");
+        assertNull(shown.p90At(), "no P90 is invented past where the futures end");
+        assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
+        assertTrue(shown.note().contains("in 6 of 16 it had not started by then") && shown.note().endsWith(POLICY_SAID), shown.note());
+    }
+}
