@@ -1,5 +1,7 @@
 package dev.horizon.forecast;
 
+import java.util.Arrays;
+
 /**
  * How many GPUs an inference service should hold for the next minute, from the minutes it has observed only: the
  * busiest of its last {@value #LOOKBACK} minutes plus a margin (added GPUs or a factor) that depends on how long the
@@ -20,7 +22,7 @@ public final class QuietTimeMargin {
     /** States by the minutes since demand was last seen: 0 (the last minute was busy), 1, 2-4, 5-14, 15-29, 30-59, 60-119, 120 or more. */
     private static final int[] QUIET_FROM = {0, 1, 2, 5, 15, 30, 60, 120};
     /** Margins tried per state and family: enough to resolve a GPU at the levels the state saw. */
-    private static final int CANDIDATES = 64;
+    private static final int CANDIDATES = 32;
     private static final double EPS = 1e-9;
     private final double missedMinutePrice;
 
@@ -43,7 +45,9 @@ public final class QuietTimeMargin {
             state[m] = stateOf(quiet);
             base[m] = busiest(observed, m);
         }
-        Margin[] margins = fit(observed, state, base, fit(observed, state, base, null));
+        StateMinutes[] states = new StateMinutes[QUIET_FROM.length];
+        for (int s = 0; s < states.length; s++) states[s] = StateMinutes.of(observed, state, base, s);
+        Margin[] margins = cheapest(states, cheapest(states, null));
         Margin now = margins[state[n]];
         for (int s = state[n]; now == null && s > 0; s--) now = margins[s - 1];
         return now == null ? (int) Math.ceil(base[n] - EPS) : now.held(base[n]);
@@ -69,60 +73,100 @@ public final class QuietTimeMargin {
         }
     }
 
-    /** One state's options: each candidate margin, the GPU-minutes it would have held and the minutes it would have missed. */
-    private record Options(Margin[] margins, double[] held, int[] missed) {
-        int cheapestAt(double price) {
+    /**
+     * Per state its margin (null where the state was never seen): the cheapest at the price. What the rule held the minute
+     * before a state's minute is sized with the state's own margin or, where that minute was in another state, with that
+     * state's margin from {@code before} (a first fit; null: the state's own margin throughout). So the minute after a
+     * burst's first is missed where the quiet state's margin did not cover it and the rule had to grow.
+     */
+    private Margin[] cheapest(StateMinutes[] states, Margin[] before) {
+        Margin[] out = new Margin[states.length];
+        for (int s = 0; s < states.length; s++) if (states[s] != null) out[s] = states[s].cheapest(missedMinutePrice, before);
+        return out;
+    }
+
+    /**
+     * One state's minutes from LOOKBACK on, scored for every candidate margin: the GPU-minutes it would have held and the
+     * minutes it would have missed. Minutes that follow one in the same state are scored once; those entered from another
+     * state (a burst's first minutes, a lull's) per fit, since what was held before them depends on that state's margin.
+     */
+    private record StateMinutes(Margin[] margins, double[] held, int[] missed, int[] entered, double[] observed, int[] state, double[] base) {
+        static StateMinutes of(double[] observed, int[] state, double[] base, int s) {
+            int count = 0, enteredCount = 0;
+            double maxAdded = 0, maxFactor = 1;
+            for (int m = LOOKBACK; m < observed.length; m++) {
+                if (state[m] != s) continue;
+                count++;
+                if (state[m - 1] != s) enteredCount++;
+                double lower = Math.min(base[m - 1], base[m]);
+                maxAdded = Math.max(maxAdded, observed[m] - lower);
+                if (lower > EPS) maxFactor = Math.max(maxFactor, observed[m] / lower);
+            }
+            if (count == 0) return null;
+            Margin[] margins = new Margin[2 * CANDIDATES + 2];
+            for (int i = 0; i <= CANDIDATES; i++) {
+                margins[i] = new Margin(maxAdded * i / CANDIDATES, false);
+                margins[CANDIDATES + 1 + i] = new Margin(1 + (maxFactor - 1) * i / CANDIDATES, true);
+            }
+            double[] held = new double[margins.length];
+            int[] missed = new int[margins.length];
+            int[] entered = new int[enteredCount];
+            double[] quiet = new double[count];
+            int quietCount = 0;
+            enteredCount = 0;
+            for (int m = LOOKBACK; m < observed.length; m++) {
+                if (state[m] != s) continue;
+                if (state[m - 1] != s) entered[enteredCount++] = m;
+                else if (base[m] <= EPS && base[m - 1] <= EPS) quiet[quietCount++] = observed[m];
+                else score(margins, null, observed, base, m, held, missed);
+            }
+            addQuietMinutes(Arrays.copyOf(quiet, quietCount), margins, held, missed);
+            return new StateMinutes(margins, held, missed, entered, observed, state, base);
+        }
+
+        Margin cheapest(double price, Margin[] before) {
+            double[] allHeld = held.clone();
+            int[] allMissed = missed.clone();
+            for (int m : entered) score(margins, before == null ? null : before[state[m - 1]], observed, base, m, allHeld, allMissed);
             int best = 0;
             for (int i = 1; i < margins.length; i++) {
-                if (held[i] + price * missed[i] < held[best] + price * missed[best]) best = i;
+                if (allHeld[i] + price * allMissed[i] < allHeld[best] + price * allMissed[best]) best = i;
             }
-            return best;
+            return margins[best];
+        }
+    }
+
+    /** Minute m under each candidate margin, grown from what {@code heldBefore} held the minute before (null: the same margin). */
+    private static void score(Margin[] margins, Margin heldBefore, double[] observed, double[] base, int m, double[] held, int[] missed) {
+        for (int i = 0; i < margins.length; i++) {
+            int h = margins[i].held(base[m]);
+            held[i] += h;
+            int grownFrom = (heldBefore == null ? margins[i] : heldBefore).held(base[m - 1]);
+            if (observed[m] > Math.min(h, grownFrom) + EPS) missed[i]++;
         }
     }
 
     /**
-     * Per state its margin (null where the state was never seen), scored on the minutes from LOOKBACK on. What the rule
-     * held the minute before a state's minute is sized with the state's own margin, or where the minute before was in
-     * another state, with that state's margin from {@code before} (a first fit; null: the state's own margin throughout).
-     * So the minute after a burst's first is missed where the quiet state's margin did not cover it and the rule had to grow.
+     * Minutes quiet for the whole lookback and the minute before it (most minutes of a bursty service) all hold a
+     * margin's GPUs over nothing: counted at once from their demands sorted, not minute by minute.
      */
-    private Margin[] fit(double[] observed, int[] state, double[] base, Margin[] before) {
-        Margin[] out = new Margin[QUIET_FROM.length];
-        for (int s = 0; s < out.length; s++) {
-            Options o = options(observed, state, base, s, before);
-            if (o != null) out[s] = o.margins[o.cheapestAt(missedMinutePrice)];
+    private static void addQuietMinutes(double[] demands, Margin[] margins, double[] held, int[] missed) {
+        Arrays.sort(demands);
+        for (int i = 0; i < margins.length; i++) {
+            int h = margins[i].held(0);
+            held[i] += (double) h * demands.length;
+            missed[i] += demands.length - coveredBy(demands, h);
         }
-        return out;
     }
 
-    private static Options options(double[] observed, int[] state, double[] base, int s, Margin[] before) {
-        int count = 0;
-        double maxAdded = 0, maxFactor = 1;
-        for (int m = LOOKBACK; m < observed.length; m++) {
-            if (state[m] != s) continue;
-            count++;
-            double lower = Math.min(base[m - 1], base[m]);
-            maxAdded = Math.max(maxAdded, observed[m] - lower);
-            if (lower > EPS) maxFactor = Math.max(maxFactor, observed[m] / lower);
+    /** How many of the sorted demands h GPUs cover. */
+    private static int coveredBy(double[] sorted, int h) {
+        int low = 0, high = sorted.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (sorted[mid] <= h + EPS) low = mid + 1;
+            else high = mid;
         }
-        if (count == 0) return null;
-        Margin[] margins = new Margin[2 * CANDIDATES + 2];
-        for (int i = 0; i <= CANDIDATES; i++) {
-            margins[i] = new Margin(maxAdded * i / CANDIDATES, false);
-            margins[CANDIDATES + 1 + i] = new Margin(1 + (maxFactor - 1) * i / CANDIDATES, true);
-        }
-        double[] held = new double[margins.length];
-        int[] missed = new int[margins.length];
-        for (int m = LOOKBACK; m < observed.length; m++) {
-            if (state[m] != s) continue;
-            Margin heldBefore = before == null || state[m - 1] == s ? null : before[state[m - 1]];
-            for (int i = 0; i < margins.length; i++) {
-                int h = margins[i].held(base[m]);
-                held[i] += h;
-                int grownFrom = (heldBefore == null ? margins[i] : heldBefore).held(base[m - 1]);
-                if (observed[m] > Math.min(h, grownFrom) + EPS) missed[i]++;
-            }
-        }
-        return new Options(margins, held, missed);
+        return low;
     }
 }
