@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * The one setting of a policy that trades GPUs held by inference for its service level: the HPA's target utilization and
- * scale-down stabilization (kai, kueue, slurm), or the share of observed minutes Horizon's sizing covers. Policies
+ * scale-down stabilization (kai, kueue, slurm), or the GPU-minutes Horizon's sizing holds to avoid a missed minute. Policies
  * without one (fifo, backfill, priority hold inference at its peak; Horizon's variants size it as Horizon's default
  * does) have none and are run as they are.
  */
@@ -21,8 +21,8 @@ sealed interface InferenceKnob {
     /** Target utilizations and stabilization windows tried for an HPA, from the Kubernetes defaults outwards. */
     double[] HPA_TARGETS = {0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2};
     long[] HPA_STABILIZATION_SECONDS = {300, 900, 1800};
-    /** Coverages tried for Horizon's burst margin. */
-    double[] COVERAGES = {0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995};
+    /** Prices of a missed minute (GPU-minutes) tried for Horizon's sizing: about 1.5x apart, so SLO and GPUs held move in small steps. */
+    double[] MISS_PRICES = {16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024};
 
     /** A HorizontalPodAutoscaler's settings for kai, kueue or slurm. */
     record Hpa(String policy, HpaSettings settings) implements InferenceKnob {
@@ -47,21 +47,21 @@ sealed interface InferenceKnob {
         }
     }
 
-    /** Horizon's coverage: the share of the minutes it has seen that its inference sizing would have covered. */
-    record Coverage(double coverage) implements InferenceKnob {
+    /** Horizon's price of a missed minute: the GPU-minutes its inference sizing holds to avoid one. */
+    record MissPrice(double gpuMinutes) implements InferenceKnob {
         @Override
         public SchedulingPolicy create() {
-            return new HorizonPolicy(coverage);
+            return new HorizonPolicy(gpuMinutes);
         }
 
         @Override
         public ObjectNode json() {
-            return JobJson.mapper().createObjectNode().put("coverage", coverage);
+            return JobJson.mapper().createObjectNode().put("missedMinuteGpuMinutes", gpuMinutes);
         }
 
         @Override
         public boolean isDefault() {
-            return coverage == HorizonPolicy.DEFAULT_INFERENCE_COVERAGE;
+            return gpuMinutes == HorizonPolicy.DEFAULT_INFERENCE_MISS_PRICE;
         }
     }
 
@@ -81,7 +81,7 @@ sealed interface InferenceKnob {
                 for (double t : HPA_TARGETS) for (long s : HPA_STABILIZATION_SECONDS) out.add(new Hpa(policy, new HpaSettings(t, s)));
             }
             case "horizon" -> {
-                for (double c : COVERAGES) out.add(new Coverage(c));
+                for (double p : MISS_PRICES) out.add(new MissPrice(p));
             }
             default -> {
             }

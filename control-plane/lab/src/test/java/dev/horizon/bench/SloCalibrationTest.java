@@ -49,7 +49,7 @@ class SloCalibrationTest {
         assertTrue(onBurstyDay.dayBeforeGpuHours() > onCalmDay.dayBeforeGpuHours(), onBurstyDay + " vs " + onCalmDay);
 
         SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(bursty, calm), "horizon", 0.99);
-        assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's coverage too");
+        assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's price of a missed minute too");
         assertNull(SloCalibration.calibrate(scenario(calm, calm), "fifo", 0.99), "FIFO holds inference at its peak: no knob");
     }
 }

@@ -17,7 +17,7 @@ import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
-import dev.horizon.forecast.BurstMargin;
+import dev.horizon.forecast.QuietTimeMargin;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,17 +38,20 @@ import java.util.function.Function;
 public final class HorizonPolicy implements SchedulingPolicy {
     /** Value order: weight first, then first come first served. */
     public static final Comparator<PendingJob> VALUE_ORDER = Ranking.VALUE_ORDER;
-    /** Covers 99.8% of the minutes it has seen: the per-minute SLO at least as high as an HPA's, at a few GPUs' cost. */
-    public static final double DEFAULT_INFERENCE_COVERAGE = 0.998;
+    /**
+     * A missed minute of inference is worth 256 GPU-minutes held: on the GenAI trace a per-minute SLO of 0.99 or more, at
+     * least as high as an HPA's, at a few GPUs' cost.
+     */
+    public static final double DEFAULT_INFERENCE_MISS_PRICE = 256;
 
     /**
      * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the horizon);
      * unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation reward, 5 to 10 as in Dharma's
-     * model; inferenceCoverage: the share of observed minutes inference is sized to cover.
+     * model; inferenceMissPrice: the GPU-minutes inference holds to avoid one missed minute (see {@link QuietTimeMargin}).
      */
-    public record Settings(double decayPerStep, double unmetInferencePenalty, double inferenceCoverage) {
+    public record Settings(double decayPerStep, double unmetInferencePenalty, double inferenceMissPrice) {
         /** What Horizon runs with unless a bench calibrates it: the simulator and the service plan alike with these. */
-        public static final Settings DEFAULT = new Settings(0.99, 8.0, DEFAULT_INFERENCE_COVERAGE);
+        public static final Settings DEFAULT = new Settings(0.99, 8.0, DEFAULT_INFERENCE_MISS_PRICE);
 
         public Settings {
             if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
@@ -57,13 +60,13 @@ public final class HorizonPolicy implements SchedulingPolicy {
             }
         }
 
-        public Settings withInferenceCoverage(double coverage) {
-            return new Settings(decayPerStep, unmetInferencePenalty, coverage);
+        public Settings withInferenceMissPrice(double price) {
+            return new Settings(decayPerStep, unmetInferencePenalty, price);
         }
     }
 
     private final double unmetInferencePenalty;
-    private final BurstMargin inferenceSizing;
+    private final QuietTimeMargin inferenceSizing;
     private final Allocate allocate;
     private final String name;
 
@@ -71,9 +74,9 @@ public final class HorizonPolicy implements SchedulingPolicy {
         this("horizon", new HeuristicPlanner()::plan);
     }
 
-    /** Inference sized to cover that share of the minutes it has seen (the bench calibrates it to a service level). */
-    public HorizonPolicy(double inferenceCoverage) {
-        this("horizon", Settings.DEFAULT.withInferenceCoverage(inferenceCoverage), new HeuristicPlanner()::plan);
+    /** Inference sized at that price of a missed minute in GPU-minutes (the bench calibrates it to a service level). */
+    public HorizonPolicy(double inferenceMissPrice) {
+        this("horizon", Settings.DEFAULT.withInferenceMissPrice(inferenceMissPrice), new HeuristicPlanner()::plan);
     }
 
     /** The default settings on the given planner (CP-SAT in full mode). */
@@ -84,7 +87,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
     public HorizonPolicy(String name, Settings settings, Function<PlanProblem, Plan> planner) {
         this.name = name;
         this.unmetInferencePenalty = settings.unmetInferencePenalty();
-        this.inferenceSizing = new BurstMargin(settings.inferenceCoverage());
+        this.inferenceSizing = new QuietTimeMargin(settings.inferenceMissPrice());
         this.allocate = new Allocate(settings.decayPerStep(), planner);
     }
 
@@ -111,9 +114,9 @@ public final class HorizonPolicy implements SchedulingPolicy {
     }
 
     /**
-     * Per minute, inference holds what its own bursts need ({@link BurstMargin}: the busiest of its last minutes plus the
-     * added GPUs or the factor that covered its coverage, 99.8% by default, of its minutes over the last day, whichever held fewer); the rest of
-     * its reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
+     * Per minute, inference holds what its own bursts need ({@link QuietTimeMargin}: the busiest of its last minutes plus a
+     * margin for how long it has been quiet, each the cheapest over its last day at the price of a missed minute); the rest
+     * of its reservation runs fill. Beyond the reservation it takes GPUs back from batch work as any service does.
      */
     @Override
     public Map<String, Integer> inferenceTargets(long now, Map<String, PlanningContext.ServiceView> services) {

@@ -48,8 +48,8 @@ class HorizonPolicyTest {
         InferenceService svc = new InferenceService("svc", "serving", 4, 2);
         double[] forecast = {0, 0, 0, 0, 5, 5};
         int[] path = HorizonPolicy.reservationPath(new PlanningContext.ServiceView(svc, 0, 0, forecast, 6), 6);
-        // 5 x 1.2 + 1 = 7 GPUs at step 4, reachable at 2 GPUs a step only from 3 at step 2
-        assertArrayEquals(new int[] {1, 1, 3, 5, 7, 7}, new int[] {path[0], path[1], path[2], path[3], path[4], path[5]});
+        // the forecast's 5 GPUs at step 4 and no headroom, reachable at 2 GPUs a step only from 1 at step 2
+        assertArrayEquals(new int[] {0, 0, 1, 3, 5, 5}, new int[] {path[0], path[1], path[2], path[3], path[4], path[5]});
         for (int t = 1; t < path.length; t++) assertTrue(path[t] - path[t - 1] <= 2, "swap cap broken at step " + t);
     }
 
@@ -111,7 +111,7 @@ class HorizonPolicyTest {
     @Test
     void penaltyOutsideDharmasRangeIsRejected() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> new HorizonPolicy.Settings(0.99, 2.0, HorizonPolicy.Settings.DEFAULT.inferenceCoverage()));
+                () -> new HorizonPolicy.Settings(0.99, 2.0, HorizonPolicy.Settings.DEFAULT.inferenceMissPrice()));
     }
 
     @Test
