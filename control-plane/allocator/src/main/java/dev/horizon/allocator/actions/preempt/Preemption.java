@@ -75,13 +75,23 @@ public final class Preemption {
         Occupancy trial = occupancy.copy();
         List<RunningJob> victims = new ArrayList<>();
         for (RunningJob v : pool.cheapest(eligible)) {
-            if (!onAcceptedNodes(occupancy, v, j)) continue;
+            if (!onAcceptedNodes(occupancy, v, j) || (starving && !outranksOrIsWider(occupancy, j, v))) continue;
             trial.release(v.placement());
             victims.add(v);
             Placement block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
             if (block != null) return take(occupancy, block, overlapping(victims, block), pool, decision);
         }
         return null;
+    }
+
+    /**
+     * Whether a starving wide job may take a victim it does not outrank: only work narrower than itself and than a node,
+     * the scattered small jobs the rule is for. Taking an equal-ranked gang as wide as itself only moves the wait onto
+     * that gang, which then starves and takes its GPUs back (two 16-GPU jobs of one weight took each other's GPUs five
+     * times in ten minutes on wide-gangs seed 68); a job holding a whole node waits as long to start again.
+     */
+    private static boolean outranksOrIsWider(Occupancy occupancy, PendingJob j, RunningJob v) {
+        return Ranking.outranks(j.weight(), v.weight()) || v.gpus() < Math.min(j.gpus(), occupancy.cluster().largestNode());
     }
 
     /** Preempts the victims and gives the job its block. */

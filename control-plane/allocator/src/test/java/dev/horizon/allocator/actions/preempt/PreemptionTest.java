@@ -93,4 +93,37 @@ class PreemptionTest {
         shared.occupy(new Placement(List.of(new Placement.Slice(0, 7, 1, half))));
         assertFalse(ValuePreemption.holdsWholeGpus(shared, oneHalf), "another job's half stays on GPU 7: taking this one back frees no GPU");
     }
+
+    /** A running gang of weight 1 on the given GPUs of each node, past its minimum runtime. */
+    private static RunningJob gang(Occupancy o, String id, int[] nodes, int first, int perNode) {
+        List<Placement.Slice> slices = new ArrayList<>();
+        for (int n : nodes) slices.add(new Placement.Slice(n, first, perNode));
+        Placement p = new Placement(slices);
+        o.occupy(p);
+        return new RunningJob(id, "t", JobClass.TRAINING, 1, perNode * nodes.length, 0, NOW - 7200, NOW + 3600, RESUMABLE, p, false);
+    }
+
+    @Test
+    void aStarvingWideJobTakesSmallWorkOfItsWeightButNeverAJobThatNeedsAWholeNode() {
+        // a 16-GPU job of weight 1 waiting two hours with half its GPUs idle
+        PendingJob starving = PendingJob.builder().id("starving").team("t").jobClass(JobClass.TRAINING).weight(1).gpus(16).arrivalSeconds(NOW - 7200)
+                .estimatedRemainingSeconds(3600).contract(RESUMABLE).rules(new PlacementRules(Set.of(), 8, true, PlacementRules.Topology.ANY)).build();
+        // nodes 0-1 hold a 16-GPU gang of its weight, nodes 2-3 four GPUs each of small work of its weight
+        Occupancy o = new Occupancy(Cluster.homogeneous(32, 8, "H100-80GB", 81_559));
+        List<RunningJob> running = new ArrayList<>(List.of(gang(o, "peer", new int[] {0, 1}, 0, 8), gang(o, "small", new int[] {2}, 0, 4),
+                gang(o, "small-3", new int[] {3}, 0, 4)));
+        Decision d = new Decision();
+        assertNotNull(Preemption.place(o, starving, 16, new VictimPool(running, NOW), d));
+        assertEquals(List.of("small", "small-3"), d.preemptions().stream().sorted().toList(), "scattered small work of its weight moves");
+
+        // the same gang, an 8-GPU job of its weight on node 2, small work on node 3, work it may not take on nodes 4 and 5
+        Occupancy stuck = new Occupancy(Cluster.homogeneous(48, 8, "H100-80GB", 81_559));
+        List<RunningJob> wideOnly = new ArrayList<>(List.of(gang(stuck, "peer", new int[] {0, 1}, 0, 8), gang(stuck, "whole-node", new int[] {2}, 0, 8),
+                gang(stuck, "small", new int[] {3}, 0, 4)));
+        stuck.occupy(new Placement(List.of(new Placement.Slice(4, 0, 4))));
+        stuck.occupy(new Placement(List.of(new Placement.Slice(5, 0, 8))));
+        Decision none = new Decision();
+        assertNull(Preemption.place(stuck, starving, 16, new VictimPool(wideOnly, NOW), none));
+        assertEquals(List.of(), none.preemptions(), "a gang as wide as itself, or a job holding a whole node, of its weight keeps its GPUs");
+    }
 }
