@@ -42,6 +42,13 @@ public record SliceRequest(String migProfile, int milli, long memoryMiB, Set<Str
         return isMig() ? MigProfiles.gpuFraction(migProfile) : milli / 1000.0;
     }
 
+    /** Replicas one GPU with this much memory holds: MIG instances of the profile, or shares by milli-GPU and memory. */
+    public int replicasPerGpu(long gpuMemoryMiB) {
+        int byCompute = (int) Math.floor(1 / gpuFraction() + 1e-9);
+        int byMemory = isMig() || memoryMiB <= 0 ? byCompute : (int) (gpuMemoryMiB / memoryMiB);
+        return Math.max(1, Math.min(byCompute, byMemory));
+    }
+
     public boolean accepts(String model) {
         return gpuTypes.isEmpty() || gpuTypes.contains(model);
     }

@@ -5,11 +5,13 @@ import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
 import dev.horizon.allocator.actions.preempt.VictimPool;
+import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.ModelGroups;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.allocator.placement.SlicePlacer;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
@@ -58,7 +60,7 @@ public final class Allocate {
                 session.decision().waitRule(j.id(), s > 0 ? Decision.WaitRule.PLANNED_START : Decision.WaitRule.FRAGMENTED);
             }
             if (j.slice() != null) {
-                // each replica was planned as one GPU; at step 0 it may open free GPUs, later it only packs beside others
+                // planned by the GPUs it fills; at step 0 it may open free GPUs, later it only packs beside others
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
                 continue;
             }
@@ -84,8 +86,10 @@ public final class Allocate {
     }
 
     /**
-     * The grid problem: each whole-GPU job with its rules and the nodes of models it accepts; each fractional job's
-     * replicas as one GPU each on nodes of a model that can hold its slice.
+     * The grid problem: each whole-GPU job with its rules and the nodes of models it accepts; each fractional job as the
+     * whole GPUs its replicas fill when packed (as many per GPU as the tightest model that can hold its slice takes) on
+     * nodes of such a model. Planned as one GPU per replica, 2 x 500 milli-GPU needed 2 GPUs of room now where it opens
+     * one, so it was planned a step later at every decision and never opened a free GPU.
      */
     private PlanProblem problem(PlanningContext ctx, ProtectedGrid grid, List<PendingJob> pending, Session session, Set<String> sliced) {
         int h = ctx.horizonSteps();
@@ -94,11 +98,26 @@ public final class Allocate {
         for (PendingJob j : pending) {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
-            PlacementRules rules = j.slice() == null ? j.rules() : PlacementRules.ANY.withTopology(j.rules().topology());
-            jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), rules, PlanProblem.allowedNodes(ctx.cluster(), j)));
+            if (j.slice() == null) {
+                jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
+                continue;
+            }
+            int perGpu = replicasPerGpu(ctx.cluster(), j.slice());
+            jobs.add(new PlanProblem.Job(j.id(), j.weight(), ceilDiv(j.gpus(), perGpu), d, ceilDiv(j.minGpus(), perGpu),
+                    PlacementRules.ANY.withTopology(j.rules().topology()), PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
         return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()),
                 ModelGroups.models(ctx.cluster()));
+    }
+
+    /** Replicas one GPU takes on the tightest node that can hold the slice at all (1 when none can). */
+    private static int replicasPerGpu(Cluster cluster, SliceRequest slice) {
+        return cluster.nodes().stream().filter(n -> slice.fitsModel(n.gpuModel(), n.gpuMemoryMiB()))
+                .mapToInt(n -> slice.replicasPerGpu(n.gpuMemoryMiB())).min().orElse(1);
+    }
+
+    private static int ceilDiv(int replicas, int perGpu) {
+        return Math.max(1, (replicas + perGpu - 1) / perGpu);
     }
 
     /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */
