@@ -99,13 +99,13 @@ final class Projection {
     }
 
     /**
-     * Plays the future out from the decision already taken on the moment until every tracked job has started or until
-     * (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns the tracked jobs'
-     * first starts (absent: not by until).
+     * Plays the future out from the decision already taken on the moment until every followed job (some of the tracked)
+     * has started or until (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns
+     * the tracked jobs' first starts (absent: not by until, or not by when every followed one had started).
      */
-    Map<String, Long> firstStarts(Decision first, Set<String> tracked, long until) {
+    Map<String, Long> firstStarts(Decision first, Set<String> tracked, Set<String> followed, long until) {
         apply(first, tracked);
-        while (!firstStarts.keySet().containsAll(tracked)) {
+        while (!firstStarts.keySet().containsAll(followed)) {
             long next = nextDecision();
             if (next >= until) break;
             advanceTo(next);

@@ -7,6 +7,7 @@ import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.forecast.RecentRuns;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,16 +31,22 @@ public final class StartBands {
      * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not by the end of that
      * future), the end of the moment's horizon (epoch seconds): a start after it was played on past the plan's horizon,
      * and stillWaiting: the policy's last wait reason for it in most of the futures it had not started by their end (null:
-     * it started in every one, or the policy gave none), so a job without a band is told why in the policy's own words.
+     * it started in every one, or the policy gave none), so a job without a band is told why in the policy's own words;
+     * unfollowed: in how many of the futures it had not started by their end were they not played on for it, because it
+     * had not started in more than half the futures before ({@link #settled}): its start there is unknown, counted as none.
      */
-    public record Band(long[] starts, long horizonEnd, String stillWaiting) {
+    public record Band(long[] starts, long horizonEnd, String stillWaiting, int unfollowed) {
         /** A band of futures that all ended at the horizon. */
         public Band(long[] starts) {
-            this(starts, Long.MAX_VALUE, null);
+            this(starts, Long.MAX_VALUE, null, 0);
         }
 
         public Band(long[] starts, long horizonEnd) {
-            this(starts, horizonEnd, null);
+            this(starts, horizonEnd, null, 0);
+        }
+
+        public Band(long[] starts, long horizonEnd, String stillWaiting) {
+            this(starts, horizonEnd, stillWaiting, 0);
         }
 
         /** By when it starts with odds 1 in 2 (epoch seconds; null: not within the horizon). */
@@ -71,7 +78,7 @@ public final class StartBands {
         public Band after(long t) {
             int first = 0;
             while (first < starts.length && starts[first] <= t) first++;
-            return starts.length - first < MIN_LEFT ? null : new Band(Arrays.copyOfRange(starts, first, starts.length), horizonEnd, stillWaiting);
+            return starts.length - first < MIN_LEFT ? null : new Band(Arrays.copyOfRange(starts, first, starts.length), horizonEnd, stillWaiting, unfollowed);
         }
 
         /** In how many of its futures the job had not started by their end. */
@@ -105,7 +112,10 @@ public final class StartBands {
     /**
      * Bands for the tracked jobs (waiting ones of the moment), by id. decided: the policy's decision on this very moment
      * (every future starts from it); seed makes the draws repeatable; beyondSteps: how many steps past the moment's
-     * horizon a future plays on for the jobs that have not started by then (0: none).
+     * horizon a future plays on for the jobs that have not started by then (0: none). A future is played on only while a
+     * job it has not started is not yet {@link #settled}: once a job has not started in more than half the futures, its
+     * P50 and every higher level are "none" whatever the rest say, so it no longer keeps them going (the jobs the policy
+     * holds back for good, fair-share held or fitting nowhere, would otherwise play every future to its end).
      */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed, int beyondSteps) {
@@ -113,6 +123,7 @@ public final class StartBands {
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
         Map<String, Map<String, Integer>> stillWaiting = new HashMap<>();
+        Map<String, Integer> notStarted = new HashMap<>(), unfollowed = new HashMap<>();
         Random rng = new Random(seed);
         Surprises surprises = Surprises.of(m.durations());
         long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
@@ -134,17 +145,34 @@ public final class StartBands {
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
             Projection future = new Projection(m, policy, totals, arrivals, day, shift);
-            Map<String, Long> first = future.firstStarts(decided, tracked, until);
-            for (String id : tracked) starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
+            Set<String> followed = new HashSet<>();
+            for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
+            Map<String, Long> first = future.firstStarts(decided, tracked, followed, until);
+            boolean cut = first.keySet().containsAll(followed);
+            for (String id : tracked) {
+                starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
+                if (first.containsKey(id)) continue;
+                notStarted.merge(id, 1, Integer::sum);
+                if (cut) unfollowed.merge(id, 1, Integer::sum);
+            }
             future.waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
         }
         Map<String, Band> out = new LinkedHashMap<>();
         starts.forEach((id, s) -> {
             long[] sorted = s.clone();
             Arrays.sort(sorted);
-            out.put(id, new Band(sorted, horizonEnd, mostSaid(stillWaiting.get(id))));
+            out.put(id, new Band(sorted, horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
         });
         return out;
+    }
+
+    /**
+     * Whether a job not started in notStarted of the futures so far has no P50 whatever the rest of the samples say: the
+     * nearest-rank median is the ceil(n/2)-th earliest start, so more than n - ceil(n/2) starts of none leave it none (and
+     * every level above it, and the bands read after a time passed, which keep every future it had not started in).
+     */
+    static boolean settled(int notStarted, int samples) {
+        return notStarted > samples - (samples + 1) / 2;
     }
 
     /** The reason given in most futures (among equal counts the alphabetically first, so it repeats); null when none was. */

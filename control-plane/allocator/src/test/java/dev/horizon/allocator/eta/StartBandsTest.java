@@ -10,6 +10,7 @@ import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
@@ -222,6 +223,30 @@ class StartBandsTest {
                 "the policy's own wait reason for a job queued behind others: " + sixth.stillWaiting());
         assertNull(bounded.get("w1").stillWaiting(), "the first job starts in every future: nothing to explain");
         assertEquals(sixth.stillWaiting(), sixth.after(NOW).stillWaiting(), "a band read again keeps the reason");
+    }
+
+    @Test
+    void aJobNotStartedInMostFuturesNoLongerKeepsTheRestPlayingAndTheOthersBandsDoNotChange() {
+        // one node busy for ~50 min, the team's next job behind it, and a job for GPUs no node has: it starts in no future
+        ActiveJob running = job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
+        ActiveJob next = job("w", 1, NOW - 60, null);
+        ActiveJob nowhere = new ActiveJob("b200", "t", JobClass.TRAINING, 1, 8, 8, NOW - 30, null, TRAINING, null,
+                PlacementRules.ANY.withGpuTypes(Set.of("B200")), null, null);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(running, next, nowhere), null, List.of(), runsOf(200));
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision d = policy.decide(ContextBuilder.build(m));
+        Map<String, StartBands.Band> both = StartBands.of(m, d, policy, ExpectedArrivals.NONE, Set.of("w", "b200"), StartBands.SAMPLES, 7, 16);
+        StartBands.Band never = both.get("b200");
+        assertEquals(StartBands.SAMPLES, never.notStarted());
+        int played = StartBands.SAMPLES / 2 + 1;
+        assertEquals(StartBands.SAMPLES - played, never.unfollowed(), "after " + played + " futures without a start it no longer keeps a future going: each of"
+                + " the rest stops once the other job has started");
+        assertNull(never.projected(0.5));
+        assertNotNull(never.stillWaiting(), "the futures that stopped early still say why it waited");
+        StartBands.Band alone = StartBands.of(m, d, policy, ExpectedArrivals.NONE, Set.of("w"), StartBands.SAMPLES, 7, 16).get("w");
+        assertArrayEquals(alone.starts(), both.get("w").starts(), "the other job's starts are those of futures it alone keeps going");
+        assertTrue(StartBands.settled(9, 16) && !StartBands.settled(8, 16), "the nearest-rank median of 16 is the 8th start: 9 without one leave it none");
+        assertTrue(StartBands.settled(1, 1) && StartBands.settled(3, 4) && !StartBands.settled(2, 4));
     }
 
     @Test

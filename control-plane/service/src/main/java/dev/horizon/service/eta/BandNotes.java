@@ -52,7 +52,7 @@ final class BandNotes {
                     + (down.size() == 1 ? " is" : " are") + " out: ") + String.join("; ", problems);
         }
         String notBy = "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by "
-                + Instant.ofEpochSecond(reach(m, beyondHours)) + ", " + beyondHours + " h past the plan's horizon";
+                + Instant.ofEpochSecond(reach(m, beyondHours)) + ", " + beyondHours + " h past the plan's horizon" + unfollowed(raw);
         return raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
                 : notBy + policySaid(raw);
     }
@@ -64,6 +64,12 @@ final class BandNotes {
      */
     private static String policySaid(StartBands.Band raw) {
         return raw.stillWaiting() == null ? "" : "; at the end of most of them the policy's reason was: " + raw.stillWaiting();
+    }
+
+    /** Which of those futures stopped early: its start there is not known, only that it came after more than half had none. */
+    private static String unfollowed(StartBands.Band raw) {
+        return raw.unfollowed() == 0 ? "" : " (" + raw.unfollowed() + " of them were not played on for it once more than half of the futures before"
+                + " had not started it: no band could follow whatever they said)";
     }
 
     private static long horizonEnd(ClusterMoment m) {

@@ -47,6 +47,15 @@ class BandNotesTest {
     }
 
     @Test
+    void futuresThatStoppedFollowingAJobAreSaidToHaveStoppedNotToHaveReachedTheirEnd() {
+        StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 7);
+        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS).note();
+        assertTrue(note.contains("in 16 of 16 sampled futures it had not started by "), note);
+        assertTrue(note.contains("(7 of them were not played on for it once more than half of the futures before had not started it"), note);
+        assertTrue(note.endsWith("the policy's reason was: " + POLICY_SAID), note);
+    }
+
+    @Test
     void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
         StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400), job, moment, BEYOND_HOURS);
         assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
