@@ -66,10 +66,20 @@ public final class HeuristicPlanner {
         int g = job.gpus();
         int d = Math.min(h, job.durationSteps());
         int[] free = new int[nodeMin.rows()];
+        // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
+        boolean oneNode = !job.rules().perReplica() && g <= p.largestNodeFor(job);
         for (int s = 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
             // NodeChoice never reads a node the job does not accept, so its minimum is not worked out
-            for (int n = 0; n < free.length; n++) if (job.allows(n)) free[n] = nodeMin.min(n, s, d);
+            int most = 0, total = 0;
+            for (int n = 0; n < free.length; n++) {
+                if (!job.allows(n)) continue;
+                free[n] = nodeMin.min(n, s, d);
+                most = Math.max(most, free[n]);
+                total += Math.max(0, free[n]);
+            }
+            // NodeChoice gives no node more than it has free: below these it finds nothing, so it is not asked
+            if (total < g || (oneNode && most < g)) continue;
             int[][] chosen = NodeChoice.choose(p, job, free);
             if (chosen != null) return new Choice(s, chosen);
         }
