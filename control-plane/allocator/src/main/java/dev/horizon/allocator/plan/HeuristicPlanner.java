@@ -14,6 +14,11 @@ import java.util.Map;
 public final class HeuristicPlanner {
 
     public Plan plan(PlanProblem p) {
+        return plan(p, true);
+    }
+
+    /** shortcuts: skip the starts that cannot hold a job (false: the plain search, which tests compare the plan with). */
+    Plan plan(PlanProblem p, boolean shortcuts) {
         int[] capacity = p.capacityCopy();
         int[][] nodeFree = p.nodeFreeCopy();
         // the capacity's and each node's free GPUs over any run, patched where a job is planned, shared by every job length
@@ -21,7 +26,7 @@ public final class HeuristicPlanner {
         RangeMinima nodeMin = new RangeMinima(nodeFree, p.horizonSteps());
         int widestNode = 0;
         for (int size : p.nodeSizes()) widestNode = Math.max(widestNode, size);
-        StartFloors floors = new StartFloors(p.horizonSteps(), widestNode);
+        StartFloors floors = shortcuts ? new StartFloors(p.horizonSteps(), widestNode) : null;
         Map<String, Integer> starts = new LinkedHashMap<>();
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
@@ -65,7 +70,7 @@ public final class HeuristicPlanner {
 
     /**
      * The earliest feasible start, or null when the job fits nowhere in the horizon. floors: where one-node jobs' searches
-     * begin; null: the plain search, which asks NodeChoice at every step the capacity holds the job (tests compare the two).
+     * begin; null: the plain search, which asks NodeChoice at every step the capacity holds the job.
      */
     static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job) {
         int h = p.horizonSteps();

@@ -24,6 +24,11 @@ public final class Lend {
     }
 
     public static void run(Session session, List<PendingJob> stillWaiting) {
+        run(session, stillWaiting, true);
+    }
+
+    /** As {@link #run(Session, List)}; skipRepeats false: every width is searched for, even one not found (tests compare). */
+    public static void run(Session session, List<PendingJob> stillWaiting, boolean skipRepeats) {
         List<PendingJob> order = new ArrayList<>(stillWaiting);
         if (session.underFairShare()) {
             Map<String, Double> ratio = session.fairShare().ratio();
@@ -37,7 +42,7 @@ public final class Lend {
             Placement placement = null;
             for (int width : j.allowedSizes()) {
                 Width asked = new Width(width, j.rules());
-                if (notFound.contains(asked)) continue;
+                if (skipRepeats && notFound.contains(asked)) continue;
                 placement = session.occupancy().findBlock(width, j.rules(), NodeOrder.BEST_FIT);
                 if (placement != null) break;
                 notFound.add(asked);

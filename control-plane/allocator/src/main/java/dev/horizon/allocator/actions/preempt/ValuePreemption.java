@@ -27,6 +27,11 @@ public final class ValuePreemption {
 
     /** Tries each job the plan did not start now, in the order given; returns those still waiting. */
     public static List<PendingJob> run(Session session, List<PendingJob> notStarted) {
+        return run(session, notStarted, true);
+    }
+
+    /** As {@link #run(Session, List)}; skipRepeats false: every job is searched for, even as one that failed (tests compare). */
+    public static List<PendingJob> run(Session session, List<PendingJob> notStarted, boolean skipRepeats) {
         Occupancy occupancy = session.occupancy();
         VictimPool preemptible = new VictimPool(preemptible(session), session.now());
         List<PendingJob> stillWaiting = new ArrayList<>();
@@ -44,7 +49,7 @@ public final class ValuePreemption {
             Placement placement = null;
             if (j.contract().resumable() || budgeted) {
                 Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
-                if (!failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
+                if (!skipRepeats || !failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
                 if (placement == null) failed.add(ask);
             }
             if (placement == null) {
