@@ -3,6 +3,8 @@ package dev.horizon.allocator.actions;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.PendingJob;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** How Horizon's actions order and compare work, and how they speak of time in wait reasons. */
 public final class Ranking {
@@ -11,6 +13,9 @@ public final class Ranking {
             .comparingDouble(PendingJob::weight).reversed()
             .thenComparingLong(PendingJob::arrivalSeconds)
             .thenComparing(PendingJob::id);
+
+    private static final int MAX_CACHED_HOURS = 4096;
+    private static final Map<Long, String> HOURS = new ConcurrentHashMap<>();
 
     private Ranking() {
     }
@@ -32,6 +37,10 @@ public final class Ranking {
     }
 
     public static String minutes(long seconds) {
-        return seconds >= 5400 ? String.format("%.1f h", seconds / 3600.0) : (seconds + 59) / 60 + " min";
+        if (seconds < 5400) return (seconds + 59) / 60 + " min";
+        // every decision words each waiting job's wait this way, mostly the same few lengths: formatting them was a
+        // sixth of what a start-time band's futures cost (issue 35); the cache is emptied before it grows large
+        if (HOURS.size() >= MAX_CACHED_HOURS) HOURS.clear();
+        return HOURS.computeIfAbsent(seconds, s -> String.format("%.1f h", s / 3600.0));
     }
 }

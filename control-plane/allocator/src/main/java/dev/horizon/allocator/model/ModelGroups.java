@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
-import java.util.stream.IntStream;
 
 /**
  * One GPU model per job: a job's GPUs are all of one model unless it may mix them (the job JSON's mixModels, with
@@ -29,9 +29,9 @@ public final class ModelGroups {
      * one model everywhere), nodesOf the nodes a placement uses.
      */
     public static <P> P place(String[] nodeModels, boolean[] allowed, int nodes, boolean mixModels, Function<boolean[], P> search,
-                              Function<P, IntStream> nodesOf) {
+                              Function<P, int[]> nodesOf) {
         P any = search.apply(allowed);
-        if (any == null || mixModels || nodeModels == null || nodesOf.apply(any).mapToObj(n -> nodeModels[n]).distinct().count() <= 1) return any;
+        if (any == null || mixModels || nodeModels == null || oneModel(nodeModels, nodesOf.apply(any))) return any;
         Map<String, boolean[]> byModel = new LinkedHashMap<>();
         for (int n = 0; n < nodes; n++) {
             if (allowed == null || allowed[n]) byModel.computeIfAbsent(nodeModels[n], m -> new boolean[nodes])[n] = true;
@@ -43,6 +43,18 @@ public final class ModelGroups {
             if (one != null) return one;
         }
         return null;
+    }
+
+    /** The nodes a placement's slices are on, in slice order. */
+    public static int[] nodesOf(Placement p) {
+        int[] out = new int[p.slices().size()];
+        for (int i = 0; i < out.length; i++) out[i] = p.slices().get(i).node();
+        return out;
+    }
+
+    private static boolean oneModel(String[] nodeModels, int[] used) {
+        for (int n : used) if (!Objects.equals(nodeModels[n], nodeModels[used[0]])) return false;
+        return true;
     }
 
     /** Each node's GPU model, by node index. */

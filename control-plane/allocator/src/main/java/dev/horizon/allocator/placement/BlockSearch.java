@@ -30,7 +30,7 @@ final class BlockSearch {
         if (gpus < 1) return null;
         boolean[] eligible = eligible(rules, allowed);
         return ModelGroups.place(o.models(), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyMasks()),
-                p -> p.slices().stream().mapToInt(Placement.Slice::node));
+                ModelGroups::nodesOf);
     }
 
     private Placement find(int gpus, PlacementRules rules, NodeOrder order, boolean[] ok, long[] busyNow) {

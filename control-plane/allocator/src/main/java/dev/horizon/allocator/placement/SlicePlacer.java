@@ -111,7 +111,7 @@ public final class SlicePlacer {
                 slices.add(s);
             }
             return new Placement(slices);
-        }, p -> p.slices().stream().mapToInt(Placement.Slice::node));
+        }, ModelGroups::nodesOf);
     }
 
     /**

@@ -14,11 +14,19 @@ import java.util.Map;
 public final class HeuristicPlanner {
 
     public Plan plan(PlanProblem p) {
+        return plan(p, true);
+    }
+
+    /** shortcuts: skip the starts that cannot hold a job (false: the plain search, which tests compare the plan with). */
+    Plan plan(PlanProblem p, boolean shortcuts) {
         int[] capacity = p.capacityCopy();
         int[][] nodeFree = p.nodeFreeCopy();
         // the capacity's and each node's free GPUs over any run, patched where a job is planned, shared by every job length
         RangeMinima capMin = new RangeMinima(new int[][] {capacity}, p.horizonSteps());
         RangeMinima nodeMin = new RangeMinima(nodeFree, p.horizonSteps());
+        int widestNode = 0;
+        for (int size : p.nodeSizes()) widestNode = Math.max(widestNode, size);
+        StartFloors floors = shortcuts ? new StartFloors(p.horizonSteps(), widestNode) : null;
         Map<String, Integer> starts = new LinkedHashMap<>();
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
@@ -26,13 +34,13 @@ public final class HeuristicPlanner {
         for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
         for (PlanProblem.Job asked : p.jobs()) {
             PlanProblem.Job job = asked;
-            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, asked);
+            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, asked);
             // an elastic job that would wait at full width starts now on the widest narrower width that fits
             List<Integer> widths = asked.widths();
             for (int i = 1; i < widths.size() && (placement == null || placement.start() > 0); i++) {
                 int width = widths.get(i);
                 PlanProblem.Job trial = asked.narrowed(width);
-                Choice now = width > maxCapacity ? null : earliest(p, capMin, nodeMin, trial);
+                Choice now = width > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, trial);
                 if (now != null && now.start() == 0) {
                     job = trial;
                     placement = now;
@@ -60,19 +68,35 @@ public final class HeuristicPlanner {
     record Choice(int start, int[][] slices) {
     }
 
-    /** The earliest feasible start, or null when the job fits nowhere in the horizon. */
-    static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job job) {
+    /**
+     * The earliest feasible start, or null when the job fits nowhere in the horizon. floors: where one-node jobs' searches
+     * begin; null: the plain search, which asks NodeChoice at every step the capacity holds the job.
+     */
+    static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job) {
         int h = p.horizonSteps();
         int g = job.gpus();
         int d = Math.min(h, job.durationSteps());
         int[] free = new int[nodeMin.rows()];
-        for (int s = 0; s < h; s++) {
+        // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
+        boolean oneNode = floors != null && !job.rules().perReplica() && g <= p.largestNodeFor(job);
+        for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
-            // NodeChoice never reads a node the job does not accept, so its minimum is not worked out
-            for (int n = 0; n < free.length; n++) if (job.allows(n)) free[n] = nodeMin.min(n, s, d);
+            int most = 0, total = 0;
+            for (int n = 0; n < free.length; n++) {
+                // NodeChoice never reads a node the job does not accept, so its minimum is not worked out
+                if (!job.allows(n)) continue;
+                free[n] = nodeMin.min(n, s, d);
+                most = Math.max(most, free[n]);
+                total += Math.max(0, free[n]);
+            }
+            // NodeChoice gives no node more than it has free: below these it finds nothing, so it is not asked
+            if (floors != null && (total < g || (oneNode && most < g))) continue;
             int[][] chosen = NodeChoice.choose(p, job, free);
-            if (chosen != null) return new Choice(s, chosen);
+            if (chosen == null) continue;
+            if (oneNode) floors.found(job.allowedNodes(), g, d, s);
+            return new Choice(s, chosen);
         }
+        if (oneNode) floors.found(job.allowedNodes(), g, d, h);
         return null;
     }
 }

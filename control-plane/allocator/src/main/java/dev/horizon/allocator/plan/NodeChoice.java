@@ -22,7 +22,13 @@ public final class NodeChoice {
         boolean[] allowed = new boolean[free.length];
         for (int n = 0; n < allowed.length; n++) allowed[n] = job.allows(n);
         return ModelGroups.place(p.nodeModels(), allowed, allowed.length, job.rules().mixModels(), ok -> choose(p, job, free, ok),
-                slices -> java.util.Arrays.stream(slices).mapToInt(s -> s[0]));
+                NodeChoice::nodesOf);
+    }
+
+    private static int[] nodesOf(int[][] slices) {
+        int[] out = new int[slices.length];
+        for (int i = 0; i < slices.length; i++) out[i] = slices[i][0];
+        return out;
     }
 
     private static int[][] choose(PlanProblem p, PlanProblem.Job job, int[] free, boolean[] ok) {

@@ -4,6 +4,7 @@ import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.NodeOrder;
 import dev.horizon.allocator.placement.Occupancy;
@@ -17,6 +18,17 @@ public final class Preemption {
     public static final long WIDE_JOB_PATIENCE_SECONDS = 3600;
 
     private Preemption() {
+    }
+
+    /**
+     * What {@link #place} reads of the job it places: two jobs that ask the same get the same answer from the same
+     * occupancy and pool (weights matter only by whole units, see {@link Ranking#outranks}; arrival only by whether a wide
+     * job has waited its patience). A rule that reads more of the job must add it here.
+     */
+    public record Ask(int gpus, PlacementRules rules, double weightUnit, boolean patient) {
+        public static Ask of(PendingJob j, int gpus, VictimPool pool) {
+            return new Ask(gpus, j.rules(), Math.floor(j.weight()), j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS);
+        }
     }
 
     /**

@@ -8,8 +8,10 @@ import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
@@ -25,30 +27,44 @@ public final class ValuePreemption {
 
     /** Tries each job the plan did not start now, in the order given; returns those still waiting. */
     public static List<PendingJob> run(Session session, List<PendingJob> notStarted) {
+        return run(session, notStarted, true);
+    }
+
+    /** As {@link #run(Session, List)}; skipRepeats false: every job is searched for, even as one that failed (tests compare). */
+    public static List<PendingJob> run(Session session, List<PendingJob> notStarted, boolean skipRepeats) {
         Occupancy occupancy = session.occupancy();
         VictimPool preemptible = new VictimPool(preemptible(session), session.now());
         List<PendingJob> stillWaiting = new ArrayList<>();
         boolean nodesHeld = false;
         boolean budgeted = session.underFairShare();
+        // a search fails again while nothing it reads has changed: the occupancy and the pool change only when a job
+        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same
+        Set<Preemption.Ask> failed = new HashSet<>();
         for (PendingJob j : notStarted) {
             // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
             if (session.onlyAsFill(j.id())) {
                 stillWaiting.add(j);
                 continue;
             }
-            Placement placement = j.contract().resumable() || budgeted
-                    ? Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision()) : null;
+            Placement placement = null;
+            if (j.contract().resumable() || budgeted) {
+                Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
+                if (!skipRepeats || !failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
+                if (placement == null) failed.add(ask);
+            }
             if (placement == null) {
                 if (budgeted && !nodesHeld && !occupancy.fitsOneNode(j.gpus(), j.rules())
                         && j.arrivalSeconds() <= session.now() - Preemption.WIDE_JOB_PATIENCE_SECONDS) {
                     NodeHolding.holdNodesFor(j, occupancy, preemptible, session.context().running(), session.decision());
                     nodesHeld = true;
+                    failed.clear();
                 }
                 stillWaiting.add(j);
                 continue;
             }
             // budgeted work runs protected only where the protected room has it; else as fill, promoted once there is
             session.start(j.id(), placement, !budgeted || !session.protectedRoomFor(placement));
+            failed.clear();
         }
         return stillWaiting;
     }
