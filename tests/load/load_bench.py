@@ -105,7 +105,9 @@ def main():
             latencies.extend(mine)
             errors.extend(failed)
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(a.clients)]
+    # daemon clients: Ctrl-C (KeyboardInterrupt in the main thread's join) ends the run at once; non-daemon ones kept the
+    # interpreter submitting to the end, so the launcher never got to stop the control plane it started
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(a.clients)]
     start = time.perf_counter()
     for t in threads:
         t.start()
@@ -128,4 +130,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(130)
