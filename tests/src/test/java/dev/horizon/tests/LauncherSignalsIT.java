@@ -16,13 +16,19 @@ import org.junit.jupiter.api.Test;
  * group, tee dies first, and the launcher still stops every process it started and removes its temp dir.
  */
 class LauncherSignalsIT {
+    /** Runs its arguments with SIGINT at its default disposition. */
+    private static final String RESET_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])";
+
     @Test
     void ctrlCWithThePipesReaderGoneLeavesNoProcessAndNoTempDir() throws Exception {
         Path dir = Files.createTempDirectory("horizon-signals");
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Path out = dir.resolve("out.log");
-        // setsid: the launcher and tee in a process group of their own, as a terminal's foreground job is
-        ProcessBuilder pb = new ProcessBuilder("setsid", "bash", "-c", "./horizon load --nodes 1 --jobs 1000000 --clients 1 | tee '" + out + "' >/dev/null")
+        // setsid: the launcher and tee in a process group of their own, as a terminal's foreground job is; SIGINT back at
+        // its default first, as in a terminal: a build started in the background of a script (nohup mvn ... &) ignores
+        // it, every process it starts inherits that, and a shell cannot trap a signal ignored when it started
+        ProcessBuilder pb = new ProcessBuilder("setsid", "python3", "-c", RESET_SIGINT, "bash", "-c",
+                "./horizon load --nodes 1 --jobs 1000000 --clients 1 | tee '" + out + "' >/dev/null")
                 .directory(Horizon.ROOT.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("stderr.log").toFile());
         pb.environment().put("TMPDIR", tmp.toString());
         Process group = pb.start();
