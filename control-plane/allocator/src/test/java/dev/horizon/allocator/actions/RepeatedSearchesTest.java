@@ -57,29 +57,6 @@ class RepeatedSearchesTest {
         assertTrue(preempted > 50 && lent > 50, preempted + " preempted, " + lent + " lent");
     }
 
-    @Test
-    void aStartThatFreesGpusBeyondItsBlockLetsTheSearchesThatFailedBeforeItRunAgain() {
-        // one node held whole by an 8-GPU job of weight 2: a 4-GPU job of weight 2 cannot take it, one of weight 3 can and
-        // takes 4 of its 8 GPUs, so the other 4 are free for the next 4-GPU job of weight 2, which asks what the first asked
-        Cluster cluster = new Cluster(List.of(new GpuNode("n0", MODELS[0], 8, 81_559, "d0")));
-        Occupancy occupancy = new Occupancy(cluster);
-        Placement whole = occupancy.findBlock(8, PlacementRules.ANY, dev.horizon.allocator.placement.NodeOrder.BEST_FIT);
-        occupancy.occupy(whole);
-        RunningJob held = new RunningJob("v", "t0", JobClass.TRAINING, 2, 8, NOW - 4000, NOW - 3600, NOW + 3600, new Contract(0, true, 120), whole,
-                false, PlacementRules.ANY);
-        List<PendingJob> order = new ArrayList<>();
-        for (String[] j : new String[][] {{"first", "2"}, {"heavier", "3"}, {"second", "2"}}) {
-            order.add(PendingJob.builder().id(j[0]).team("t1").jobClass(JobClass.TRAINING).weight(Double.parseDouble(j[1])).gpus(4).minGpus(4)
-                    .arrivalSeconds(NOW - 600).estimatedRemainingSeconds(3600).contract(new Contract(0, true, 120)).rules(PlacementRules.ANY).build());
-        }
-        Session session = Session.open(new PlanningContext(NOW, 900, 16, cluster, occupancy, List.of(held), order, Map.of(), null));
-        List<PendingJob> waiting = ValuePreemption.run(session, order, true);
-        assertEquals(List.of("v"), session.decision().preemptions());
-        assertEquals(List.of("heavier", "second"), session.decision().starts().stream().map(Decision.Start::jobId).toList(),
-                "the GPUs the heavier job's victim freed beyond its block are searched again for the job that asks what the first asked");
-        assertEquals(List.of("first"), waiting.stream().map(PendingJob::id).toList());
-    }
-
     /** One decision on the moment the seed draws, as HorizonPolicy makes it, the repeated searches skipped or not. */
     private static Decision decide(long seed, boolean skipRepeats) {
         Session session = Session.open(moment(new Random(seed)));

@@ -33,16 +33,12 @@ public final class ValuePreemption {
     /** As {@link #run(Session, List)}; skipRepeats false: every job is searched for, even as one that failed (tests compare). */
     public static List<PendingJob> run(Session session, List<PendingJob> notStarted, boolean skipRepeats) {
         Occupancy occupancy = session.occupancy();
-        List<RunningJob> victims = preemptible(session);
-        Map<String, RunningJob> victimsById = new HashMap<>();
-        victims.forEach(r -> victimsById.put(r.id(), r));
-        VictimPool preemptible = new VictimPool(victims, session.now());
+        VictimPool preemptible = new VictimPool(preemptible(session), session.now());
         List<PendingJob> stillWaiting = new ArrayList<>();
         boolean nodesHeld = false;
         boolean budgeted = session.underFairShare();
         // a search fails again while nothing it reads has changed: the occupancy and the pool change only when a job
-        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same; and a
-        // start that freed no GPU beyond its own block only took GPUs and victims away, so they still fail after it
+        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same
         Set<Preemption.Ask> failed = new HashSet<>();
         for (PendingJob j : notStarted) {
             // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
@@ -51,7 +47,6 @@ public final class ValuePreemption {
                 continue;
             }
             Placement placement = null;
-            int preemptedBefore = session.decision().preemptions().size();
             if (j.contract().resumable() || budgeted) {
                 Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
                 if (!skipRepeats || !failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
@@ -69,26 +64,9 @@ public final class ValuePreemption {
             }
             // budgeted work runs protected only where the protected room has it; else as fill, promoted once there is
             session.start(j.id(), placement, !budgeted || !session.protectedRoomFor(placement));
-            if (freedOutside(placement, session.decision().preemptions().subList(preemptedBefore, session.decision().preemptions().size()), victimsById)) {
-                failed.clear();
-            }
+            failed.clear();
         }
         return stillWaiting;
-    }
-
-    /**
-     * Whether the victims preempted for this block held a GPU outside it: only such a GPU is free after the start that
-     * was not before. Otherwise the start took free GPUs and its victims' GPUs, and removed the victims from the pool:
-     * every search reads a subset of what it read before, so one that failed fails again.
-     */
-    private static boolean freedOutside(Placement block, List<String> preempted, Map<String, RunningJob> victimsById) {
-        if (preempted.isEmpty()) return false;
-        Set<GpuRef> taken = new HashSet<>(block.gpus());
-        for (String id : preempted) {
-            RunningJob v = victimsById.get(id);
-            if (v == null || !taken.containsAll(v.placement().gpus())) return true;
-        }
-        return false;
     }
 
     /**
