@@ -28,8 +28,9 @@ import java.util.Set;
  * Only the world is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
- * {@link #FINE_STEPS} steps, where a start time matters to the minute, at step boundaries after that, and every
- * {@link #BEYOND_STRIDE} steps past the moment's horizon when a future is played on beyond it. A job started at a
+ * {@link #FINE_STEPS} steps, where a start time matters to the minute, at step boundaries after that, and past the
+ * moment's horizon, when a future is played on beyond it, every {@link #BEYOND_STRIDE} steps at first and further apart
+ * the further out ({@link #strideBeyond}). A job started at a
  * decision is taken to have started, and to run from, when the GPUs it got were freed, if that was after the last
  * decision: the world decides at every event. Each decision re-plans every waiting job, so their number is what a future
  * costs; asking less often within the horizon was tried and cost the bands calibration (docs/control-plane.md).
@@ -47,8 +48,14 @@ final class Projection {
     static final int MAX_CHAINED_DECISIONS = 4;
     /** Events closer than this are decided together. */
     static final long MIN_GAP_SECONDS = 60;
-    /** Past the moment's horizon, every this many steps: a start days out is read to the hour at best. */
+    /** Past the moment's horizon, every this many steps at first: a start a day out is read to the hour at best. */
     static final int BEYOND_STRIDE = 4;
+    /**
+     * Further past the horizon, the stride grows to this part of the distance past it (3 h a day past, 6 h two days
+     * past): a start that far out is read to some hours at best, and each decision there re-plans a queue the expected
+     * arrivals have grown, so the steps far out cost the most (docs/control-plane.md, "Start-time bands").
+     */
+    static final int BEYOND_STRIDE_GROWTH = 8;
     private static final int MINUTES_PER_DAY = 1440;
     private static final long DAY_SECONDS = 86_400;
 
@@ -130,9 +137,14 @@ final class Projection {
     private long nextDecision() {
         if (now < stepFromNow(FINE_STEPS)) return nextEvent();
         long horizonEnd = origin.now() + origin.horizonSteps() * origin.stepSeconds();
-        int stride = now >= horizonEnd ? BEYOND_STRIDE : 1;
-        long every = stride * origin.stepSeconds();
+        if (now < horizonEnd) return nextBoundary(now);
+        long every = strideBeyond((now - horizonEnd) / origin.stepSeconds()) * origin.stepSeconds();
         return (now / every + 1) * every;
+    }
+
+    /** How many steps apart the policy is asked stepsPast steps past the moment's horizon. */
+    static int strideBeyond(long stepsPast) {
+        return (int) Math.max(BEYOND_STRIDE, stepsPast / BEYOND_STRIDE_GROWTH);
     }
 
     /** The boundary of the step k steps after the moment's own. */

@@ -214,6 +214,31 @@ class StartBandsTest {
     }
 
     @Test
+    void farPastTheHorizonTheFuturesDecideFurtherApartAndAChainOfRunsStillStartsWhereTheRunsBeforeItEnd() {
+        assertEquals(Projection.BEYOND_STRIDE, Projection.strideBeyond(0), "hourly at the horizon");
+        assertEquals(Projection.BEYOND_STRIDE, Projection.strideBeyond(39), "still hourly ten hours past it");
+        assertEquals(12, Projection.strideBeyond(96), "every 3 h a day past it");
+        assertEquals(24, Projection.strideBeyond(192), "every 6 h two days past it");
+        // one node, a run ending ~50 min from now and 40 jobs of about an hour queued behind it, a 4 h horizon played on
+        // 40 h: past ~12 h the policy is asked hours apart, and each run still starts when the one before it ends
+        List<ActiveJob> jobs = new ArrayList<>();
+        jobs.add(job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        for (int i = 1; i <= 40; i++) jobs.add(job("w" + i, 1, NOW - 60 + i, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), jobs, null, List.of(), runsOf(60));
+        HorizonPolicy policy = new HorizonPolicy();
+        Set<String> waiting = Set.of("w30", "w40");
+        Map<String, StartBands.Band> bands = StartBands.of(m, policy.decide(ContextBuilder.build(m)), policy, ExpectedArrivals.NONE, waiting,
+                StartBands.SAMPLES, 7, 160);
+        for (String id : waiting) {
+            int before = Integer.parseInt(id.substring(1)) - 1;
+            Long p50 = bands.get(id).projected(0.5);
+            assertNotNull(p50, id + " starts within the 44 h played");
+            assertTrue(Math.abs(p50 - (NOW + 3000 + before * 3600L)) <= 1800, id + " starts at P50 " + (p50 - NOW) / 3600.0 + " h from now; the "
+                    + before + " runs of ~1 h before it end " + (3000 + before * 3600) / 3600.0 + " h from now");
+        }
+    }
+
+    @Test
     void aJobNotStartedByTheEndOfItsFuturesKeepsThePolicysLastReasonForIt() {
         Map<String, StartBands.Band> bounded = queueOfSix(0);
         StartBands.Band sixth = bounded.get("w6");

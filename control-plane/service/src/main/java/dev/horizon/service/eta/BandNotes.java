@@ -34,7 +34,7 @@ final class BandNotes {
                     + " it had not started by then" + policySaid(raw));
         }
         return new StartTimes.Shown(p50, p90, past ? "past the plan's horizon (" + Instant.ofEpochSecond(horizonEnd(m)) + "): the queue played on with the"
-                + " same policy in hourly steps; a band that far out is not calibrated" : null);
+                + " same policy in steps of an hour, further apart further out (6 h two days past it); a band that far out is not calibrated" : null);
     }
 
     /**
