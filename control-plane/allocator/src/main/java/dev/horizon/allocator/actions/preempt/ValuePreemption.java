@@ -1,5 +1,6 @@
 package dev.horizon.allocator.actions.preempt;
 
+import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.model.GpuRef;
 import dev.horizon.allocator.model.PendingJob;
@@ -8,10 +9,8 @@ import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
@@ -38,8 +37,9 @@ public final class ValuePreemption {
         boolean nodesHeld = false;
         boolean budgeted = session.underFairShare();
         // a search fails again while nothing it reads has changed: the occupancy and the pool change only when a job
-        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same
-        Set<Preemption.Ask> failed = new HashSet<>();
+        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same and
+        // gain no more than the cheapest loss the failed search turned down (null: no victims free the GPUs at all)
+        Map<Preemption.Ask, Price.Loss> failed = new HashMap<>();
         for (PendingJob j : notStarted) {
             // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
             if (session.onlyAsFill(j.id())) {
@@ -48,9 +48,17 @@ public final class ValuePreemption {
             }
             Placement placement = null;
             if (j.contract().resumable() || budgeted) {
-                Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
-                if (!skipRepeats || !failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
-                if (placement == null) failed.add(ask);
+                Price price = priceOf(session, j);
+                Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible, price);
+                Price.Loss refused = failed.get(ask);
+                if (!skipRepeats || !failed.containsKey(ask) || (refused != null && price.gain() > refused.total())) {
+                    placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision(), price);
+                    refused = price.cheapestRefused();
+                }
+                if (placement == null) {
+                    failed.put(ask, refused);
+                    if (refused != null) explainRefusal(session, j, price, refused);
+                }
             }
             if (placement == null) {
                 if (budgeted && !nodesHeld && !occupancy.fitsOneNode(j.gpus(), j.rules())
@@ -67,6 +75,20 @@ public final class ValuePreemption {
             failed.clear();
         }
         return stillWaiting;
+    }
+
+    /** The price of starting j now against the start the plan gave it (see {@link Price}). */
+    private static Price priceOf(Session session, PendingJob j) {
+        PlanningContext ctx = session.context();
+        return Price.of(j, j.gpus(), session.decision().plannedStarts().get(j.id()), ctx.now(), ctx.stepSeconds(),
+                ctx.horizonSteps() * ctx.stepSeconds());
+    }
+
+    /** The job's wait reason says what preempting would have gained and cost. */
+    private static void explainRefusal(Session session, PendingJob j, Price price, Price.Loss refused) {
+        String why = Price.refusal(price.gain(), price.advanceSeconds(), refused);
+        String before = session.decision().waitReasons().get(j.id());
+        session.decision().waiting(j.id(), before == null ? why : before + "; " + why);
     }
 
     /**
