@@ -162,4 +162,22 @@ class PreemptionTest {
         assertEquals(900, Price.of(vip(8).estimatedRemainingSeconds(7200).build(), 8, NOW, NOW, 900, 86_400).advanceSeconds(),
                 "a job the plan placed now but could not start gains at least a step: the plan knows starts only to a step");
     }
+
+    @Test
+    void aFailedSearchIsSkippedOnlyForJobsThatGainNoMoreThanTheLossItTurnedDown() {
+        // both ask the same (8 GPUs, weight unit 2, 200 s of work sooner); the wide job would lose 0.53 + 8 x 200 s = 0.98
+        // weighted GPU-h: worth 0.89 to the lighter job, 1.29 to the heavier, which comes second in the order given
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> running = List.of(victim(o, "wide", 0, 0, 8), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false));
+        PendingJob light = vip(8).id("light").weight(2).estimatedRemainingSeconds(200).build();
+        PendingJob heavy = vip(8).id("heavy").weight(2.9).estimatedRemainingSeconds(200).build();
+        for (boolean skipRepeats : new boolean[] {true, false}) {
+            dev.horizon.allocator.actions.Session session = dev.horizon.allocator.actions.Session.open(
+                    new PlanningContext(NOW, 900, 16, cluster, o.copy(), running, List.of(light, heavy), Map.of(), null));
+            assertEquals(List.of("light"), ValuePreemption.run(session, List.of(light, heavy), skipRepeats).stream().map(PendingJob::id).toList());
+            assertEquals(List.of("wide"), session.decision().preemptions(), "skipping repeats: " + skipRepeats);
+            assertTrue(session.decision().waitReasons().get("light").contains("worth 0.89 weighted GPU-h; the cheapest victims would lose 0.98"),
+                    session.decision().waitReasons().get("light"));
+        }
+    }
 }
