@@ -23,13 +23,13 @@ public final class Preemption {
     /**
      * What {@link #place} reads of the job it places: two jobs that ask the same get the same answer from the same
      * occupancy and pool (weights matter only by whole units, see {@link Ranking#outranks}; arrival only by whether a wide
-     * job has waited its patience; estimate and planned start only through its {@link Price}, whose victims' loss depends
-     * on the advance and whose gain only decides which loss is paid). A rule that reads more of the job must add it here.
+     * job has waited its patience). Its estimate and planned start enter only through its {@link Price}, which decides
+     * which of the victim sets the search finds are paid for, never which sets it finds. A rule that reads more of the job
+     * must add it here.
      */
-    public record Ask(int gpus, PlacementRules rules, double weightUnit, boolean patient, long advanceSeconds) {
-        public static Ask of(PendingJob j, int gpus, VictimPool pool, Price price) {
-            return new Ask(gpus, j.rules(), Math.floor(j.weight()), j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS,
-                    price.advanceSeconds());
+    public record Ask(int gpus, PlacementRules rules, double weightUnit, boolean patient) {
+        public static Ask of(PendingJob j, int gpus, VictimPool pool) {
+            return new Ask(gpus, j.rules(), Math.floor(j.weight()), j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.horizon.allocator.actions.preempt;
 
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.RunningJob;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,8 +12,8 @@ import java.util.List;
  * Each victim loses the work since its last checkpoint (all of it if it cannot resume), a restart, and its work while it
  * waits for GPUs again: the preemptor holds its GPUs for {@code advance} and the victim takes the place the plan had
  * kept for the preemptor, so it waits about as long, no longer than it had left to run. A preemption happens only
- * where the gain exceeds the victims' loss. One search's price also keeps the cheapest loss it turned down, for the
- * job's wait reason.
+ * where the gain exceeds the victims' loss. One search's price also keeps the victim sets it turned down: the job's wait
+ * reason names the cheapest, and a job asking the same of an unchanged cluster weighs the same sets at its own price.
  */
 public final class Price {
     /** A restart is never free: loading a checkpoint and starting up costs at least a minute of the victim's GPUs. */
@@ -23,7 +24,7 @@ public final class Price {
     private final double gain;
     private final long advanceSeconds;
     private final long now;
-    private Loss cheapestRefused;
+    private final List<List<RunningJob>> refused = new ArrayList<>();
 
     private Price(double gain, long advanceSeconds, long now) {
         this.gain = gain;
@@ -53,23 +54,32 @@ public final class Price {
         return gain;
     }
 
-    /** Seconds of work the preemptor does sooner; the victims' loss depends on it, so failed searches are kept by it. */
+    /** Seconds of work the preemptor does sooner. */
     public long advanceSeconds() {
         return advanceSeconds;
     }
 
-    /** Whether taking these victims gains more than they lose; a refused set is kept when it is the cheapest so far. */
+    /** Whether taking these victims gains more than they lose; a set turned down is kept. */
     boolean pays(List<RunningJob> victims) {
         if (gain == Double.POSITIVE_INFINITY) return true;
-        Loss loss = lossOf(victims);
-        if (gain > loss.total()) return true;
-        if (cheapestRefused == null || loss.total() < cheapestRefused.total()) cheapestRefused = loss;
+        if (gain > lossOf(victims).total()) return true;
+        refused.add(victims);
         return false;
     }
 
-    /** The cheapest victim set this search turned down for its price (null when none was turned down). */
-    public Loss cheapestRefused() {
-        return cheapestRefused;
+    /** The victim sets this search turned down for their price. */
+    public List<List<RunningJob>> refused() {
+        return refused;
+    }
+
+    /** The least these victim sets would lose at this price (null for none). */
+    public Loss cheapest(List<List<RunningJob>> sets) {
+        Loss cheapest = null;
+        for (List<RunningJob> set : sets) {
+            Loss loss = lossOf(set);
+            if (cheapest == null || loss.total() < cheapest.total()) cheapest = loss;
+        }
+        return cheapest;
     }
 
     Loss lossOf(List<RunningJob> victims) {

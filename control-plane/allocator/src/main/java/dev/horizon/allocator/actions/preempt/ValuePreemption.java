@@ -37,9 +37,10 @@ public final class ValuePreemption {
         boolean nodesHeld = false;
         boolean budgeted = session.underFairShare();
         // a search fails again while nothing it reads has changed: the occupancy and the pool change only when a job
-        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same and
-        // gain no more than the cheapest loss the failed search turned down (null: no victims free the GPUs at all)
-        Map<Preemption.Ask, Price.Loss> failed = new HashMap<>();
+        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same; such a
+        // job would find the same victim sets, all turned down, so it fails too unless it gains more than the cheapest
+        // of them loses at its own price (none: no victims free the GPUs at all)
+        Map<Preemption.Ask, List<List<RunningJob>>> failed = new HashMap<>();
         for (PendingJob j : notStarted) {
             // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
             if (session.onlyAsFill(j.id())) {
@@ -49,15 +50,17 @@ public final class ValuePreemption {
             Placement placement = null;
             if (j.contract().resumable() || budgeted) {
                 Price price = priceOf(session, j);
-                Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible, price);
-                Price.Loss refused = failed.get(ask);
-                if (!skipRepeats || !failed.containsKey(ask) || (refused != null && price.gain() > refused.total())) {
+                Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
+                List<List<RunningJob>> refused = failed.get(ask);
+                Price.Loss cheapest = refused == null ? null : price.cheapest(refused);
+                if (!skipRepeats || refused == null || (cheapest != null && price.gain() > cheapest.total())) {
                     placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision(), price);
-                    refused = price.cheapestRefused();
+                    refused = price.refused();
+                    cheapest = price.cheapest(refused);
                 }
                 if (placement == null) {
                     failed.put(ask, refused);
-                    if (refused != null) explainRefusal(session, j, price, refused);
+                    if (cheapest != null) explainRefusal(session, j, price, cheapest);
                 }
             }
             if (placement == null) {
