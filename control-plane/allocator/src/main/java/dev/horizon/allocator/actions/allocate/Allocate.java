@@ -4,6 +4,7 @@ import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
+import dev.horizon.allocator.actions.preempt.Price;
 import dev.horizon.allocator.actions.preempt.VictimPool;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
@@ -147,7 +148,7 @@ public final class Allocate {
                     + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
             return false;
         }
-        Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision());
+        Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision(), Price.PLANNED);
         if (placement == null) {
             session.decision().waiting(j.id(), "fits by count but no node has a contiguous block of " + j.gpus() + " free GPUs yet");
             return false;

@@ -23,7 +23,9 @@ public final class Preemption {
     /**
      * What {@link #place} reads of the job it places: two jobs that ask the same get the same answer from the same
      * occupancy and pool (weights matter only by whole units, see {@link Ranking#outranks}; arrival only by whether a wide
-     * job has waited its patience). A rule that reads more of the job must add it here.
+     * job has waited its patience). Its estimate and planned start enter only through its {@link Price}, which decides
+     * which of the victim sets the search finds are paid for, never which sets it finds. A rule that reads more of the job
+     * must add it here.
      */
     public record Ask(int gpus, PlacementRules rules, double weightUnit, boolean patient) {
         public static Ask of(PendingJob j, int gpus, VictimPool pool) {
@@ -33,13 +35,13 @@ public final class Preemption {
 
     /**
      * GPUs of {@code gpus} for j under its rules: free ones, else ones freed by preempting the cheapest of the victims j
-     * outranks on a single node, or for a job no one node can hold, anywhere. Only victims on the GPUs j gets are
-     * preempted; they are removed from the pool.
+     * outranks on a single node, or for a job no one node can hold, anywhere, where the price says the victims lose less
+     * than j gains. Only victims on the GPUs j gets are preempted; they are removed from the pool.
      */
-    public static Placement place(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+    public static Placement place(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision, Price price) {
         Placement free = occupancy.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
         if (free != null) return free;
-        if (!occupancy.fitsOneNode(gpus, j.rules())) return placeWide(occupancy, j, gpus, pool, decision);
+        if (!occupancy.fitsOneNode(gpus, j.rules())) return placeWide(occupancy, j, gpus, pool, decision, price);
         if (!pool.hasOutrankedBy(j.weight())) return null;
         int nodes = occupancy.cluster().nodes().size();
         Placement best = null;
@@ -64,6 +66,7 @@ public final class Preemption {
             if (block == null) block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only);
             if (block == null) continue;
             List<RunningJob> needed = overlapping(victims, block);
+            if (!price.pays(needed)) continue;
             double cost = needed.stream().mapToDouble(v -> v.weight() * v.gpus()).sum();
             if (cost < bestCost) {
                 bestCost = cost;
@@ -79,9 +82,9 @@ public final class Preemption {
      * up. A wide job that has waited an hour while at least half its GPUs stand idle, or that is
      * inside its team's owed share, may also take them from work that does not outrank it: scattered
      * small jobs would otherwise keep it out for good, and they resume elsewhere at the cost of a
-     * checkpoint.
+     * checkpoint. The first victims that free a block are taken only where they pay their price.
      */
-    private static Placement placeWide(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision) {
+    private static Placement placeWide(Occupancy occupancy, PendingJob j, int gpus, VictimPool pool, Decision decision, Price price) {
         boolean starving = j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS && occupancy.totalFree() * 2 >= gpus;
         DoublePredicate eligible = starving ? w -> !Ranking.outranks(w, j.weight()) : w -> Ranking.outranks(j.weight(), w);
         Occupancy trial = occupancy.copy();
@@ -91,7 +94,9 @@ public final class Preemption {
             trial.release(v.placement());
             victims.add(v);
             Placement block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
-            if (block != null) return take(occupancy, block, overlapping(victims, block), pool, decision);
+            if (block == null) continue;
+            List<RunningJob> needed = overlapping(victims, block);
+            return price.pays(needed) ? take(occupancy, block, needed, pool, decision) : null;
         }
         return null;
     }

@@ -1,5 +1,6 @@
 package dev.horizon.allocator.actions.preempt;
 
+import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.model.GpuRef;
 import dev.horizon.allocator.model.PendingJob;
@@ -8,10 +9,8 @@ import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
@@ -38,8 +37,10 @@ public final class ValuePreemption {
         boolean nodesHeld = false;
         boolean budgeted = session.underFairShare();
         // a search fails again while nothing it reads has changed: the occupancy and the pool change only when a job
-        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same
-        Set<Preemption.Ask> failed = new HashSet<>();
+        // starts or nodes are held, so the searches that failed since are not repeated for jobs that ask the same; such a
+        // job would find the same victim sets, all turned down, so it fails too unless it gains more than the cheapest
+        // of them loses at its own price (none: no victims free the GPUs at all)
+        Map<Preemption.Ask, List<List<RunningJob>>> failed = new HashMap<>();
         for (PendingJob j : notStarted) {
             // unallocated work outranks nobody: it only borrows idle GPUs, in the lending order
             if (session.onlyAsFill(j.id())) {
@@ -48,9 +49,19 @@ public final class ValuePreemption {
             }
             Placement placement = null;
             if (j.contract().resumable() || budgeted) {
+                Price price = priceOf(session, j);
                 Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
-                if (!skipRepeats || !failed.contains(ask)) placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision());
-                if (placement == null) failed.add(ask);
+                List<List<RunningJob>> refused = failed.get(ask);
+                Price.Loss cheapest = refused == null ? null : price.cheapest(refused);
+                if (!skipRepeats || refused == null || (cheapest != null && price.gain() > cheapest.total())) {
+                    placement = Preemption.place(occupancy, j, j.gpus(), preemptible, session.decision(), price);
+                    refused = price.refused();
+                    cheapest = price.cheapest(refused);
+                }
+                if (placement == null) {
+                    failed.put(ask, refused);
+                    if (cheapest != null) explainRefusal(session, j, price, cheapest);
+                }
             }
             if (placement == null) {
                 if (budgeted && !nodesHeld && !occupancy.fitsOneNode(j.gpus(), j.rules())
@@ -67,6 +78,20 @@ public final class ValuePreemption {
             failed.clear();
         }
         return stillWaiting;
+    }
+
+    /** The price of starting j now against the start the plan gave it (see {@link Price}). */
+    private static Price priceOf(Session session, PendingJob j) {
+        PlanningContext ctx = session.context();
+        return Price.of(j, j.gpus(), session.decision().plannedStarts().get(j.id()), ctx.now(), ctx.stepSeconds(),
+                ctx.horizonSteps() * ctx.stepSeconds());
+    }
+
+    /** The job's wait reason says what preempting would have gained and cost. */
+    private static void explainRefusal(Session session, PendingJob j, Price price, Price.Loss refused) {
+        String why = Price.refusal(price.gain(), price.advanceSeconds(), refused);
+        String before = session.decision().waitReasons().get(j.id());
+        session.decision().waiting(j.id(), before == null ? why : before + "; " + why);
     }
 
     /**

@@ -51,7 +51,7 @@ class PreemptionTest {
         List<RunningJob> running = new ArrayList<>(List.of(victim(o, "on-a100", 1, 0, 8), victim(o, "on-h100", 0, 0, 8)));
         PendingJob a100 = vip(8).rules(PlacementRules.ANY.withGpuTypes(Set.of("A100-80GB"))).build();
         Decision d = new Decision();
-        Placement p = Preemption.place(o, a100, 8, new VictimPool(running, NOW), d);
+        Placement p = Preemption.place(o, a100, 8, new VictimPool(running, NOW), d, Price.PLANNED);
         assertNotNull(p);
         assertEquals(1, p.slices().get(0).node());
         assertEquals(List.of("on-a100"), d.preemptions());
@@ -65,12 +65,12 @@ class PreemptionTest {
         o.occupy(new Placement(List.of(new Placement.Slice(0, 2, 2))));
         PendingJob wide = vip(4).rules(PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))).build();
         Decision d = new Decision();
-        Placement p = Preemption.place(o, wide, 4, new VictimPool(running, NOW), d);
+        Placement p = Preemption.place(o, wide, 4, new VictimPool(running, NOW), d, Price.PLANNED);
         assertEquals(List.of(new Placement.Slice(0, 4, 4)), p.slices());
         assertEquals(List.of("small-4"), d.preemptions(), "small-0 holds none of GPUs 4-7: it keeps running");
         o.occupy(p);
         PendingJob none = vip(4).id("none").rules(PlacementRules.ANY.withGpuTypes(Set.of("H100-80GB"))).build();
-        assertNull(Preemption.place(o, none, 4, new VictimPool(List.of(), NOW), d));
+        assertNull(Preemption.place(o, none, 4, new VictimPool(List.of(), NOW), d, Price.PLANNED));
     }
 
     @Test
@@ -113,7 +113,7 @@ class PreemptionTest {
         List<RunningJob> running = new ArrayList<>(List.of(gang(o, "peer", new int[] {0, 1}, 0, 8), gang(o, "small", new int[] {2}, 0, 4),
                 gang(o, "small-3", new int[] {3}, 0, 4)));
         Decision d = new Decision();
-        assertNotNull(Preemption.place(o, starving, 16, new VictimPool(running, NOW), d));
+        assertNotNull(Preemption.place(o, starving, 16, new VictimPool(running, NOW), d, Price.PLANNED));
         assertEquals(List.of("small", "small-3"), d.preemptions().stream().sorted().toList(), "scattered small work of its weight moves");
 
         // the same gang, an 8-GPU job of its weight on node 2, small work on node 3, work it may not take on nodes 4 and 5
@@ -123,7 +123,61 @@ class PreemptionTest {
         stuck.occupy(new Placement(List.of(new Placement.Slice(4, 0, 4))));
         stuck.occupy(new Placement(List.of(new Placement.Slice(5, 0, 8))));
         Decision none = new Decision();
-        assertNull(Preemption.place(stuck, starving, 16, new VictimPool(wideOnly, NOW), none));
+        assertNull(Preemption.place(stuck, starving, 16, new VictimPool(wideOnly, NOW), none, Price.PLANNED));
         assertEquals(List.of(), none.preemptions(), "a gang as wide as itself, or a job holding a whole node, of its weight keeps its GPUs");
+    }
+
+    @Test
+    void aShortJobDoesNotEvictALongRunningWideJobAndALongValuableOneStillDoes() {
+        // issue 34: an 8-GPU job of weight 1, two hours in and an hour left, fills the H100 node; the A100 node is busy with
+        // work that outranks everyone. The plan starts the waiters when the wide job ends, in an hour.
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> running = List.of(victim(o, "wide", 0, 0, 8), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false));
+        PendingJob quick = vip(1).id("quick").estimatedRemainingSeconds(90).build();
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(quick), Map.of(), null));
+        assertEquals(List.of(), d.preemptions(), "90 s of weight-8 work on 1 GPU is worth less than the wide job's checkpoint and restart");
+        assertTrue(d.waitReasons().get("quick").contains("preempting costs more than it gains: starting now does 2 min of its work sooner, worth "
+                + "0.2 weighted GPU-h; the cheapest victims would lose 0.73 (since their checkpoint 0.27, restart 0.27, waiting for GPUs again 0.2)"),
+                d.waitReasons().get("quick"));
+
+        PendingJob valuable = vip(8).id("valuable").estimatedRemainingSeconds(3 * 3600).build();
+        Decision taken = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(valuable), Map.of(), null));
+        assertEquals(List.of("wide"), taken.preemptions(), "an hour sooner for 8 GPUs of weight 8 outweighs the wide job's hour of waiting");
+        assertEquals("valuable", taken.starts().get(0).jobId());
+    }
+
+    @Test
+    void theVictimsLoseTheirWorkSinceTheCheckpointARestartAndTheirWorkWhileTheyWait() {
+        Occupancy o = new Occupancy(cluster);
+        RunningJob resumable = victim(o, "resumable", 0, 0, 4); // weight 1, ran 2 h, an hour left, checkpoint 120 s
+        RunningJob startsOver = new RunningJob("starts-over", "t", JobClass.QUANTIZATION, 2, 2, 0, NOW - 600, NOW + 60, new Contract(0, false, 0),
+                new Placement(List.of(new Placement.Slice(0, 4, 2))), false);
+        Price price = Price.of(vip(8).estimatedRemainingSeconds(7200).build(), 8, NOW + 1800, NOW, 900, 86_400);
+        assertEquals(1800, price.advanceSeconds(), "it does 30 min of work sooner: its planned start is 30 min away");
+        assertEquals(8 * 8 * 1800.0, price.gain());
+        Price.Loss loss = price.lossOf(List.of(resumable, startsOver));
+        assertEquals(4 * 120.0 + 2 * 2 * 600, loss.sinceCheckpoint(), "a job that cannot resume loses all it ran");
+        assertEquals(4 * 120.0 + 2 * 2 * 60, loss.restart(), "a restart costs its checkpoint, at least a minute");
+        assertEquals(4 * 1800.0 + 2 * 2 * 60, loss.waiting(), "each waits the advance, no longer than it had left to run");
+        assertEquals(900, Price.of(vip(8).estimatedRemainingSeconds(7200).build(), 8, NOW, NOW, 900, 86_400).advanceSeconds(),
+                "a job the plan placed now but could not start gains at least a step: the plan knows starts only to a step");
+    }
+
+    @Test
+    void aFailedSearchIsSkippedOnlyForJobsThatGainNoMoreThanTheLossItTurnedDown() {
+        // both ask the same (8 GPUs, weight unit 2, 200 s of work sooner); the wide job would lose 0.53 + 8 x 200 s = 0.98
+        // weighted GPU-h: worth 0.89 to the lighter job, 1.29 to the heavier, which comes second in the order given
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> running = List.of(victim(o, "wide", 0, 0, 8), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false));
+        PendingJob light = vip(8).id("light").weight(2).estimatedRemainingSeconds(200).build();
+        PendingJob heavy = vip(8).id("heavy").weight(2.9).estimatedRemainingSeconds(200).build();
+        for (boolean skipRepeats : new boolean[] {true, false}) {
+            dev.horizon.allocator.actions.Session session = dev.horizon.allocator.actions.Session.open(
+                    new PlanningContext(NOW, 900, 16, cluster, o.copy(), running, List.of(light, heavy), Map.of(), null));
+            assertEquals(List.of("light"), ValuePreemption.run(session, List.of(light, heavy), skipRepeats).stream().map(PendingJob::id).toList());
+            assertEquals(List.of("wide"), session.decision().preemptions(), "skipping repeats: " + skipRepeats);
+            assertTrue(session.decision().waitReasons().get("light").contains("worth 0.89 weighted GPU-h; the cheapest victims would lose 0.98"),
+                    session.decision().waitReasons().get("light"));
+        }
     }
 }

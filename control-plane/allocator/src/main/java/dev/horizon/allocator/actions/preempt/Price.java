@@ -1,0 +1,107 @@
+package dev.horizon.allocator.actions.preempt;
+
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.RunningJob;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one preemption buys against what it costs, in priority-weighted GPU-seconds of work done within the horizon
+ * (issue 34: a 90-second 1-GPU job evicted an 8-GPU job that had run 684 s). Starting now rather than at its planned
+ * start, the preemptor does {@code advance = min(its estimate, planned start - now)} seconds of work sooner on its GPUs.
+ * Each victim loses the work since its last checkpoint (all of it if it cannot resume), a restart, and its work while it
+ * waits for GPUs again: the preemptor holds its GPUs for {@code advance} and the victim takes the place the plan had
+ * kept for the preemptor, so it waits about as long, no longer than it had left to run. A preemption happens only
+ * where the gain exceeds the victims' loss. One search's price also keeps the victim sets it turned down: the job's wait
+ * reason names the cheapest, and a job asking the same of an unchanged cluster weighs the same sets at its own price.
+ */
+public final class Price {
+    /** A restart is never free: loading a checkpoint and starting up costs at least a minute of the victim's GPUs. */
+    static final long MIN_RESTART_SECONDS = 60;
+    /** Work the plan itself starts now takes GPUs from fill on the plan's own room: that was priced when it was lent. */
+    public static final Price PLANNED = new Price(Double.POSITIVE_INFINITY, 0, 0);
+
+    private final double gain;
+    private final long advanceSeconds;
+    private final long now;
+    private final List<List<RunningJob>> refused = new ArrayList<>();
+
+    private Price(double gain, long advanceSeconds, long now) {
+        this.gain = gain;
+        this.advanceSeconds = advanceSeconds;
+        this.now = now;
+    }
+
+    /**
+     * The price of starting j now on {@code gpus} GPUs; plannedStart null where the plan has no start for it within
+     * {@code horizonSeconds}. The plan knows starts only to a step, so a job it placed now but could not start is taken
+     * to gain at least a step.
+     */
+    public static Price of(PendingJob j, int gpus, Long plannedStart, long now, long stepSeconds, long horizonSeconds) {
+        long planned = plannedStart == null ? now + horizonSeconds : plannedStart;
+        long advance = Math.min(Math.max(1, j.estimatedRemainingSeconds()), Math.max(stepSeconds, planned - now));
+        return new Price(j.weight() * gpus * advance, advance, now);
+    }
+
+    /** What victims lose, by cause, in priority-weighted GPU-seconds. */
+    public record Loss(double sinceCheckpoint, double restart, double waiting) {
+        public double total() {
+            return sinceCheckpoint + restart + waiting;
+        }
+    }
+
+    public double gain() {
+        return gain;
+    }
+
+    /** Seconds of work the preemptor does sooner. */
+    public long advanceSeconds() {
+        return advanceSeconds;
+    }
+
+    /** Whether taking these victims gains more than they lose; a set turned down is kept. */
+    boolean pays(List<RunningJob> victims) {
+        if (gain == Double.POSITIVE_INFINITY) return true;
+        if (gain > lossOf(victims).total()) return true;
+        refused.add(victims);
+        return false;
+    }
+
+    /** The victim sets this search turned down for their price. */
+    public List<List<RunningJob>> refused() {
+        return refused;
+    }
+
+    /** The least these victim sets would lose at this price (null for none). */
+    public Loss cheapest(List<List<RunningJob>> sets) {
+        Loss cheapest = null;
+        for (List<RunningJob> set : sets) {
+            Loss loss = lossOf(set);
+            if (cheapest == null || loss.total() < cheapest.total()) cheapest = loss;
+        }
+        return cheapest;
+    }
+
+    Loss lossOf(List<RunningJob> victims) {
+        double sinceCheckpoint = 0, restart = 0, waiting = 0;
+        for (RunningJob v : victims) {
+            double weighted = v.weight() * v.gpuFraction();
+            long ran = Math.max(0, now - v.startSeconds());
+            sinceCheckpoint += weighted * (ran - v.contract().keptWork(ran));
+            restart += weighted * Math.max(MIN_RESTART_SECONDS, v.contract().checkpointCostSeconds());
+            waiting += weighted * Math.min(advanceSeconds, Math.max(0, v.estimatedEndSeconds() - now));
+        }
+        return new Loss(sinceCheckpoint, restart, waiting);
+    }
+
+    /** The wait reason's clause for a job whose every way in costs more than it gains. */
+    public static String refusal(double gain, long advanceSeconds, Loss loss) {
+        return "preempting costs more than it gains: starting now does " + Math.round(advanceSeconds / 60.0) + " min of its work sooner, worth "
+                + gpuHours(gain) + " weighted GPU-h; the cheapest victims would lose " + gpuHours(loss.total()) + " (since their checkpoint "
+                + gpuHours(loss.sinceCheckpoint()) + ", restart " + gpuHours(loss.restart()) + ", waiting for GPUs again " + gpuHours(loss.waiting()) + ")";
+    }
+
+    private static String gpuHours(double weightedGpuSeconds) {
+        return Math.round(weightedGpuSeconds / 36.0) / 100.0 + "";
+    }
+}
