@@ -3,6 +3,7 @@ package dev.horizon.service;
 import static dev.horizon.service.Api.ADMIN;
 import static dev.horizon.service.Api.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.planning.Planner;
@@ -41,6 +42,9 @@ class FairShareLiveTest {
         at(t0 + 1_000_000);
         String debug = Api.submit(ADMIN, "{\"name\":\"d1\",\"team\":\"debuggers\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1},\"durationEstimateSeconds\":600}");
         assertEquals(1, planner.planNow().preempted(), "the debug job preempted one steady job");
+        String taken = steady.stream().filter(id -> state(id).equals("PENDING")).findFirst().orElseThrow();
+        String told = as(ADMIN).get("/api/v1/jobs/" + taken + "/explanation").then().statusCode(200).extract().path("lastPreemption");
+        assertTrue(told.contains(" for " + debug + " (1 GPUs, weight "), "the preempted job is told which job took its GPUs and why: " + told);
         at(t0 + 1_500_000);
         as(ADMIN).body("{\"state\":\"SUCCEEDED\"}").post("/api/v1/jobs/" + debug + "/outcome").then().statusCode(200);
         planner.planNow();

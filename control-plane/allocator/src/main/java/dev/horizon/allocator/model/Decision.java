@@ -17,6 +17,7 @@ public final class Decision {
 
     private final List<Reconfigure> reconfigurations = new ArrayList<>();
     private final List<String> preemptions = new ArrayList<>();
+    private final Map<String, String> preemptionReasons = new LinkedHashMap<>();
     private final List<String> promotions = new ArrayList<>();
     private final List<Start> starts = new ArrayList<>();
     private final Map<String, String> waitReasons = new LinkedHashMap<>();
@@ -52,6 +53,12 @@ public final class Decision {
 
     public void preempt(String jobId) {
         preemptions.add(jobId);
+    }
+
+    /** Preempts a job and says why, for the victim's own explanation. */
+    public void preempt(String jobId, String reason) {
+        preemptions.add(jobId);
+        preemptionReasons.put(jobId, reason);
     }
 
     /** A running fill job now fits in protected capacity: it is protected from here on. */
@@ -95,6 +102,11 @@ public final class Decision {
 
     public List<String> preemptions() {
         return preemptions;
+    }
+
+    /** Why a preempted job was taken off, where the rule that took it said (the rest: only that its contract allowed it). */
+    public Map<String, String> preemptionReasons() {
+        return preemptionReasons;
     }
 
     public List<String> promotions() {

@@ -23,9 +23,10 @@ final class Changes {
                 null, List.of());
     }
 
-    static PlanWrite preempted(JobRow j, Contract contract, long now) {
-        String why = "preempted at " + Instant.ofEpochSecond(now)
-                + " for higher-value work: its contract allowed it (resumable, past its minimum runtime, or running as fill)";
+    /** reason: what the rule that preempted it said (null: nothing beyond that its contract allowed it). */
+    static PlanWrite preempted(JobRow j, Contract contract, long now, String reason) {
+        String why = "preempted at " + Instant.ofEpochSecond(now) + " " + (reason != null ? reason
+                : "for higher-value work") + "; its contract allowed it (resumable, past its minimum runtime, or running as fill)";
         return takenOff(j, contract, now, "preempted", why, why, RunSegments.PREEMPTED);
     }
 

@@ -46,7 +46,7 @@ public class DecisionApplier {
         List<PlanWrite> writes = new ArrayList<>(in.takenOff());
         for (String id : decision.preemptions()) {
             occupancy.release(holding.remove(id));
-            writes.add(Changes.preempted(in.rows().get(id), in.specs().get(id).contractOrDefault(), now));
+            writes.add(Changes.preempted(in.rows().get(id), in.specs().get(id).contractOrDefault(), now, decision.preemptionReasons().get(id)));
         }
         for (String id : decision.promotions()) writes.add(Changes.promoted(in.rows().get(id)));
         Set<String> started = new HashSet<>();

@@ -74,7 +74,7 @@ public final class Preemption {
                 best = block;
             }
         }
-        return best == null ? null : take(occupancy, best, bestVictims, pool, decision);
+        return best == null ? null : take(occupancy, best, bestVictims, pool, decision, price.taken(j, bestVictims));
     }
 
     /**
@@ -96,7 +96,7 @@ public final class Preemption {
             Placement block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT);
             if (block == null) continue;
             List<RunningJob> needed = overlapping(victims, block);
-            return price.pays(needed) ? take(occupancy, block, needed, pool, decision) : null;
+            return price.pays(needed) ? take(occupancy, block, needed, pool, decision, price.taken(j, needed)) : null;
         }
         return null;
     }
@@ -111,12 +111,12 @@ public final class Preemption {
         return Ranking.outranks(j.weight(), v.weight()) || v.gpus() < Math.min(j.gpus(), occupancy.cluster().largestNode());
     }
 
-    /** Preempts the victims and gives the job its block. */
-    private static Placement take(Occupancy occupancy, Placement block, List<RunningJob> victims, VictimPool pool, Decision decision) {
+    /** Preempts the victims, each told why, and gives the job its block. */
+    private static Placement take(Occupancy occupancy, Placement block, List<RunningJob> victims, VictimPool pool, Decision decision, String why) {
         for (RunningJob v : victims) {
             occupancy.release(v.placement());
             pool.remove(v);
-            decision.preempt(v.id());
+            decision.preempt(v.id(), why);
         }
         return block;
     }

@@ -19,17 +19,26 @@ public final class Price {
     /** A restart is never free: loading a checkpoint and starting up costs at least a minute of the victim's GPUs. */
     static final long MIN_RESTART_SECONDS = 60;
     /** Work the plan itself starts now takes GPUs from fill on the plan's own room: that was priced when it was lent. */
-    public static final Price PLANNED = new Price(Double.POSITIVE_INFINITY, 0, 0);
+    public static final Price PLANNED = new Price(Double.POSITIVE_INFINITY, 0, 0, "which the plan starts now on GPUs it lent out as fill");
+    /**
+     * Under fair share, work inside its team's owed share takes back what the team is owed, as Kueue's and KAI's reclaim
+     * do: a guarantee is not weighed against the work holding it (a debug job of a team owed half the cluster would
+     * otherwise wait for another team's 8-GPU job to end).
+     */
+    public static final Price OWED = new Price(Double.POSITIVE_INFINITY, 0, 0, "which runs within its team's owed share");
 
     private final double gain;
     private final long advanceSeconds;
     private final long now;
+    /** Why no price is weighed (null: it is). */
+    private final String unpriced;
     private final List<List<RunningJob>> refused = new ArrayList<>();
 
-    private Price(double gain, long advanceSeconds, long now) {
+    private Price(double gain, long advanceSeconds, long now, String unpriced) {
         this.gain = gain;
         this.advanceSeconds = advanceSeconds;
         this.now = now;
+        this.unpriced = unpriced;
     }
 
     /**
@@ -40,7 +49,7 @@ public final class Price {
     public static Price of(PendingJob j, int gpus, Long plannedStart, long now, long stepSeconds, long horizonSeconds) {
         long planned = plannedStart == null ? now + horizonSeconds : plannedStart;
         long advance = Math.min(Math.max(1, j.estimatedRemainingSeconds()), Math.max(stepSeconds, planned - now));
-        return new Price(j.weight() * gpus * advance, advance, now);
+        return new Price(j.weight() * gpus * advance, advance, now, null);
     }
 
     /** What victims lose, by cause, in priority-weighted GPU-seconds. */
@@ -61,7 +70,7 @@ public final class Price {
 
     /** Whether taking these victims gains more than they lose; a set turned down is kept. */
     boolean pays(List<RunningJob> victims) {
-        if (gain == Double.POSITIVE_INFINITY) return true;
+        if (unpriced != null) return true;
         if (gain > lossOf(victims).total()) return true;
         refused.add(victims);
         return false;
@@ -92,6 +101,19 @@ public final class Price {
             waiting += weighted * Math.min(advanceSeconds, Math.max(0, v.estimatedEndSeconds() - now));
         }
         return new Loss(sinceCheckpoint, restart, waiting);
+    }
+
+    /**
+     * What the victims of a preemption are told: who took their GPUs and, where a price was paid, what it gained against
+     * what they lose.
+     */
+    String taken(PendingJob preemptor, List<RunningJob> victims) {
+        String by = "for " + preemptor.id() + " (" + preemptor.gpus() + " GPUs, weight " + preemptor.weight() + ")";
+        if (unpriced != null) return by + ", " + unpriced;
+        Loss loss = lossOf(victims);
+        return by + ": starting it now does " + Math.round(advanceSeconds / 60.0) + " min of its work sooner, worth " + gpuHours(gain)
+                + " weighted GPU-h, more than the " + victims.size() + " job(s) taken off lose, " + gpuHours(loss.total()) + " (since their checkpoint "
+                + gpuHours(loss.sinceCheckpoint()) + ", restart " + gpuHours(loss.restart()) + ", waiting for GPUs again " + gpuHours(loss.waiting()) + ")";
     }
 
     /** The wait reason's clause for a job whose every way in costs more than it gains. */

@@ -18,7 +18,8 @@ import java.util.Map;
  * plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
  * plan put it. Under fair share, work inside its team's owed share is budgeted and runs protected whether or not it can
  * resume (as fill where protected work would stand in the inference reservation); it takes its GPUs from work it
- * outranks, and a wide one that still finds no room has nodes held for it.
+ * outranks, and a wide one that still finds no room has nodes held for it. Without fair share a preemption happens only
+ * where it pays its {@link Price}; under fair share work inside its owed share takes back what its team is owed unpriced.
  */
 public final class ValuePreemption {
     private ValuePreemption() {
@@ -49,7 +50,7 @@ public final class ValuePreemption {
             }
             Placement placement = null;
             if (j.contract().resumable() || budgeted) {
-                Price price = priceOf(session, j);
+                Price price = budgeted ? Price.OWED : priceOf(session, j);
                 Preemption.Ask ask = Preemption.Ask.of(j, j.gpus(), preemptible);
                 List<List<RunningJob>> refused = failed.get(ask);
                 Price.Loss cheapest = refused == null ? null : price.cheapest(refused);

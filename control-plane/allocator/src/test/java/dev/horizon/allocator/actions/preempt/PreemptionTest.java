@@ -144,6 +144,9 @@ class PreemptionTest {
         Decision taken = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(valuable), Map.of(), null));
         assertEquals(List.of("wide"), taken.preemptions(), "an hour sooner for 8 GPUs of weight 8 outweighs the wide job's hour of waiting");
         assertEquals("valuable", taken.starts().get(0).jobId());
+        String told = taken.preemptionReasons().get("wide");
+        assertTrue(told != null && told.startsWith("for valuable (8 GPUs, weight 8.0): starting it now does 60 min of its work sooner, worth 64.0 weighted GPU-h, "
+                + "more than the 1 job(s) taken off lose"), "the wide job is told who took its GPUs and what the price weighed: " + told);
     }
 
     @Test
