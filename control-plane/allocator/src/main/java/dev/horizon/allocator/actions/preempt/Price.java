@@ -32,13 +32,15 @@ public final class Price {
     private final long now;
     /** Why no price is weighed (null: it is). */
     private final String unpriced;
-    private final List<List<RunningJob>> refused = new ArrayList<>();
+    /** The victim sets this search turned down; none for an unpriced one, which is shared and so must not change. */
+    private final List<List<RunningJob>> refused;
 
     private Price(double gain, long advanceSeconds, long now, String unpriced) {
         this.gain = gain;
         this.advanceSeconds = advanceSeconds;
         this.now = now;
         this.unpriced = unpriced;
+        this.refused = unpriced == null ? new ArrayList<>() : List.of();
     }
 
     /**
