@@ -3,6 +3,7 @@ package dev.horizon.bench;
 import dev.horizon.simulation.RtMinute;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.ServiceDemand;
+import dev.horizon.simulation.SimJob;
 import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
@@ -16,7 +17,9 @@ import java.util.Map;
  * setting the policy has ({@link InferenceKnob#candidates}) sizes the services over the last day of their history
  * (seeing, as in the window, only the minutes already over), and the cheapest setting (fewest GPU-hours held) whose
  * per-minute SLO there met the target is the one the window runs with; when none met it, the one that came closest. The
- * window's own demand is never seen. The day before carries no batch work, so inference there grows onto free GPUs.
+ * window's own demand is never seen. The day before carries the batch work submitted over it (the scenario's prior
+ * arrivals), so a setting is judged as the window will run it: growing onto GPUs that batch work holds, and waiting for
+ * lent GPUs to come back.
  */
 public final class SloCalibration {
     static final double DEFAULT_TARGET = 0.99;
@@ -53,9 +56,10 @@ public final class SloCalibration {
     }
 
     /**
-     * The day before the window as a scenario of its own: the same cluster and services, the last day of each service's
-     * history as its window and what came before as its history; no jobs. Null when a service has less than a day of
-     * history, or there is no service.
+     * The day before the window as a scenario of its own: the same cluster, budgets, MIG policy and start layouts and the
+     * same services, the last day of each service's history as its window and what came before as its history, and as
+     * its jobs the window's prior arrivals (submitted over the day before), moved a day on. It starts with no work
+     * running, as the window does. Null when a service has less than a day of history, or there is no service.
      */
     static Scenario dayBefore(Scenario window) {
         if (window.services().isEmpty()) return null;
@@ -70,7 +74,14 @@ public final class SloCalibration {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", window.name() + " (the day before the window)");
         int steps = (int) (MINUTES_PER_DAY * ServiceDemand.SECONDS_PER_MINUTE / window.stepSeconds());
-        return new Scenario(window.name() + "-day-before", window.cluster(), window.stepSeconds(), steps, ScenarioOptions.HORIZON_STEPS, List.of(),
-                services, List.of(), info);
+        List<SimJob> jobs = new java.util.ArrayList<>();
+        for (SimJob j : window.priorArrivals()) {
+            long arrival = j.arrivalSeconds() + MINUTES_PER_DAY * ServiceDemand.SECONDS_PER_MINUTE;
+            if (arrival >= 0) jobs.add(j.arrivingAt(arrival));
+        }
+        jobs.sort(java.util.Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
+        info.put("jobs", jobs.size());
+        return new Scenario(window.name() + "-day-before", window.cluster(), window.stepSeconds(), steps, ScenarioOptions.HORIZON_STEPS, jobs,
+                services, window.historyJobs(), info, window.budgets(), window.migPolicy(), List.of(), List.of(), window.startLayouts());
     }
 }

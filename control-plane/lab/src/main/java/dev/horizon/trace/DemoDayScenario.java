@@ -159,8 +159,9 @@ public final class DemoDayScenario {
             if (j.gpus() > 8) continue;
             submissions.add(submission(j, "job-" + submissions.size(), rng, manifests, cluster));
         }
-        addDebugJobs(base.windowSeconds(), rng, cluster, submissions);
+        addDebugJobs("debug-", base.windowSeconds(), rng, cluster, submissions);
         submissions.sort(Comparator.comparingLong((Submission s) -> s.job().arrivalSeconds()).thenComparing(s -> s.job().id()));
+        List<SimJob> priorArrivals = priorArrivals(base, rng, manifests, cluster);
         ServiceDemand demand = base.services().get(0);
         ServiceDemand service = new ServiceDemand(new InferenceService(SERVICE, SERVICE_TEAM, 8, 2), demand.history(),
                 demand.window(), demand.historyMinutes(), demand.windowMinutes());
@@ -171,10 +172,11 @@ public final class DemoDayScenario {
         info.put("source", source);
         info.put("seed", seed);
         info.put("jobs", submissions.size());
+        info.put("priorArrivals", priorArrivals.size());
         info.put("migStartLayouts", A100_NODE + " GPU 6: 2 x 3g.40gb, GPU 7: 7 x 1g.10gb");
         Scenario day = new Scenario(NAME, cluster, STEP_SECONDS, base.windowSteps(), ScenarioOptions.HORIZON_STEPS,
                 submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, new BudgetTree(BUDGETS), MIG, List.of(),
-                List.of(), START_LAYOUTS);
+                priorArrivals, START_LAYOUTS);
         LocalDate traceDay = philly ? LocalDateTime.parse(String.valueOf(base.description().get("windowStart"))).toLocalDate() : null;
         return new Day(day, submissions, service, source, traceDay);
     }
@@ -209,10 +211,26 @@ public final class DemoDayScenario {
         return new Submission(ScenarioFile.job(spec, base.arrivalSeconds(), duration, cluster, name), spec, via);
     }
 
+    /**
+     * What the teams submitted over the day before, made as the day's own jobs are: the base scenario's prior arrivals
+     * written as submissions, and a day of debug sessions. Drawn after the day, so the day is the same with or without them.
+     */
+    private static List<SimJob> priorArrivals(Scenario base, Random rng, Manifests manifests, Cluster cluster) {
+        List<SimJob> out = new ArrayList<>();
+        for (SimJob j : base.priorArrivals()) {
+            if (j.gpus() <= 8) out.add(submission(j, "prior-" + out.size(), rng, manifests, cluster).job());
+        }
+        long day = 86_400;
+        List<Submission> debug = new ArrayList<>();
+        addDebugJobs("prior-debug-", day, rng, cluster, debug);
+        for (Submission d : debug) out.add(d.job().arrivingAt(d.job().arrivalSeconds() - day));
+        return out;
+    }
+
     /** Debug sessions all day, every 40 minutes or so: a 1g.10gb MIG slice or one GPU for 5 to 20 minutes, wanted now. */
-    private static void addDebugJobs(long window, Random rng, Cluster cluster, List<Submission> out) {
+    private static void addDebugJobs(String namePrefix, long window, Random rng, Cluster cluster, List<Submission> out) {
         for (long t = (long) (rng.nextDouble() * 2400); t < window; t += 600 + (long) (rng.nextDouble() * 3600)) {
-            String name = "debug-" + out.size();
+            String name = namePrefix + out.size();
             String team = TEAMS[rng.nextInt(TEAMS.length)];
             long duration = 300 + (long) (rng.nextDouble() * 900);
             GpuShape shape = rng.nextBoolean() ? new GpuShape(null, "1g.10gb", null, null, null) : GpuShape.wholeGpus(1);

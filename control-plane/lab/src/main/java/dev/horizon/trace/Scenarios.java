@@ -89,19 +89,13 @@ public final class Scenarios {
         JobClass[] classes = {JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION, JobClass.DEBUG};
         String[] teams = {"nlp", "vision", "speech", "research"};
         double target = loadTarget(o, gpus, window, services);
-        List<SimJob> jobs = new ArrayList<>();
-        double drawn = 0;
         // arrivals spread over the window so that the drawn work keeps coming, not all at t=0
         double meanGap = window / Math.max(1.0, target / (gpus * 3600.0 * 1.5));
-        long t = 0;
-        for (int i = 0; drawn < target && i < 200_000; i++) {
-            t = (long) ((t + (long) (-Math.log(1 - rng.nextDouble()) * meanGap)) % window);
-            SimJob j = syntheticJob("job-" + i, t, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng);
-            jobs.add(j);
-            drawn += loadOf(j, window);
-        }
+        Arrivals arrivals = (id, t) -> syntheticJob(id, t, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng);
+        List<SimJob> jobs = arrivals.draw("job-", window, meanGap, target, 200_000, rng);
         List<SimJob> history = new ArrayList<>();
         for (int i = 0; i < 400; i++) history.add(syntheticJob("hist-" + i, 0, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng));
+        List<SimJob> priorArrivals = arrivals.dayBefore(window, meanGap, target, 200_000, rng);
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", name);
         info.put("source", "generated (seeded); diurnal inference demand peaking at 14:00");
@@ -111,7 +105,40 @@ public final class Scenarios {
         info.put("load", o.load());
         info.put("rtPeakShare", o.rtPeakShare());
         info.put("jobs", jobs.size());
-        return new Scenario(name, cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services, history, info);
+        info.put("priorArrivals", priorArrivals.size());
+        return new Scenario(name, cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services, history, info, null, null, List.of(),
+                priorArrivals);
+    }
+
+    /** How a generated scenario makes the job that arrives at a time. */
+    interface Arrivals {
+        SimJob job(String id, long arrivalSeconds);
+
+        /**
+         * Jobs arriving over span with exponential gaps (wrapping round its end) until their load inside the span reaches
+         * target, or cap jobs were drawn; in the order drawn.
+         */
+        default List<SimJob> draw(String idPrefix, long span, double meanGap, double target, int cap, Random rng) {
+            List<SimJob> out = new ArrayList<>();
+            double drawn = 0;
+            long t = 0;
+            for (int i = 0; drawn < target && i < cap; i++) {
+                t = (long) ((t + (long) (-Math.log(1 - rng.nextDouble()) * meanGap)) % span);
+                SimJob j = job(idPrefix + i, t);
+                out.add(j);
+                drawn += loadOf(j, span);
+            }
+            return out;
+        }
+
+        /**
+         * The day before a window's submissions, drawn as the window's are (same rate, same load per second), after
+         * everything of the window was drawn so the window is the same with or without them; arrivals in [-1 day, 0).
+         */
+        default List<SimJob> dayBefore(long window, double meanGap, double target, int cap, Random rng) {
+            long day = 86_400;
+            return draw("prior-", day, meanGap, target * day / window, cap, rng).stream().map(j -> j.arrivingAt(j.arrivalSeconds() - day)).toList();
+        }
     }
 
     private static SimJob syntheticJob(String id, long arrival, JobClass cls, String team, int clusterGpus, Random rng) {

@@ -52,19 +52,13 @@ public final class WideGangsScenario {
         int gpus = cluster.totalGpus();
         List<ServiceDemand> services = List.of(Scenarios.diurnalService("chat-serving", gpus, o.rtPeakShare(), (int) (step / 60), windowSteps, rng));
         double target = Scenarios.loadTarget(o, gpus, window, services);
-        List<SimJob> jobs = new ArrayList<>();
-        double drawn = 0;
         double meanGap = window / Math.max(1.0, target / (gpus * 3600.0 * 1.5));
-        long t = 0;
-        for (int i = 0; drawn < target && i < 100_000; i++) {
-            t = (long) ((t + (long) (-Math.log(1 - rng.nextDouble()) * meanGap)) % window);
-            SimJob j = job("wg-" + i, t, rng);
-            jobs.add(j);
-            drawn += Scenarios.loadOf(j, window);
-        }
+        Scenarios.Arrivals arrivals = (id, t) -> job(id, t, rng);
+        List<SimJob> jobs = new ArrayList<>(arrivals.draw("wg-", window, meanGap, target, 100_000, rng));
         jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
         List<SimJob> history = new ArrayList<>();
         for (int i = 0; i < 400; i++) history.add(job("hist-" + i, 0, rng));
+        List<SimJob> priorArrivals = arrivals.dayBefore(window, meanGap, target, 100_000, rng);
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", NAME);
         info.put("source", "generated (seeded): 16 nodes of 8 GPUs, half H100-80GB, half A100-80GB, NVLink domains of 4 nodes; "
@@ -75,7 +69,9 @@ public final class WideGangsScenario {
         info.put("load", o.load());
         info.put("rtPeakShare", o.rtPeakShare());
         info.put("jobs", jobs.size());
-        return new Scenario(NAME, cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services, history, info);
+        info.put("priorArrivals", priorArrivals.size());
+        return new Scenario(NAME, cluster, step, windowSteps, ScenarioOptions.HORIZON_STEPS, jobs, services, history, info, null, null, List.of(),
+                priorArrivals);
     }
 
     static Cluster cluster() {

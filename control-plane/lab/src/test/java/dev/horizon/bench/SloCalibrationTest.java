@@ -7,14 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.InferenceService;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.ServiceDemand;
+import dev.horizon.simulation.SimJob;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Each policy's inference knob is set to the service level on the day before the window, and on nothing else. */
+/** Each policy's inference knob is set to the service level on the day before the window, with its batch work, and on nothing else. */
 class SloCalibrationTest {
     private static final int DAY = 1440;
 
@@ -51,5 +54,22 @@ class SloCalibrationTest {
         SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(bursty, calm), "horizon", 0.99);
         assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's price of a missed minute too");
         assertNull(SloCalibration.calibrate(scenario(calm, calm), "fifo", 0.99), "FIFO holds inference at its peak: no knob");
+    }
+
+    @Test
+    void theDayBeforeRunsTheBatchWorkSubmittedOverItAndNoneOfTheWindows() {
+        double[] calm = day(3, false, 1);
+        ServiceDemand d = ServiceDemand.perMinute(new InferenceService("chat", "serving", 4, 16), concat(day(3, false, 0), calm), calm, 15);
+        SimJob inWindow = job("window-job", 600);
+        SimJob early = job("submitted-at-the-day-before's-start", -86_400), late = job("submitted-a-minute-before-the-window", -60);
+        Scenario window = new Scenario("calibration", Cluster.homogeneous(16, 8, "H100-80GB", 81_559), 900, 96, 96, List.of(inWindow), List.of(d),
+                List.of(), Map.of(), null, null, List.of(), List.of(late, early));
+        Scenario dayBefore = SloCalibration.dayBefore(window);
+        assertEquals(List.of(early.arrivingAt(0), late.arrivingAt(86_340)), dayBefore.jobs(), "the prior arrivals, moved a day on, in arrival order");
+        assertEquals(96, dayBefore.windowSteps());
+    }
+
+    private static SimJob job(String id, long arrival) {
+        return new SimJob(id, "nlp", JobClass.TRAINING, 1, 8, 8, arrival, 3_600, null, Contract.defaultFor(JobClass.TRAINING));
     }
 }

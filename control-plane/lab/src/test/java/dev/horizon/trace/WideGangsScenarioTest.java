@@ -53,4 +53,17 @@ class WideGangsScenarioTest {
         }
         assertEquals(s.jobs(), build(2, 2).jobs(), "seeded");
     }
+
+    @Test
+    void theDayBeforeIsDrawnAtTheWindowsRateApartFromIt() throws Exception {
+        Scenario s = build(3, 2);
+        // by load, not count: one 64-GPU job of a day is a third of a day's work
+        double perDay = s.jobs().stream().mapToDouble(j -> Scenarios.loadOf(j, s.windowSeconds())).sum() / 2;
+        double dayBefore = s.priorArrivals().stream().mapToDouble(j -> Scenarios.loadOf(j.arrivingAt(j.arrivalSeconds() + 86_400), 86_400)).sum();
+        assertEquals(perDay, dayBefore, 0.35 * perDay, "the day before carries the window's load per day");
+        for (SimJob j : s.priorArrivals()) assertTrue(j.arrivalSeconds() >= -86_400 && j.arrivalSeconds() < 0, j.id() + " at " + j.arrivalSeconds());
+        assertEquals(s.priorArrivals().size(), s.description().get("priorArrivals"));
+        java.util.Set<String> ids = s.jobs().stream().map(SimJob::id).collect(Collectors.toSet());
+        assertTrue(s.priorArrivals().stream().noneMatch(j -> ids.contains(j.id())), "the day before's jobs are not the window's");
+    }
 }
