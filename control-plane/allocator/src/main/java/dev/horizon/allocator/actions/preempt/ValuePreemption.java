@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
- * preemptible (resumable, past its minimum runtime, or fill); it starts as fill and is promoted to protected on a later
+ * preemptible (past its minimum runtime, or fill; work that cannot resume too, losing all it ran, which its price
+ * counts, as Slurm's requeue and KAI's and Kueue's preemption take it); it starts as fill and is promoted to protected on a later
  * plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
  * plan put it. Under fair share, work inside its team's owed share is budgeted and runs protected whether or not it can
  * resume (as fill where protected work would stand in the inference reservation); it takes its GPUs from work it
@@ -114,14 +115,18 @@ public final class ValuePreemption {
         return true;
     }
 
-    /** Running work this action may take GPUs from: fill still running, and resumable work its contract leaves unprotected. */
+    /**
+     * Running work this action may take GPUs from: fill still running, and work past its minimum runtime. Work that cannot
+     * resume is among it: kept out, it held nodes a wide job needed for hours (philly seed 73, day 7: a 32-GPU job of
+     * weight 8 started 2.9 h after Slurm-like's, which requeued such work), and the price weighs all it would lose.
+     */
     private static List<RunningJob> preemptible(Session session) {
         List<RunningJob> out = new ArrayList<>();
         for (RunningJob r : session.context().running()) {
             if (r.placement().shared() && !holdsWholeGpus(session.occupancy(), r.placement())) continue; // freeing one slice frees no GPU
             boolean fillStillThere = r.fill() && !session.decision().preemptions().contains(r.id())
                     && !session.decision().promotions().contains(r.id());
-            if (fillStillThere || (!r.fill() && r.contract().resumable() && !r.protectedAt(session.now()))) out.add(r);
+            if (fillStillThere || (!r.fill() && !r.protectedAt(session.now()))) out.add(r);
         }
         return out;
     }

@@ -183,4 +183,22 @@ class PreemptionTest {
                     session.decision().waitReasons().get("light"));
         }
     }
+
+    @Test
+    void workThatCannotResumeIsTakenPastItsMinimumRuntimeWhereThePricePaysAndNeverInsideIt() {
+        // issue 34: Slurm-like requeues work that cannot resume, KAI and Kueue preempt it; priced (it loses all it ran), Horizon may too
+        Occupancy o = new Occupancy(cluster);
+        Placement h100 = new Placement(List.of(new Placement.Slice(0, 0, 8)));
+        o.occupy(h100);
+        RunningJob quantize = new RunningJob("quantize", "t", JobClass.QUANTIZATION, 1, 8, 0, NOW - 600, NOW + 3600, new Contract(0, false, 0), h100, false);
+        RunningJob busy = victim(o, "a100-busy", 1, 0, 8).reweighted(9, false);
+        PendingJob valuable = vip(8).id("valuable").estimatedRemainingSeconds(3 * 3600).build();
+        Decision taken = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, List.of(quantize, busy), List.of(valuable), Map.of(), null));
+        assertEquals(List.of("quantize"), taken.preemptions(), "an hour sooner for 8 GPUs of weight 8 outweighs 10 minutes lost and an hour's wait of weight 1");
+        assertTrue(taken.preemptionReasons().get("quantize").contains("since their checkpoint 1.33"), "it loses all it ran: " + taken.preemptionReasons());
+
+        RunningJob young = new RunningJob("quantize", "t", JobClass.QUANTIZATION, 1, 8, 0, NOW - 600, NOW + 3600, new Contract(3600, false, 0), h100, false);
+        Decision kept = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, List.of(young, busy), List.of(valuable), Map.of(), null));
+        assertEquals(List.of(), kept.preemptions(), "inside its minimum runtime it is never preempted");
+    }
 }
