@@ -36,19 +36,6 @@ public final class StartBands {
      * had not started in more than half the futures before ({@link #settled}): its start there is unknown, counted as none.
      */
     public record Band(long[] starts, long horizonEnd, String stillWaiting, int unfollowed) {
-        /** A band of futures that all ended at the horizon. */
-        public Band(long[] starts) {
-            this(starts, Long.MAX_VALUE, null, 0);
-        }
-
-        public Band(long[] starts, long horizonEnd) {
-            this(starts, horizonEnd, null, 0);
-        }
-
-        public Band(long[] starts, long horizonEnd, String stillWaiting) {
-            this(starts, horizonEnd, stillWaiting, 0);
-        }
-
         /** By when it starts with odds 1 in 2 (epoch seconds; null: not within the horizon). */
         public Long p50At() {
             return at(0.5);

@@ -14,7 +14,7 @@ class CalibratorTest {
     private static StartBands.Band says(long at, long wait) {
         long[] starts = new long[StartBands.SAMPLES];
         Arrays.fill(starts, at + wait);
-        return new StartBands.Band(starts);
+        return new StartBands.Band(starts, Long.MAX_VALUE, null, 0);
     }
 
     @Test
@@ -119,7 +119,7 @@ class CalibratorTest {
         long[] never = new long[StartBands.SAMPLES];
         Arrays.fill(never, Long.MAX_VALUE);
         Calibrator c = new Calibrator();
-        Long[] far = c.shown("far", 0, new StartBands.Band(never));
+        Long[] far = c.shown("far", 0, new StartBands.Band(never, Long.MAX_VALUE, null, 0));
         for (Long l : far) assertEquals(null, l, "beyond the horizon at every level");
         c.started("far", 500);
         Long[] next = c.shown("next", 600, says(600, 1000)), unknown = new Calibrator().shown("next", 600, says(600, 1000));

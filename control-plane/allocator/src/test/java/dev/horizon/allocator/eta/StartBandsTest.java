@@ -276,7 +276,7 @@ class StartBandsTest {
 
     @Test
     void aBandReadAfterItsTimeKeepsTheFuturesNotStartedByThen() {
-        StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65);
+        StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65, null, 0);
         StartBands.Band left = b.after(35);
         assertArrayEquals(new long[] {40, 50, 60, 70, Long.MAX_VALUE}, left.starts());
         assertEquals(60L, left.at(0.5));

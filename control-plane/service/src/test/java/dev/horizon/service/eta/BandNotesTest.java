@@ -38,7 +38,7 @@ class BandNotesTest {
 
     @Test
     void aJobThatStartsInNoFutureIsToldThePolicysOwnReason() {
-        StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID);
+        StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
         StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
         assertNull(shown.p50At());
         assertTrue(shown.note().startsWith("in 16 of 16 sampled futures it had not started by "), shown.note());
@@ -57,13 +57,13 @@ class BandNotesTest {
 
     @Test
     void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400), job, moment, BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), job, moment, BEYOND_HOURS);
         assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
     }
 
     @Test
     void anOpenP90SaysLaterThanWhereTheFuturesEndAndWhy() {
-        StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID);
+        StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
         StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
         assertEquals(raw.projected(0.5), shown.p50At(), "the P50 the played-on futures give");
         assertNull(shown.p90At(), "no P90 is invented past where the futures end");

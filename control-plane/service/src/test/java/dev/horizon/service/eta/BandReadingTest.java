@@ -16,7 +16,7 @@ class BandReadingTest {
     private static final long AT = 100_000;
     private static final Calibrator.Learnt AS_SAMPLED = new Calibrator().learnt();
     /** Sixteen futures: the job starts 10, 20, ..., 160 minutes after the bands were computed. */
-    private static final StartBands.Band RAW = new StartBands.Band(minutes(16), AT + 86_400);
+    private static final StartBands.Band RAW = new StartBands.Band(minutes(16), AT + 86_400, null, 0);
 
     private static long[] minutes(int n) {
         long[] out = new long[n];

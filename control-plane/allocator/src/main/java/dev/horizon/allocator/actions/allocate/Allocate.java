@@ -17,8 +17,10 @@ import dev.horizon.allocator.placement.SlicePlacer;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -96,6 +98,8 @@ public final class Allocate {
         int h = ctx.horizonSteps();
         long step = ctx.stepSeconds();
         List<PlanProblem.Job> jobs = new ArrayList<>(pending.size());
+        // many fractional jobs ask the same slice: each shape is sized against every node once per decision, not once per job
+        Map<SliceRequest, Integer> perGpuBySlice = new HashMap<>();
         for (PendingJob j : pending) {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
@@ -103,7 +107,7 @@ public final class Allocate {
                 jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
                 continue;
             }
-            int perGpu = replicasPerGpu(ctx.cluster(), j.slice());
+            int perGpu = perGpuBySlice.computeIfAbsent(j.slice(), slice -> replicasPerGpu(ctx.cluster(), slice));
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), ceilDiv(j.gpus(), perGpu), d, ceilDiv(j.minGpus(), perGpu),
                     PlacementRules.ANY.withTopology(j.rules().topology()), PlanProblem.allowedNodes(ctx.cluster(), j)));
         }
