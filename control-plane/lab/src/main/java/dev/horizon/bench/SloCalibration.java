@@ -7,7 +7,9 @@ import dev.horizon.simulation.SimJob;
 import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +65,7 @@ public final class SloCalibration {
      */
     static Scenario dayBefore(Scenario window) {
         if (window.services().isEmpty()) return null;
-        List<ServiceDemand> services = new java.util.ArrayList<>();
+        List<ServiceDemand> services = new ArrayList<>();
         for (ServiceDemand d : window.services()) {
             double[] minutes = d.historyMinutes();
             if (minutes.length < MINUTES_PER_DAY) return null;
@@ -74,12 +76,12 @@ public final class SloCalibration {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", window.name() + " (the day before the window)");
         int steps = (int) (MINUTES_PER_DAY * ServiceDemand.SECONDS_PER_MINUTE / window.stepSeconds());
-        List<SimJob> jobs = new java.util.ArrayList<>();
+        List<SimJob> jobs = new ArrayList<>();
         for (SimJob j : window.priorArrivals()) {
             long arrival = j.arrivalSeconds() + MINUTES_PER_DAY * ServiceDemand.SECONDS_PER_MINUTE;
             if (arrival >= 0) jobs.add(j.arrivingAt(arrival));
         }
-        jobs.sort(java.util.Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
+        jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
         info.put("jobs", jobs.size());
         return new Scenario(window.name() + "-day-before", window.cluster(), window.stepSeconds(), steps, ScenarioOptions.HORIZON_STEPS, jobs,
                 services, window.historyJobs(), info, window.budgets(), window.migPolicy(), List.of(), List.of(), window.startLayouts());
