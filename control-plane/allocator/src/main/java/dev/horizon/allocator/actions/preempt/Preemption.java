@@ -59,11 +59,11 @@ public final class Preemption {
             List<RunningJob> victims = new ArrayList<>();
             Placement block = null;
             for (RunningJob v : onNode) {
-                if (!Ranking.outranks(j.weight(), v.weight()) || (block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only)) != null) break;
+                if (!Ranking.outranks(j.weight(), v.weight()) || (block = blockOn(trial, n, only, j, gpus)) != null) break;
                 trial.release(v.placement());
                 victims.add(v);
             }
-            if (block == null) block = trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only);
+            if (block == null) block = blockOn(trial, n, only, j, gpus);
             if (block == null) continue;
             List<RunningJob> needed = overlapping(victims, block);
             if (!price.pays(needed)) continue;
@@ -75,6 +75,14 @@ public final class Preemption {
             }
         }
         return best == null ? null : take(occupancy, best, bestVictims, pool, decision, price.taken(j, bestVictims));
+    }
+
+    /**
+     * The job's block on node n alone; null at once while the node has fewer free GPUs than it asks, where no search can
+     * find one (each search scans every node, so asking after every victim released made a search per victim per node).
+     */
+    private static Placement blockOn(Occupancy trial, int n, boolean[] only, PendingJob j, int gpus) {
+        return trial.freeOn(n) < gpus ? null : trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only);
     }
 
     /**
