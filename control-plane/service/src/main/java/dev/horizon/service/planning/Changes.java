@@ -26,7 +26,7 @@ final class Changes {
     /** reason: what the rule that preempted it said (null: nothing beyond that its contract allowed it). */
     static PlanWrite preempted(JobRow j, Contract contract, long now, String reason) {
         String why = "preempted at " + Instant.ofEpochSecond(now) + " " + (reason != null ? reason
-                : "for higher-value work") + "; its contract allowed it (resumable, past its minimum runtime, or running as fill)";
+                : "for higher-value work") + "; its contract allowed it (past its minimum runtime, or running as fill)";
         return takenOff(j, contract, now, "preempted", why, why, RunSegments.PREEMPTED);
     }
 

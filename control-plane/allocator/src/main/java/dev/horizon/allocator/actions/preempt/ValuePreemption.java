@@ -15,8 +15,7 @@ import java.util.Map;
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
  * preemptible (past its minimum runtime, or fill; work that cannot resume too, losing all it ran, which its price
- * counts, as Slurm's requeue and KAI's and Kueue's preemption take it); it starts as fill and is promoted to protected on a later
- * plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
+ * counts); it starts as fill and is promoted to protected on a later plan when the protected capacity has room for it. Without fair share, work that cannot resume starts only where the
  * plan put it. Under fair share, work inside its team's owed share is budgeted and runs protected whether or not it can
  * resume (as fill where protected work would stand in the inference reservation); it takes its GPUs from work it
  * outranks, and a wide one that still finds no room has nodes held for it. Without fair share a preemption happens only
