@@ -15,8 +15,11 @@ public final class RecentRuns {
     /** How many runs the window keeps: enough for stable quantiles, few enough to follow a team whose jobs change. */
     public static final int KEEP = 200;
     private final Deque<Long> seconds = new ArrayDeque<>();
-    /** The window sorted, made on the first quantile after a change: a plan asks once per waiting job. */
-    private long[] sorted;
+    /**
+     * The window sorted, made on the first quantile after a change: a plan asks once per waiting job. Volatile, and set
+     * only once whole: the futures of start-time bands, played at once, read one estimator from several threads.
+     */
+    private volatile long[] sorted;
 
     public RecentRuns() {
     }
@@ -68,10 +71,12 @@ public final class RecentRuns {
     }
 
     private long[] sorted() {
-        if (sorted == null) {
-            sorted = seconds.stream().mapToLong(Long::longValue).toArray();
-            Arrays.sort(sorted);
+        long[] s = sorted;
+        if (s == null) {
+            s = seconds.stream().mapToLong(Long::longValue).toArray();
+            Arrays.sort(s);
+            sorted = s;
         }
-        return sorted;
+        return s;
     }
 }

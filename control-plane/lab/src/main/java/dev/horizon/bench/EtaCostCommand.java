@@ -28,6 +28,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code ./horizon eta-cost}: what the control plane's work beside its planning loop costs on one moment of a given
@@ -36,14 +40,19 @@ import java.util.Set;
  * are H100, half A100; half the GPUs are busy; a quarter of the waiting jobs accept one model only.
  */
 final class EtaCostCommand {
-    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--seed N]   (bands of J waiting jobs on G GPUs with S sampled\n"
-            + "       futures, default " + StartBands.SAMPLES + ", and one job's alternatives; prints milliseconds)";
-    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "seed");
+    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--seed N]   (bands of J waiting jobs on G GPUs\n"
+            + "       with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, and one job's alternatives; prints milliseconds)";
+    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "seed");
     private static final long NOW = LatencyCommand.NOW;
     /** The bands are computed on the calling thread, so its CPU time is what they cost one core, whatever else the machine runs. */
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** Plans before measuring, so the figures are of compiled code as in a service that has run a while. */
     private static final int WARMUP = 20;
+    /**
+     * Futures played before measuring, for the same reason: the futures' code is compiled while they play, and on a
+     * machine of few cores the compiler takes the cores the futures played at once would use.
+     */
+    private static final int WARMUP_FUTURES = 4;
     private static final int[] SIZES = {1, 1, 2, 4, 8};
     private static final JobClass[] CLASSES = {JobClass.TRAINING, JobClass.BATCH_INFERENCE, JobClass.QUANTIZATION};
 
@@ -56,11 +65,13 @@ final class EtaCostCommand {
             return 0;
         }
         CliArgs a = new CliArgs("eta-cost", args, OPTIONS);
-        Integer gpus = a.integer("gpus"), jobs = a.integer("jobs"), samples = a.integer("samples"), seed = a.integer("seed");
+        Integer gpus = a.integer("gpus"), jobs = a.integer("jobs"), samples = a.integer("samples"), seed = a.integer("seed"), threadsAsked = a.integer("threads");
         if (gpus == null || jobs == null) throw new CliArgs.UsageException("eta-cost needs --gpus G and --jobs J (see ./horizon eta-cost --help)");
         if (gpus < 16 || jobs < 1) throw new CliArgs.UsageException("--gpus must be >= 16 (two 8-GPU nodes) and --jobs >= 1");
         int s = samples == null ? StartBands.SAMPLES : samples;
         if (s < 1) throw new CliArgs.UsageException("--samples must be >= 1");
+        int threads = threadsAsked == null ? 1 : threadsAsked;
+        if (threads < 1 || threads > s) throw new CliArgs.UsageException("--threads must be between 1 and --samples (" + s + ")");
         ClusterMoment m = moment(gpus, jobs, new Random(seed == null ? 1 : seed));
         err.println("warming up (" + WARMUP + " plans) ...");
         for (int i = 0; i < WARMUP; i++) new HorizonPolicy().decide(ContextBuilder.build(m));
@@ -70,15 +81,36 @@ final class EtaCostCommand {
         Set<String> waiting = new LinkedHashSet<>();
         m.jobs().stream().filter(j -> !j.isRunning()).forEach(j -> waiting.add(j.id()));
         d.starts().forEach(st -> waiting.remove(st.jobId()));
-        err.println("one plan in " + Math.round(planMs) + " ms; bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures ...");
-        t0 = System.nanoTime();
-        long cpu0 = THREADS.getCurrentThreadCpuTime();
-        Map<String, StartBands.Band> bands = StartBands.of(m, d, new HorizonPolicy(), new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(),
-                ExpectedArrivals.WINDOW_SECONDS), waiting, s, NOW);
-        Calibrator calibrator = new Calibrator();
-        bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
-        double bandsMs = (System.nanoTime() - t0) / 1e6;
-        double bandsCpuMs = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e6;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        LongAdder futuresCpu = new LongAdder();
+        // each future's CPU time is counted on the thread that plays it, so the sum is what the bands cost whatever ran beside
+        Executor counted = r -> pool.execute(() -> {
+            long c0 = THREADS.getCurrentThreadCpuTime();
+            try {
+                r.run();
+            } finally {
+                futuresCpu.add(THREADS.getCurrentThreadCpuTime() - c0);
+            }
+        });
+        StartBands.Players players = new StartBands.Players(HorizonPolicy::new, counted, threads);
+        ExpectedArrivals expected = new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(), ExpectedArrivals.WINDOW_SECONDS);
+        Map<String, StartBands.Band> bands;
+        double bandsMs, bandsCpuMs;
+        try {
+            err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + WARMUP_FUTURES + " futures) ...");
+            StartBands.of(m, d, players, expected, waiting, WARMUP_FUTURES, NOW + 1, 0);
+            err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once ...");
+            futuresCpu.reset();
+            t0 = System.nanoTime();
+            long cpu0 = THREADS.getCurrentThreadCpuTime();
+            bands = StartBands.of(m, d, players, expected, waiting, s, NOW, 0);
+            Calibrator calibrator = new Calibrator();
+            bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
+            bandsMs = (System.nanoTime() - t0) / 1e6;
+            bandsCpuMs = (THREADS.getCurrentThreadCpuTime() - cpu0 + futuresCpu.sum()) / 1e6;
+        } finally {
+            pool.shutdown();
+        }
         // a job tied to one model that the plan starts later: the one whose alternatives a user would ask for
         String asked = waiting.stream().filter(id -> id.startsWith("one-model-") && d.plannedStarts().getOrDefault(id, NOW) > NOW).findFirst()
                 .orElse(waiting.stream().findFirst().orElse(null));
@@ -91,6 +123,7 @@ final class EtaCostCommand {
         n.put("jobs", jobs);
         n.put("waitingJobs", waiting.size());
         n.put("samples", s);
+        n.put("threads", threads);
         n.put("planMs", Math.round(planMs));
         n.put("bandsMs", Math.round(bandsMs));
         n.put("bandsCpuMs", Math.round(bandsCpuMs));

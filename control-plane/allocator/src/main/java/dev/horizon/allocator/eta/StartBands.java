@@ -5,6 +5,7 @@ import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.forecast.RecentRuns;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,6 +15,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Start-time bands: when each waiting job of a moment should start, as the median and the 90th percentile of its start
@@ -90,36 +95,122 @@ public final class StartBands {
     private StartBands() {
     }
 
+    /**
+     * How the futures are played: a policy for each (the futures played at once each need their own: a decision keeps
+     * state while it is taken), where, and how many at once. The draws of every future are made in order on the
+     * calling thread whatever the players, so the futures themselves do not depend on how they are played.
+     */
+    public record Players(Supplier<SchedulingPolicy> policies, Executor executor, int atOnce) {
+        public Players {
+            if (atOnce < 1) throw new IllegalArgumentException("atOnce must be >= 1 (got " + atOnce + ")");
+        }
+
+        /** One future after another on the calling thread, every decision by the one policy given. */
+        public static Players oneAtATime(SchedulingPolicy policy) {
+            return new Players(() -> policy, Runnable::run, 1);
+        }
+    }
+
     /** Bands for the tracked jobs, their futures played out to the end of the moment's horizon. */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed) {
         return of(m, decided, policy, expected, tracked, samples, seed, 0);
     }
 
+    /** Bands for the tracked jobs, every future played one after another on the calling thread by policy. */
+    public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
+                                       Set<String> tracked, int samples, long seed, int beyondSteps) {
+        return of(m, decided, Players.oneAtATime(policy), expected, tracked, samples, seed, beyondSteps);
+    }
+
     /**
      * Bands for the tracked jobs (waiting ones of the moment), by id. decided: the policy's decision on this very moment
-     * (every future starts from it); seed makes the draws repeatable; beyondSteps: how many steps past the moment's
-     * horizon a future plays on for the jobs that have not started by then (0: none). A future is played on only while a
-     * job it has not started is not yet {@link #settled}: once a job has not started in more than half the futures, its
-     * P50 and every higher level are "none" whatever the rest say, so it no longer keeps them going (the jobs the policy
-     * holds back for good, fair-share held or fitting nowhere, would otherwise play every future to its end).
+     * (every future starts from it); players: who plays the futures, how many at once; seed makes the draws repeatable;
+     * beyondSteps: how many steps past the moment's horizon a future plays on for the jobs that have not started by then
+     * (0: none). A future is played on only while a job it has not started is not yet {@link #settled}: once a job has
+     * not started in more than half the futures, its P50 and every higher level are "none" whatever the rest say, so it
+     * no longer keeps them going (the jobs the policy holds back for good, fair-share held or fitting nowhere, would
+     * otherwise play every future to its end). Futures played at once are all given the jobs settled before them, so
+     * every job's P50 and P90 are the same however many are played at once; only how many futures a settled job was not
+     * followed in can differ ({@link Band#unfollowed}).
      */
-    public static Map<String, Band> of(ClusterMoment m, Decision decided, SchedulingPolicy policy, ExpectedArrivals expected,
+    public static Map<String, Band> of(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed, int beyondSteps) {
         if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
         Map<String, Map<String, Integer>> stillWaiting = new HashMap<>();
         Map<String, Integer> notStarted = new HashMap<>(), unfollowed = new HashMap<>();
-        Random rng = new Random(seed);
-        Surprises surprises = Surprises.of(m.durations());
-        long horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
-        long until = horizonEnd + beyondSteps * m.stepSeconds();
-        // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
-        List<ActiveJob> running = m.jobs().stream().filter(ActiveJob::isRunning).toList();
-        Map<String, Optional<RecentRuns>> windows = new HashMap<>();
-        for (ActiveJob j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
-        for (int k = 0; k < samples; k++) {
+        Futures futures = new Futures(m, expected, new Random(seed), beyondSteps);
+        for (int from = 0; from < samples; from += players.atOnce()) {
+            Set<String> followed = new HashSet<>();
+            for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
+            List<Projection> batch = new ArrayList<>();
+            for (int k = from; k < Math.min(samples, from + players.atOnce()); k++) batch.add(futures.draw(k, players.policies().get()));
+            List<Map<String, Long>> firsts = play(batch, decided, tracked, followed, futures.until, players.executor());
+            for (int i = 0; i < batch.size(); i++) {
+                Map<String, Long> first = firsts.get(i);
+                boolean cut = first.keySet().containsAll(followed);
+                for (String id : tracked) {
+                    starts.get(id)[from + i] = first.getOrDefault(id, Long.MAX_VALUE);
+                    if (first.containsKey(id)) continue;
+                    notStarted.merge(id, 1, Integer::sum);
+                    if (cut) unfollowed.merge(id, 1, Integer::sum);
+                }
+                batch.get(i).waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
+            }
+        }
+        Map<String, Band> out = new LinkedHashMap<>();
+        starts.forEach((id, s) -> {
+            long[] sorted = s.clone();
+            Arrays.sort(sorted);
+            out.put(id, new Band(sorted, futures.horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
+        });
+        return out;
+    }
+
+    /** Plays each future of the batch on the executor and waits for all: their first starts, in the batch's order. */
+    private static List<Map<String, Long>> play(List<Projection> batch, Decision decided, Set<String> tracked, Set<String> followed, long until,
+                                                Executor executor) {
+        List<CompletableFuture<Map<String, Long>>> played = new ArrayList<>();
+        for (Projection p : batch) played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, followed, until), executor));
+        List<Map<String, Long>> out = new ArrayList<>();
+        try {
+            for (CompletableFuture<Map<String, Long>> f : played) out.add(f.join());
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw e;
+        }
+        return out;
+    }
+
+    /**
+     * What every future of one computation shares, and its draws: each future's durations, expected arrivals and
+     * inference day, drawn in the order of the futures from one random sequence.
+     */
+    private static final class Futures {
+        private final ClusterMoment m;
+        private final ExpectedArrivals expected;
+        private final Random rng;
+        private final Surprises surprises;
+        private final long horizonEnd, until;
+        private final List<ActiveJob> running;
+        private final Map<String, Optional<RecentRuns>> windows = new HashMap<>();
+
+        Futures(ClusterMoment m, ExpectedArrivals expected, Random rng, int beyondSteps) {
+            this.m = m;
+            this.expected = expected;
+            this.rng = rng;
+            this.surprises = Surprises.of(m.durations());
+            this.horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
+            this.until = horizonEnd + beyondSteps * m.stepSeconds();
+            // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
+            this.running = m.jobs().stream().filter(ActiveJob::isRunning).toList();
+            for (ActiveJob j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
+        }
+
+        /** Future k, drawn now (futures are drawn in order), to be played by policy. */
+        Projection draw(int k, SchedulingPolicy policy) {
             List<ActiveJob> arrivals = expected.draw(m.now(), until, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
@@ -131,26 +222,8 @@ public final class StartBands {
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
-            Projection future = new Projection(m, policy, totals, arrivals, day, shift);
-            Set<String> followed = new HashSet<>();
-            for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
-            Map<String, Long> first = future.firstStarts(decided, tracked, followed, until);
-            boolean cut = first.keySet().containsAll(followed);
-            for (String id : tracked) {
-                starts.get(id)[k] = first.getOrDefault(id, Long.MAX_VALUE);
-                if (first.containsKey(id)) continue;
-                notStarted.merge(id, 1, Integer::sum);
-                if (cut) unfollowed.merge(id, 1, Integer::sum);
-            }
-            future.waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
+            return new Projection(m, policy, totals, arrivals, day, shift);
         }
-        Map<String, Band> out = new LinkedHashMap<>();
-        starts.forEach((id, s) -> {
-            long[] sorted = s.clone();
-            Arrays.sort(sorted);
-            out.put(id, new Band(sorted, horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
-        });
-        return out;
     }
 
     /**

@@ -275,6 +275,57 @@ class StartBandsTest {
     }
 
     @Test
+    void futuresPlayedAtOnceOnSeveralThreadsGiveEveryJobTheBandTheyGiveOneAfterAnother() throws InterruptedException {
+        // two nodes of two models, three teams' work running and twelve jobs waiting (one for GPUs no node has), work
+        // expected to arrive, the futures played on past the horizon: a moment where every rule the futures keep plays
+        GpuNode a100 = new GpuNode("n1", "A100-80GB", 8, 81_559, "rack-b");
+        DurationEstimator d = runsOf(900);
+        for (int i = 0; i < 40; i++) d.observe("u", JobClass.BATCH_INFERENCE, 1200 + 60L * i);
+        List<ActiveJob> jobs = new ArrayList<>();
+        jobs.add(job("r0", 2, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false)));
+        jobs.add(new ActiveJob("r1", "u", JobClass.BATCH_INFERENCE, 1, 4, 4, NOW - 900, null, Contract.defaultFor(JobClass.BATCH_INFERENCE), null, null, null,
+                new ActiveJob.Running(NOW - 800, new Placement(List.of(new Placement.Slice(1, 0, 4))), false)));
+        for (int i = 0; i < 11; i++) {
+            String team = i % 3 == 0 ? "u" : "t";
+            JobClass c = team.equals("u") ? JobClass.BATCH_INFERENCE : JobClass.TRAINING;
+            jobs.add(new ActiveJob("w" + i, team, c, 1 + i % 4, 1 << (i % 4), 1 << (i % 4), NOW - 600 + i, null, Contract.defaultFor(c), null,
+                    i % 5 == 0 ? PlacementRules.ANY.withGpuTypes(Set.of("A100-80GB")) : null, null, null));
+        }
+        jobs.add(new ActiveJob("b200", "t", JobClass.TRAINING, 1, 8, 8, NOW - 30, null, TRAINING, null, PlacementRules.ANY.withGpuTypes(Set.of("B200")), null, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node), NodeState.ready(a100)), jobs, null, List.of(), d);
+        Set<String> waiting = new java.util.LinkedHashSet<>();
+        jobs.stream().filter(j -> !j.isRunning()).forEach(j -> waiting.add(j.id()));
+        ExpectedArrivals expected = new ExpectedArrivals(jobs.stream().filter(j -> !j.isRunning()).toList(), 4 * 3600);
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision decided = policy.decide(ContextBuilder.build(m));
+        Map<String, StartBands.Band> oneAfterAnother = StartBands.of(m, decided, policy, expected, waiting, StartBands.SAMPLES, 7, 32);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.Executor counted = r -> pool.execute(() -> {
+            threads.add(Thread.currentThread().getName());
+            r.run();
+        });
+        Map<String, StartBands.Band> atOnce;
+        try {
+            atOnce = StartBands.of(m, decided, new StartBands.Players(HorizonPolicy::new, counted, 4), expected, waiting, StartBands.SAMPLES, 7, 32);
+        } finally {
+            pool.shutdown();
+        }
+        assertTrue(threads.size() > 1, "the futures were played on several threads: " + threads);
+        for (String id : waiting) {
+            StartBands.Band one = oneAfterAnother.get(id), many = atOnce.get(id);
+            assertEquals(one.projected(0.5), many.projected(0.5), id + "'s P50");
+            assertEquals(one.projected(0.9), many.projected(0.9), id + "'s P90");
+            assertEquals(one.stillWaiting(), many.stillWaiting(), id + "'s reason");
+            if (one.unfollowed() == 0 && many.unfollowed() == 0) assertArrayEquals(one.starts(), many.starts(), id + "'s starts");
+        }
+        assertNull(atOnce.get("b200").projected(0.5), "no node holds it in any future");
+        assertTrue(waiting.stream().filter(id -> atOnce.get(id).projected(0.5) != null).count() >= 10
+                && waiting.stream().filter(id -> atOnce.get(id).projected(0.9) != null).count() >= 4, "bands to compare: " + atOnce);
+        assertTrue(oneAfterAnother.values().stream().filter(b -> b.unfollowed() == 0).count() >= 11, "the eleven jobs a node can hold were followed to the end");
+    }
+
+    @Test
     void aBandReadAfterItsTimeKeepsTheFuturesNotStartedByThen() {
         StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65, null, 0);
         StartBands.Band left = b.after(35);

@@ -40,10 +40,11 @@ import org.jboss.logging.Logger;
 /**
  * Start-time bands of the waiting jobs, computed beside the planning loop as the bench measures them
  * ({@code simulation.EtaCalibration}): on one thread of its own, from the latest committed plan's moment and decision,
- * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day, and
+ * {@link StartBands#of} plays out sampled futures with a fresh Horizon policy and the arrivals of the last day
+ * ({@code horizon.eta.threads} of them at once, each on a thread of a pool of that many, with a policy of its own), and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation (and the rest after it: at most half a core goes to bands). What
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half of the threads' cores goes to bands). What
  * the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from whenever another
  * control plane saved it since (a restart, a new leader); the jobs it follows live in memory only. The bands are saved
  * too ({@link BandStore}), for the replicas that follow.
@@ -98,10 +99,15 @@ public class StartTimes {
     Optional<Integer> samplesConfig;
     @ConfigProperty(name = "horizon.eta.beyond-hours", defaultValue = "" + BEYOND_HOURS)
     int beyondHours;
+    @ConfigProperty(name = "horizon.eta.threads")
+    Optional<Integer> threadsConfig;
     @Inject
     PlanRequests planner;
 
     private int samples;
+    /** The threads the futures of one computation are played on at once, and the pool they run in (null: one thread). */
+    private int threads;
+    private ExecutorService players;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "horizon-start-bands");
         t.setDaemon(true);
@@ -127,10 +133,29 @@ public class StartTimes {
         if (beyondHours < 0 || beyondHours > 24 * 30) {
             throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and 720 (got " + beyondHours + "); the default is " + BEYOND_HOURS);
         }
+        threads = threadsConfig.orElse(defaultThreads());
+        if (threads < 1 || threads > samples) {
+            throw new IllegalArgumentException("horizon.eta.threads must be between 1 and horizon.eta.samples (" + samples + ") (got " + threads
+                    + "); the default is a quarter of the cores, at least 1 (here " + defaultThreads() + ")");
+        }
+        if (threads > 1) players = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "horizon-start-band-futures");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * A quarter of the cores, at least one: the futures of one computation are independent, so a control plane with cores
+     * to spare plays several at once, and the bands of a large cluster lag its plans by seconds rather than minutes.
+     */
+    static int defaultThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
 
     void stop(@Observes ShutdownEvent event) {
         worker.shutdownNow();
+        if (players != null) players.shutdownNow();
     }
 
     /** On the planner's thread: keeps the plan's starts and the newest plan, and wakes the worker if it sleeps. */
@@ -184,8 +209,9 @@ public class StartTimes {
     }
 
     /**
-     * Rests as long as the computation took before the next may start, so bands take at most half of one core however
-     * often the cluster plans (a busy cluster plans after every event); their lag at most doubles.
+     * Rests as long as the computation took before the next may start, so bands take at most half of the cores they are
+     * played on ({@code horizon.eta.threads}) however often the cluster plans (a busy cluster plans after every event);
+     * their lag at most doubles.
      */
     private static void rest(long nanos) {
         try {
@@ -227,7 +253,8 @@ public class StartTimes {
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
         int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
-        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), new HorizonPolicy(),
+        StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy()) : new StartBands.Players(HorizonPolicy::new, players, threads);
+        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
         Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));
@@ -236,8 +263,8 @@ public class StartTimes {
             Long[] band = calibrator.shown(id, plan.now(), raw.get(id));
             out.put(id, BandNotes.shown(band, raw.get(id), byId.get(id), m, beyondHours));
         }
-        LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples) in %.0f ms", waiting.size(),
-                m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, (System.nanoTime() - t0) / 1e6);
+        LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples, %d at once) in %.0f ms", waiting.size(),
+                m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, threads, (System.nanoTime() - t0) / 1e6);
         return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt());
     }
 
