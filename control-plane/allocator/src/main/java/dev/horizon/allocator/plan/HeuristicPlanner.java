@@ -36,7 +36,7 @@ public final class HeuristicPlanner {
             PlanProblem.Job job = asked;
             Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, asked);
             // an elastic job that would wait at full width starts now on the widest narrower width that fits
-            List<Integer> widths = asked.widths();
+            List<Integer> widths = asked.minGpus() < asked.gpus() && (placement == null || placement.start() > 0) ? asked.widths() : List.of();
             for (int i = 1; i < widths.size() && (placement == null || placement.start() > 0); i++) {
                 int width = widths.get(i);
                 PlanProblem.Job trial = asked.narrowed(width);
@@ -78,7 +78,7 @@ public final class HeuristicPlanner {
         int d = Math.min(h, job.durationSteps());
         int[] free = new int[nodeMin.rows()];
         // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
-        boolean oneNode = floors != null && !job.rules().perReplica() && g <= p.largestNodeFor(job);
+        boolean oneNode = floors != null && !job.rules().perReplica() && g <= floors.largestNode(p, job);
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
             int most = 0, total = 0;

@@ -2,6 +2,7 @@ package dev.horizon.allocator.plan;
 
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
@@ -16,6 +17,8 @@ final class StartFloors {
     private final int widest;
     /** Per set of allowed nodes: floor[g][d], the earliest start of a one-node job of g GPUs running d steps (steps: none). */
     private final Map<NodeSet, int[][]> floors = new HashMap<>();
+    /** The largest node of each array of allowed nodes seen (null: every node): the jobs of one shape share one array. */
+    private final Map<boolean[], Integer> largest = new IdentityHashMap<>();
 
     /** steps: the horizon; widest: the largest node's GPUs (no one-node job asks more). */
     StartFloors(int steps, int widest) {
@@ -36,6 +39,11 @@ final class StartFloors {
             int[] row = f[wider];
             for (int longer = d; longer <= steps && row[longer] < start; longer++) row[longer] = start;
         }
+    }
+
+    /** The largest node the job accepts ({@link PlanProblem#largestNodeFor}), worked out once per array of allowed nodes. */
+    int largestNode(PlanProblem p, PlanProblem.Job job) {
+        return largest.computeIfAbsent(job.allowedNodes(), k -> p.largestNodeFor(job));
     }
 
     /** A job's allowed nodes by content (null: every node); jobs of one model set each carry their own array. */

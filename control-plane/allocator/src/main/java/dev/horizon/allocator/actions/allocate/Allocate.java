@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -98,18 +99,23 @@ public final class Allocate {
         int h = ctx.horizonSteps();
         long step = ctx.stepSeconds();
         List<PlanProblem.Job> jobs = new ArrayList<>(pending.size());
-        // many fractional jobs ask the same slice: each shape is sized against every node once per decision, not once per job
+        // many jobs ask the same slice or accept the same models: each shape is sized, and its nodes found, against every
+        // node once per decision, not once per job (and the jobs of one shape share one array of nodes)
         Map<SliceRequest, Integer> perGpuBySlice = new HashMap<>();
+        Map<Object, Optional<boolean[]>> nodesByShape = new HashMap<>();
         for (PendingJob j : pending) {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
+            // what allowedNodes reads of a job: its slice, or without one its rules
+            boolean[] allowed = nodesByShape.computeIfAbsent(j.slice() == null ? j.rules() : j.slice(),
+                    shape -> Optional.ofNullable(PlanProblem.allowedNodes(ctx.cluster(), j))).orElse(null);
             if (j.slice() == null) {
-                jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), j.rules(), PlanProblem.allowedNodes(ctx.cluster(), j)));
+                jobs.add(new PlanProblem.Job(j.id(), j.weight(), j.gpus(), d, j.minGpus(), j.rules(), allowed));
                 continue;
             }
             int perGpu = perGpuBySlice.computeIfAbsent(j.slice(), slice -> replicasPerGpu(ctx.cluster(), slice));
             jobs.add(new PlanProblem.Job(j.id(), j.weight(), ceilDiv(j.gpus(), perGpu), d, ceilDiv(j.minGpus(), perGpu),
-                    PlacementRules.ANY.withTopology(j.rules().topology()), PlanProblem.allowedNodes(ctx.cluster(), j)));
+                    PlacementRules.ANY.withTopology(j.rules().topology()), allowed));
         }
         return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()),
                 ModelGroups.models(ctx.cluster()));
