@@ -49,7 +49,7 @@ final class EtaCostCommand {
     /** Plans before measuring, so the figures are of compiled code as in a service that has run a while. */
     private static final int WARMUP = 20;
     /**
-     * Futures played before measuring, for the same reason: the futures' code is compiled while they play, and on a
+     * Futures played before measuring (no more than are measured), for the same reason: the futures' code is compiled while they play, and on a
      * machine of few cores the compiler takes the cores the futures played at once would use.
      */
     private static final int WARMUP_FUTURES = 4;
@@ -97,8 +97,9 @@ final class EtaCostCommand {
         Map<String, StartBands.Band> bands;
         double bandsMs, bandsCpuMs;
         try {
-            err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + WARMUP_FUTURES + " futures) ...");
-            StartBands.of(m, d, players, expected, waiting, WARMUP_FUTURES, NOW + 1, 0);
+            int warmUp = Math.min(WARMUP_FUTURES, s);
+            err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + warmUp + " futures) ...");
+            StartBands.of(m, d, players, expected, waiting, warmUp, NOW + 1, 0);
             err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once ...");
             futuresCpu.reset();
             t0 = System.nanoTime();
