@@ -31,6 +31,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LauncherDailyLoopIT {
     private static final String ADMIN = "daily-loop-admin";
+    /**
+     * The day a time is shown with when it falls on another calendar day than now ("Fri 4 Dec 00:45"): a job planned two
+     * hours out from 22:00 on starts tomorrow, and the list says so.
+     */
+    private static final String DAY = "([A-Z][a-z]{2} \\d{1,2} [A-Z][a-z]{2} )?";
     private static final Pattern SUBMITTED = Pattern.compile("submitted job ([0-9a-f-]{36}) \\((\\S+)\\) for team loop: (PENDING|RUNNING)");
 
     private Path dir;
@@ -102,9 +107,9 @@ class LauncherDailyLoopIT {
         assertEquals(0, jobs.exit(), jobs.err());
         List<String> lines = jobs.out().lines().toList();
         assertTrue(lines.get(0).startsWith("QUEUE  ID"), jobs.out());
-        assertTrue(lines.get(1).matches("\\s+1  " + second + "  loop-second .* PENDING\\s+planned \\d\\d:\\d\\d \\(in [12] h( \\d+ min)?\\).*"),
+        assertTrue(lines.get(1).matches("\\s+1  " + second + "  loop-second .* PENDING\\s+planned " + DAY + "\\d\\d:\\d\\d \\(in [12] h( \\d+ min)?\\).*"),
                 "the waiting job first, at queue position 1, planned when the running one ends: " + jobs.out());
-        assertTrue(lines.get(2).matches("\\s+-  " + first + "  loop-first .* RUNNING\\s+since \\d\\d:\\d\\d \\((now|\\d+ min ago)\\).*"), jobs.out());
+        assertTrue(lines.get(2).matches("\\s+-  " + first + "  loop-first .* RUNNING\\s+since " + DAY + "\\d\\d:\\d\\d \\((now|\\d+ min ago)\\).*"), jobs.out());
 
         Run why = horizon(submitter, "why", "loop-second");
         assertEquals(0, why.exit(), why.err());

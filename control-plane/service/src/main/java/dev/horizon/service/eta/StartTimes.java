@@ -44,10 +44,10 @@ import org.jboss.logging.Logger;
  * ({@code horizon.eta.threads} of them at once, each on a thread of a pool of that many, with a policy of its own), and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation (and the rest after it: at most half of the threads' cores goes to bands). What
- * the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from whenever another
- * control plane saved it since (a restart, a new leader); the jobs it follows live in memory only. The bands are saved
- * too ({@link BandStore}), for the replicas that follow.
+ * so the bands lag the plan by at most one computation (and the rest after it: at most half of the pool's cores goes
+ * to bands). What the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from
+ * whenever another control plane saved it since (a restart, a new leader); the jobs it follows live in memory only. The
+ * bands are saved too ({@link BandStore}), for the replicas that follow.
  */
 @ApplicationScoped
 public class StartTimes {
@@ -105,7 +105,7 @@ public class StartTimes {
     PlanRequests planner;
 
     private int samples;
-    /** The threads the futures of one computation are played on at once, and the pool they run in (null: one thread). */
+    /** How many futures of one computation are played at once, and the pool they are played in (null: one at a time). */
     private int threads;
     private ExecutorService players;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
@@ -138,7 +138,7 @@ public class StartTimes {
             throw new IllegalArgumentException("horizon.eta.threads must be between 1 and horizon.eta.samples (" + samples + ") (got " + threads
                     + "); the default is a quarter of the cores, at least 1 (here " + defaultThreads() + ")");
         }
-        if (threads > 1) players = Executors.newFixedThreadPool(threads, r -> {
+        if (enabled && threads > 1) players = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "horizon-start-band-futures");
             t.setDaemon(true);
             return t;
@@ -253,7 +253,8 @@ public class StartTimes {
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
         int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
-        StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy()) : new StartBands.Players(HorizonPolicy::new, players, threads);
+        StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy())
+                : new StartBands.Players(HorizonPolicy::new, players, threads);
         Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
         Map<String, ActiveJob> byId = new HashMap<>();
