@@ -8,8 +8,10 @@ import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.DemoDayScenario;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the same day gives in the simulator under FIFO, the baselines (KAI, Kueue, Slurm) and Horizon's own policy, stored
@@ -55,11 +57,21 @@ final class Comparison {
                     .put("waitP50Seconds", m.waitSeconds().p50()).put("waitP95Seconds", m.waitSeconds().p95())
                     .put("rtSloAttainment", m.rtSloAttainment()).put("priorityWeightedOutput", m.priorityWeightedOutput());
             if (m.fairShare() != null) f.put("worstTeamOwedDelivered", Math.min(1, m.fairShare().worstTeam()));
-            lines.add(String.format("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %.0f s, output %.1f", r.policy(), m.utilization(),
-                    m.jobsCompleted(), m.jobsArrived(), m.waitSeconds().p95(), m.priorityWeightedOutput()));
+            lines.add(String.format("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %.0f s, output %.1f%s", r.policy(), m.utilization(),
+                    m.jobsCompleted(), m.jobsArrived(), m.waitSeconds().p95(), m.priorityWeightedOutput(), worstServed(m.fairShare())));
         }
         cp.put("/api/v1/comparisons/" + NAME, body, admin);
         return lines;
+    }
+
+    /**
+     * The team its budget served least, as the web view's comparison shows it: output alone would hide that a policy
+     * blind to budgets buys its output with one team's owed GPU-hours (docs/bench.md, issue 34's demo-day).
+     */
+    static String worstServed(PolicyMetrics.FairShare fairShare) {
+        if (fairShare == null || fairShare.owedGpuHoursDelivered().isEmpty()) return "";
+        Map.Entry<String, Double> worst = Collections.min(fairShare.owedGpuHoursDelivered().entrySet(), Map.Entry.comparingByValue());
+        return String.format(", worst-served team %s got %.2f of its owed GPU-hours", worst.getKey(), Math.min(1, worst.getValue()));
     }
 
     /** What the comparison is about: the day in words, the command, the window. */
