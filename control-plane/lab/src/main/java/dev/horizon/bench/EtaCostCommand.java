@@ -40,9 +40,10 @@ import java.util.concurrent.atomic.LongAdder;
  * are H100, half A100; half the GPUs are busy; a quarter of the waiting jobs accept one model only.
  */
 final class EtaCostCommand {
-    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--seed N]   (bands of J waiting jobs on G GPUs\n"
-            + "       with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, and one job's alternatives; prints milliseconds)";
-    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "seed");
+    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--beyond-hours H] [--seed N]   (bands of J waiting\n"
+            + "       jobs on G GPUs with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, played on H hours past the\n"
+            + "       horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", and one job's alternatives; prints milliseconds)";
+    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "seed");
     private static final long NOW = LatencyCommand.NOW;
     /** The bands are computed on the calling thread, so its CPU time is what they cost one core, whatever else the machine runs. */
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -65,14 +66,18 @@ final class EtaCostCommand {
             return 0;
         }
         CliArgs a = new CliArgs("eta-cost", args, OPTIONS);
-        Integer gpus = a.integer("gpus"), jobs = a.integer("jobs"), samples = a.integer("samples"), seed = a.integer("seed"), threadsAsked = a.integer("threads");
+        Integer gpus = a.integer("gpus"), jobs = a.integer("jobs"), samples = a.integer("samples"), seed = a.integer("seed"), threadsAsked = a.integer("threads"),
+                beyondAsked = a.integer("beyond-hours");
         if (gpus == null || jobs == null) throw new CliArgs.UsageException("eta-cost needs --gpus G and --jobs J (see ./horizon eta-cost --help)");
         if (gpus < 16 || jobs < 1) throw new CliArgs.UsageException("--gpus must be >= 16 (two 8-GPU nodes) and --jobs >= 1");
         int s = samples == null ? StartBands.SAMPLES : samples;
         if (s < 1) throw new CliArgs.UsageException("--samples must be >= 1");
         int threads = threadsAsked == null ? 1 : threadsAsked;
         if (threads < 1 || threads > s) throw new CliArgs.UsageException("--threads must be between 1 and --samples (" + s + ")");
+        int beyondHours = beyondAsked == null ? StartBands.BEYOND_HOURS : beyondAsked;
+        if (beyondHours < 0 || beyondHours > 720) throw new CliArgs.UsageException("--beyond-hours must be between 0 and 720, as the control plane's horizon.eta.beyond-hours");
         ClusterMoment m = moment(gpus, jobs, new Random(seed == null ? 1 : seed));
+        int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
         err.println("warming up (" + WARMUP + " plans) ...");
         for (int i = 0; i < WARMUP; i++) new HorizonPolicy().decide(ContextBuilder.build(m));
         long t0 = System.nanoTime();
@@ -99,12 +104,12 @@ final class EtaCostCommand {
         try {
             int warmUp = Math.min(WARMUP_FUTURES, s);
             err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + warmUp + " futures) ...");
-            StartBands.of(m, d, players, expected, waiting, warmUp, NOW + 1, 0);
-            err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once ...");
+            StartBands.of(m, d, players, expected, waiting, warmUp, NOW + 1, beyondSteps);
+            err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once, " + beyondHours + " h past the horizon ...");
             futuresCpu.reset();
             t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
-            bands = StartBands.of(m, d, players, expected, waiting, s, NOW, 0);
+            bands = StartBands.of(m, d, players, expected, waiting, s, NOW, beyondSteps);
             Calibrator calibrator = new Calibrator();
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;
@@ -125,9 +130,12 @@ final class EtaCostCommand {
         n.put("waitingJobs", waiting.size());
         n.put("samples", s);
         n.put("threads", threads);
+        n.put("beyondHours", beyondHours);
         n.put("planMs", Math.round(planMs));
         n.put("bandsMs", Math.round(bandsMs));
         n.put("bandsCpuMs", Math.round(bandsCpuMs));
+        // a cheaper computation that answers fewer jobs is not cheaper: how many got both ends of a band, past the horizon too
+        n.put("jobsWithP50AndP90", bands.values().stream().filter(band -> band.projected(0.9) != null).count());
         n.put("alternativesMs", Math.round(alternativesMs));
         n.put("alternativesFound", alternatives.size());
         n.put("alternativesOf", asked);

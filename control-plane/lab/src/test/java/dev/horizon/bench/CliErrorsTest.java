@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.api.JobJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -42,6 +43,19 @@ class CliErrorsTest {
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "9"), "--pools must be from 1 to --gpus (got 9)");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "2", "--cross-pool", "1.5"), "--cross-pool must be from 0 to 1");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--pools", "2", "--threads", "0"), "--threads must be at least 1");
+    }
+
+    @Test
+    void etaCostPlaysOnPastTheHorizonAsTheControlPlaneDoesUnlessToldNot() throws Exception {
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--beyond-hours", "-1"), "--beyond-hours must be between 0 and 720");
+        // 293 jobs waiting on 16 GPUs, as many expected to arrive a day: most start only past the horizon, if at all
+        JsonNode played = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300").out());
+        JsonNode cut = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300", "--beyond-hours", "0").out());
+        assertEquals(StartBands.BEYOND_HOURS, played.path("beyondHours").asInt());
+        assertEquals(0, cut.path("beyondHours").asInt());
+        assertEquals(293, played.path("waitingJobs").asInt());
+        assertTrue(played.path("jobsWithP50AndP90").asInt() > cut.path("jobsWithP50AndP90").asInt(),
+                "the futures played on past the horizon band jobs that start after it: " + played + " against " + cut);
     }
 
     @Test

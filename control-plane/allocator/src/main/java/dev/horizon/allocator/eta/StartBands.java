@@ -31,6 +31,12 @@ import java.util.function.Supplier;
 public final class StartBands {
     /** Futures per computation: enough for a 90th percentile, few enough to stay cheap. */
     public static final int SAMPLES = 16;
+    /**
+     * How far past the plan's horizon the control plane's futures play on, by default, for jobs not started by its end:
+     * what gives a job queued behind a day's work a band at all. The bench's calibration plays none ({@code beyondSteps}
+     * 0: a band past a window cannot be held to account), `./horizon eta-cost` this many unless told otherwise.
+     */
+    public static final int BEYOND_HOURS = 48;
 
     /**
      * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not by the end of that

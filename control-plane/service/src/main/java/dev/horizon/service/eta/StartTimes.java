@@ -55,8 +55,6 @@ public class StartTimes {
     /** The most recent arrivals the expected-arrival model reads: a day of a busy cluster, bounded in memory. */
     static final int MAX_ARRIVALS = 5000;
 
-    /** How far past the plan's horizon the futures play on for jobs not started by its end, by default. */
-    static final int BEYOND_HOURS = 48;
     /** The longest note kept with a band (its column's width). */
     static final int MAX_NOTE = 2000;
 
@@ -97,7 +95,7 @@ public class StartTimes {
     boolean enabled;
     @ConfigProperty(name = "horizon.eta.samples")
     Optional<Integer> samplesConfig;
-    @ConfigProperty(name = "horizon.eta.beyond-hours", defaultValue = "" + BEYOND_HOURS)
+    @ConfigProperty(name = "horizon.eta.beyond-hours", defaultValue = "" + StartBands.BEYOND_HOURS)
     int beyondHours;
     @ConfigProperty(name = "horizon.eta.threads")
     Optional<Integer> threadsConfig;
@@ -131,7 +129,7 @@ public class StartTimes {
             throw new IllegalArgumentException("horizon.eta.samples must be between 1 and 1000 (got " + samples + "); the default is " + StartBands.SAMPLES);
         }
         if (beyondHours < 0 || beyondHours > 24 * 30) {
-            throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and 720 (got " + beyondHours + "); the default is " + BEYOND_HOURS);
+            throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and 720 (got " + beyondHours + "); the default is " + StartBands.BEYOND_HOURS);
         }
         threads = threadsConfig.orElse(defaultThreads());
         if (threads < 1 || threads > samples) {

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 /** What a waiting job is told when the futures played past the horizon give it no band, or no P90. */
 class BandNotesTest {
     private static final long NOW = 100_800;
-    private static final int BEYOND_HOURS = 48;
     private static final String POLICY_SAID = "no GPU has room for 2 x 500 milli-GPU with 40779 MiB beside work it already holds";
     private final ClusterMoment moment = new ClusterMoment(NOW, 900, 96, List.of(NodeState.ready(new GpuNode("n0", "H100-80GB", 8, 81_559, "n0"))),
             List.of(), null, List.of(), new DurationEstimator());
@@ -39,7 +38,7 @@ class BandNotesTest {
     @Test
     void aJobThatStartsInNoFutureIsToldThePolicysOwnReason() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS);
         assertNull(shown.p50At());
         assertTrue(shown.note().startsWith("in 16 of 16 sampled futures it had not started by "), shown.note());
         assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
@@ -49,7 +48,7 @@ class BandNotesTest {
     @Test
     void futuresThatStoppedFollowingAJobAreSaidToHaveStoppedNotToHaveReachedTheirEnd() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 7);
-        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS).note();
+        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS).note();
         assertTrue(note.contains("in 16 of 16 sampled futures it had not started by "), note);
         assertTrue(note.contains("(7 of them were not played on for it once more than half of the futures before had not started it"), note);
         assertTrue(note.endsWith("the policy's reason was: " + POLICY_SAID), note);
@@ -57,14 +56,14 @@ class BandNotesTest {
 
     @Test
     void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), job, moment, BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), job, moment, StartBands.BEYOND_HOURS);
         assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
     }
 
     @Test
     void anOpenP90SaysLaterThanWhereTheFuturesEndAndWhy() {
         StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS);
         assertEquals(raw.projected(0.5), shown.p50At(), "the P50 the played-on futures give");
         assertNull(shown.p90At(), "no P90 is invented past where the futures end");
         assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
