@@ -6,6 +6,7 @@ import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.api.JobClass;
 import dev.horizon.fairshare.FairShareView;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -73,7 +74,7 @@ public final class FairShareWeights {
             newRunning.add(r.reweighted(w, r.fill() || (!isBudgeted && !r.protectedAt(ctx.now()))));
         }
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
-        pending.sort(Comparator.comparingDouble(PendingJob::weight).reversed().thenComparingLong(PendingJob::arrivalSeconds).thenComparing(PendingJob::id));
+        pending.sort(Ranking.VALUE_ORDER);
         List<PendingJob> newPending = new ArrayList<>();
         Set<String> fillOnly = new HashSet<>();
         for (PendingJob j : pending) {
@@ -99,8 +100,16 @@ public final class FairShareWeights {
         return budgeted;
     }
 
-    /** One job, running or waiting, as the budget counts it. */
-    private record Work(String id, String team, double priority, double gpus, boolean running, long since) {
+    /** One job, running or waiting, as the budget counts it, in budget order: by team, the highest priority first, running work first, oldest first. */
+    private record Work(String id, String team, double priority, double gpus, boolean running, long since) implements Comparable<Work> {
+        @Override
+        public int compareTo(Work o) {
+            int c = team.compareTo(o.team);
+            if (c == 0) c = Double.compare(o.priority, priority);
+            if (c == 0) c = Boolean.compare(o.running, running);
+            if (c == 0) c = Long.compare(since, o.since);
+            return c != 0 ? c : id.compareTo(o.id);
+        }
     }
 
     /**
@@ -116,8 +125,7 @@ public final class FairShareWeights {
         List<Work> work = new ArrayList<>();
         for (RunningJob r : ctx.running()) work.add(new Work(r.id(), r.team(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
         for (PendingJob j : ctx.pending()) work.add(new Work(j.id(), j.team(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
-        work.sort(Comparator.comparing(Work::team).thenComparing(Comparator.comparingDouble(Work::priority).reversed())
-                .thenComparing(w -> !w.running()).thenComparingLong(Work::since).thenComparing(Work::id));
+        Collections.sort(work);
         Set<String> budgeted = new HashSet<>();
         for (int from = 0; from < work.size(); ) {
             int to = from;

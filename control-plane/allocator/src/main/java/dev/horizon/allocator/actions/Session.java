@@ -7,8 +7,10 @@ import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.fairshare.FairShareView;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,6 +24,8 @@ public final class Session {
     private final Set<String> fillOnly;
     private final Set<String> staysFill;
     private final Decision decision = new Decision();
+    /** Each team's owed GPUs as the wait reasons say them, formatted once per decision (a format per waiting job was a third of a future's time). */
+    private final Map<String, String> owedSaid = new HashMap<>();
 
     private Session(PlanningContext given, PlanningContext weighted, Set<String> fillOnly, Set<String> staysFill) {
         this.given = given;
@@ -80,7 +84,7 @@ public final class Session {
 
     /** GPUs the team is owed now, for wait reasons. */
     public String owedOf(String team) {
-        return String.format("%.1f", given.fairShare().owedNow().getOrDefault(team, 0.0));
+        return owedSaid.computeIfAbsent(team, t -> String.format("%.1f", given.fairShare().owedNow().getOrDefault(t, 0.0)));
     }
 
     /**

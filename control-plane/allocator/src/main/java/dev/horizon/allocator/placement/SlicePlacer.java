@@ -30,7 +30,9 @@ import java.util.Set;
  * for as long as any slice stays on it, which the score (blind to time) does not see.
  */
 public final class SlicePlacer {
-    private final TargetWorkload workload;
+    private final List<PendingJob> pending;
+    /** Built when a slice first has a GPU to be scored on: on a full cluster most decisions have none. */
+    private TargetWorkload workload;
     private final List<PendingJob> migDemand;
     /** Instances of a coming layout that waiting jobs already count on, by GPU and MIG profile. */
     private final Map<Claim, Integer> claimed = new HashMap<>();
@@ -40,14 +42,21 @@ public final class SlicePlacer {
 
     /** pending: the jobs waiting now, in value order; their shapes are the workload placements are judged against. */
     public SlicePlacer(List<PendingJob> pending) {
+        this.pending = List.copyOf(pending);
+        this.migDemand = pending.stream().filter(j -> j.slice() != null && j.slice().isMig()).toList();
+    }
+
+    /** The demand waiting now, whole and fractional, as FGD's target workload. */
+    private TargetWorkload workload() {
+        if (workload != null) return workload;
         List<WorkloadTask> tasks = new ArrayList<>();
         for (PendingJob j : pending) {
             SliceRequest r = j.slice();
             if (r == null) tasks.add(new WorkloadTask(j.id(), 0, 0, j.gpus(), WorkloadTask.MILLI, Set.of()));
             else for (int i = 0; i < j.gpus(); i++) tasks.add(new WorkloadTask(j.id(), 0, 0, 1, milliOf(r), r.gpuTypes()));
         }
-        this.workload = TargetWorkload.complete(tasks);
-        this.migDemand = pending.stream().filter(j -> j.slice() != null && j.slice().isMig()).toList();
+        workload = TargetWorkload.complete(tasks);
+        return workload;
     }
 
     /**
@@ -178,11 +187,11 @@ public final class SlicePlacer {
                 if (left == null) {
                     left = new int[node.gpus()];
                     for (int k = 0; k < left.length; k++) left[k] = o.freeMilli(n, k);
-                    before = workload.fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left);
+                    before = workload().fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left);
                 }
                 int free = left[g];
                 left[g] = Math.max(0, free - share);
-                double score = TargetWorkload.scale(before - workload.fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left));
+                double score = TargetWorkload.scale(before - workload().fragment(node.gpuModel(), Integer.MAX_VALUE, Long.MAX_VALUE, left));
                 left[g] = free;
                 boolean fresh = o.isWholeFree(n, g);
                 boolean better = fresh != bestFresh ? !fresh : score > bestScore || (score == bestScore && free < bestFree);
