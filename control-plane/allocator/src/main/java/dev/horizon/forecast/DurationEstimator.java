@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -23,7 +24,7 @@ public final class DurationEstimator {
     public static final int KEEP_FINISHED = 2000;
     private static final int MIN_SAMPLES = 3;
     private final Deque<Finished> finished = new ArrayDeque<>();
-    private final Map<String, RecentRuns> byTeamAndClass = new HashMap<>();
+    private final Map<TeamClass, RecentRuns> byTeamAndClass = new HashMap<>();
     private final Map<JobClass, RecentRuns> byClass = new HashMap<>();
 
     public static long classDefaultSeconds(JobClass jobClass) {
@@ -37,7 +38,7 @@ public final class DurationEstimator {
     }
 
     public void observe(String team, JobClass jobClass, long durationSeconds) {
-        byTeamAndClass.computeIfAbsent(key(team, jobClass), k -> new RecentRuns()).observe(durationSeconds);
+        byTeamAndClass.computeIfAbsent(new TeamClass(team, jobClass), k -> new RecentRuns()).observe(durationSeconds);
         byClass.computeIfAbsent(jobClass, k -> new RecentRuns()).observe(durationSeconds);
     }
 
@@ -79,7 +80,7 @@ public final class DurationEstimator {
     /** Puts back a stored window: a team's (team not null) or the class's across teams (team null). */
     public void restore(String team, JobClass jobClass, RecentRuns runs) {
         if (team == null) byClass.put(jobClass, runs);
-        else byTeamAndClass.put(key(team, jobClass), runs);
+        else byTeamAndClass.put(new TeamClass(team, jobClass), runs);
     }
 
     /** Estimated total duration; a user's own estimate wins when given. */
@@ -90,7 +91,7 @@ public final class DurationEstimator {
 
     /** The window an estimate without the user's own comes from: the team's runs of the class, else the class's, else none. */
     public Optional<RecentRuns> runs(String team, JobClass jobClass) {
-        RecentRuns own = byTeamAndClass.get(key(team, jobClass));
+        RecentRuns own = byTeamAndClass.get(new TeamClass(team, jobClass));
         if (own != null && own.size() >= MIN_SAMPLES) return Optional.of(own);
         RecentRuns cls = byClass.get(jobClass);
         if (cls != null && cls.size() >= MIN_SAMPLES) return Optional.of(cls);
@@ -108,7 +109,15 @@ public final class DurationEstimator {
         return Math.max(minimumSeconds, left);
     }
 
-    private static String key(String team, JobClass jobClass) {
-        return team + "/" + jobClass;
+    /**
+     * A team's class of work, the key of its window: a key string built per lookup was rehashed at every one, and a
+     * start-time band's futures look up every waiting job at every decision. Hashed by the class's ordinal, not its
+     * identity, so the windows are visited in the same order in every run.
+     */
+    private record TeamClass(String team, JobClass jobClass) {
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(team) + jobClass.ordinal();
+        }
     }
 }

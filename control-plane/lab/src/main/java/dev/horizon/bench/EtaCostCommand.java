@@ -13,11 +13,13 @@ import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
 import dev.horizon.allocator.moment.NodeState;
+import dev.horizon.allocator.moment.Teams;
 import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
+import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.forecast.DurationEstimator;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -32,6 +34,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.IntStream;
 
 /**
  * {@code ./horizon eta-cost}: what the control plane's work beside its planning loop costs on one moment of a given
@@ -40,10 +43,13 @@ import java.util.concurrent.atomic.LongAdder;
  * are H100, half A100; half the GPUs are busy; a quarter of the waiting jobs accept one model only.
  */
 final class EtaCostCommand {
-    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--beyond-hours H] [--seed N]   (bands of J waiting\n"
-            + "       jobs on G GPUs with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, played on H hours past the\n"
-            + "       horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", and one job's alternatives; prints milliseconds)";
-    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "seed");
+    /** The teams the waiting and running jobs belong to; under --budgets on each is budgeted an equal share. */
+    private static final int TEAMS = 8;
+    static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--beyond-hours H] [--budgets on|off] [--seed N]\n"
+            + "       (bands of J waiting jobs on G GPUs with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, played\n"
+            + "       on H hours past the horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", the jobs' " + TEAMS + " teams under equal budgets\n"
+            + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds)";
+    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed");
     private static final long NOW = LatencyCommand.NOW;
     /** The bands are computed on the calling thread, so its CPU time is what they cost one core, whatever else the machine runs. */
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -76,7 +82,10 @@ final class EtaCostCommand {
         if (threads < 1 || threads > s) throw new CliArgs.UsageException("--threads must be between 1 and --samples (" + s + ")");
         int beyondHours = beyondAsked == null ? StartBands.BEYOND_HOURS : beyondAsked;
         if (beyondHours < 0 || beyondHours > 720) throw new CliArgs.UsageException("--beyond-hours must be between 0 and 720, as the control plane's horizon.eta.beyond-hours");
-        ClusterMoment m = moment(gpus, jobs, new Random(seed == null ? 1 : seed));
+        String budgetsAsked = a.get("budgets", "off");
+        if (!List.of("on", "off").contains(budgetsAsked)) throw new CliArgs.UsageException("--budgets must be on or off (got '" + budgetsAsked + "')");
+        boolean budgets = budgetsAsked.equals("on");
+        ClusterMoment m = moment(gpus, jobs, budgets, new Random(seed == null ? 1 : seed));
         int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
         err.println("warming up (" + WARMUP + " plans) ...");
         for (int i = 0; i < WARMUP; i++) new HorizonPolicy().decide(ContextBuilder.build(m));
@@ -131,6 +140,7 @@ final class EtaCostCommand {
         n.put("samples", s);
         n.put("threads", threads);
         n.put("beyondHours", beyondHours);
+        n.put("budgets", budgets);
         n.put("planMs", Math.round(planMs));
         n.put("bandsMs", Math.round(bandsMs));
         n.put("bandsCpuMs", Math.round(bandsCpuMs));
@@ -143,8 +153,8 @@ final class EtaCostCommand {
         return 0;
     }
 
-    /** Half H100 and half A100 nodes of 8, about half the GPUs running work, J jobs waiting. */
-    static ClusterMoment moment(int gpus, int jobs, Random rng) {
+    /** Half H100 and half A100 nodes of 8, about half the GPUs running work, J jobs waiting; with budgets, its teams' equal shares. */
+    static ClusterMoment moment(int gpus, int jobs, boolean budgets, Random rng) {
         List<NodeState> nodes = new ArrayList<>();
         for (int i = 0; i < gpus / 8; i++) {
             String model = i % 2 == 0 ? "H100-80GB" : "A100-80GB";
@@ -165,12 +175,14 @@ final class EtaCostCommand {
             all.add(job((oneModel ? "one-model-" : "job-") + i, SIZES[rng.nextInt(SIZES.length)], oneModel ? Set.of(i % 8 == 0 ? "H100-80GB" : "A100-80GB") : Set.of(),
                     NOW - rng.nextInt(7200), null, rng));
         }
-        return new ClusterMoment(NOW, 900, LatencyCommand.HORIZON, nodes, all, null, List.of(), new DurationEstimator());
+        Teams teams = budgets ? new Teams(new BudgetTree(IntStream.range(0, TEAMS).mapToObj(t -> new BudgetTree.Budget("team-" + t, null, 1.0 / TEAMS)).toList()),
+                Map.of()) : null;
+        return new ClusterMoment(NOW, 900, LatencyCommand.HORIZON, nodes, all, teams, List.of(), new DurationEstimator());
     }
 
     private static ActiveJob job(String id, int gpus, Set<String> models, long arrival, ActiveJob.Running run, Random rng) {
         JobClass c = CLASSES[rng.nextInt(CLASSES.length)];
-        return new ActiveJob(id, "team-" + rng.nextInt(8), c, 1 + rng.nextInt(4), gpus, gpus, arrival, 600L + rng.nextInt(8 * 3600),
+        return new ActiveJob(id, "team-" + rng.nextInt(TEAMS), c, 1 + rng.nextInt(4), gpus, gpus, arrival, 600L + rng.nextInt(8 * 3600),
                 Contract.defaultFor(c), null, PlacementRules.ANY.withGpuTypes(models), null, run);
     }
 }

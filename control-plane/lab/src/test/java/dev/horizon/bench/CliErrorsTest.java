@@ -48,6 +48,7 @@ class CliErrorsTest {
     @Test
     void etaCostPlaysOnPastTheHorizonAsTheControlPlaneDoesUnlessToldNot() throws Exception {
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--beyond-hours", "-1"), "--beyond-hours must be between 0 and 720");
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--budgets", "yes"), "--budgets must be on or off (got 'yes')");
         // 293 jobs waiting on 16 GPUs, as many expected to arrive a day: most start only past the horizon, if at all
         JsonNode played = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300").out());
         JsonNode cut = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300", "--beyond-hours", "0").out());
