@@ -13,6 +13,11 @@ import java.util.Random;
  * work that keeps coming is expected to keep coming; a sweep that just arrived is expected again only as often as sweeps
  * came, not as if each of its jobs were an arrival rate of its own (that would leave no quiet hour in any future).
  *
+ * <p>When the record covers a whole day, bursts are expected at the times of day they came: each recorded burst stands
+ * for one burst a day around its time of day ({@link #TIME_OF_DAY_SPREAD_SECONDS}), so as many come a day as at a flat
+ * rate, but a cluster whose users submit by day expects its nights quiet. At a flat rate an evening queue faced the
+ * busy hours' arrivals all night long, in every future (docs/control-plane.md, "Arrivals by time of day").
+ *
  * @param recent      jobs that arrived over the last spanSeconds, as they were when they arrived
  * @param spanSeconds how far back recent reaches
  */
@@ -21,6 +26,13 @@ public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
     public static final long WINDOW_SECONDS = 86_400;
     /** Arrivals closer than this to the one before belong to one burst. */
     static final long BURST_GAP_SECONDS = 300;
+    /**
+     * How far a burst's time of day spreads when it is expected again (a normal's deviation): a day's record of bursts is
+     * a few dozen points, and the hour a sweep came repeats only roughly (on Philly windows a 4-hour block's share of one
+     * day's bursts said nothing of the next day's, docs/bench.md), so a day's shape is read in blocks of hours, not minutes.
+     */
+    static final long TIME_OF_DAY_SPREAD_SECONDS = 2 * 3600;
+    private static final long DAY_SECONDS = 86_400;
     public static final ExpectedArrivals NONE = new ExpectedArrivals(List.of(), WINDOW_SECONDS);
 
     public ExpectedArrivals {
@@ -46,22 +58,57 @@ public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
         List<ActiveJob> out = new ArrayList<>();
         List<List<ActiveJob>> bursts = bursts();
         if (bursts.isEmpty()) return out;
-        double rate = bursts.size() / (double) spanSeconds;
-        double t = from;
-        while (true) {
-            t += -Math.log(1 - rng.nextDouble()) / rate;
-            if (t > to) break;
-            List<ActiveJob> like = bursts.get(rng.nextInt(bursts.size()));
-            long first = like.get(0).arrivalSeconds();
-            for (ActiveJob j : like) {
-                long at = (long) Math.ceil(t) + j.arrivalSeconds() - first;
-                if (at > to) break;
-                out.add(new ActiveJob(prefix + out.size(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), at, j.userEstimateSeconds(),
-                        j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
+        if (spanSeconds >= WINDOW_SECONDS) {
+            for (long t : byTimeOfDay(bursts, from, to, rng)) copy(bursts.get(rng.nextInt(bursts.size())), t, to, prefix, out);
+        } else {
+            // a record cut short by the store's cap says nothing of the hours it lost: a flat rate over the span it covers
+            double rate = bursts.size() / (double) spanSeconds;
+            for (double t = from + -Math.log(1 - rng.nextDouble()) / rate; t <= to; t += -Math.log(1 - rng.nextDouble()) / rate) {
+                copy(bursts.get(rng.nextInt(bursts.size())), (long) Math.ceil(t), to, prefix, out);
             }
         }
         out.sort(Comparator.comparingLong(ActiveJob::arrivalSeconds));
         return out;
+    }
+
+    /**
+     * When bursts begin in (from, to]: each recorded burst recurs every day around its time of day, a Poisson number of
+     * times (one on average) at each recurrence, each shifted by a normal of {@link #TIME_OF_DAY_SPREAD_SECONDS}. The sum
+     * is a Poisson process whose rate follows the record's day, as many bursts a day as the record holds.
+     */
+    private static List<Long> byTimeOfDay(List<List<ActiveJob>> bursts, long from, long to, Random rng) {
+        List<Long> starts = new ArrayList<>();
+        long reach = 4 * TIME_OF_DAY_SPREAD_SECONDS;
+        for (List<ActiveJob> b : bursts) {
+            long at = b.get(0).arrivalSeconds();
+            for (long day = Math.max(0, Math.floorDiv(from - reach - at, DAY_SECONDS)); at + day * DAY_SECONDS - reach <= to; day++) {
+                for (int n = poisson1(rng); n > 0; n--) {
+                    long t = at + day * DAY_SECONDS + Math.round(rng.nextGaussian() * TIME_OF_DAY_SPREAD_SECONDS);
+                    if (t > from && t <= to) starts.add(t);
+                }
+            }
+        }
+        starts.sort(null);
+        return starts;
+    }
+
+    /** A Poisson count of mean 1 (Knuth's product of uniforms). */
+    private static int poisson1(Random rng) {
+        double limit = Math.exp(-1), product = rng.nextDouble();
+        int n = 0;
+        for (; product > limit; n++) product *= rng.nextDouble();
+        return n;
+    }
+
+    /** The burst like, begun at t, as new jobs arriving by to. */
+    private static void copy(List<ActiveJob> like, long t, long to, String prefix, List<ActiveJob> out) {
+        long first = like.get(0).arrivalSeconds();
+        for (ActiveJob j : like) {
+            long at = t + j.arrivalSeconds() - first;
+            if (at > to) break;
+            out.add(new ActiveJob(prefix + out.size(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), at, j.userEstimateSeconds(),
+                    j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
+        }
     }
 
     /** The recent arrivals grouped into bursts, each in arrival order. */
