@@ -33,6 +33,7 @@ public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
      */
     static final long TIME_OF_DAY_SPREAD_SECONDS = 2 * 3600;
     private static final long DAY_SECONDS = 86_400;
+    private static final double E_TO_MINUS_ONE = Math.exp(-1);
     public static final ExpectedArrivals NONE = new ExpectedArrivals(List.of(), WINDOW_SECONDS);
 
     public ExpectedArrivals {
@@ -74,7 +75,8 @@ public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
     /**
      * When bursts begin in (from, to]: each recorded burst recurs every day around its time of day, a Poisson number of
      * times (one on average) at each recurrence, each shifted by a normal of {@link #TIME_OF_DAY_SPREAD_SECONDS}. The sum
-     * is a Poisson process whose rate follows the record's day, as many bursts a day as the record holds.
+     * is a Poisson process whose rate follows the record's day, as many bursts a day as the record holds. Only the times
+     * follow the record's hours: what comes at each is a copy of any recorded burst, as at the flat rate.
      */
     private static List<Long> byTimeOfDay(List<List<ActiveJob>> bursts, long from, long to, Random rng) {
         List<Long> starts = new ArrayList<>();
@@ -94,9 +96,9 @@ public record ExpectedArrivals(List<ActiveJob> recent, long spanSeconds) {
 
     /** A Poisson count of mean 1 (Knuth's product of uniforms). */
     private static int poisson1(Random rng) {
-        double limit = Math.exp(-1), product = rng.nextDouble();
+        double product = rng.nextDouble();
         int n = 0;
-        for (; product > limit; n++) product *= rng.nextDouble();
+        for (; product > E_TO_MINUS_ONE; n++) product *= rng.nextDouble();
         return n;
     }
 
