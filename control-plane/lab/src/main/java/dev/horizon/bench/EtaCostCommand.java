@@ -81,12 +81,14 @@ final class EtaCostCommand {
         int threads = threadsAsked == null ? 1 : threadsAsked;
         if (threads < 1 || threads > s) throw new CliArgs.UsageException("--threads must be between 1 and --samples (" + s + ")");
         int beyondHours = beyondAsked == null ? StartBands.BEYOND_HOURS : beyondAsked;
-        if (beyondHours < 0 || beyondHours > 720) throw new CliArgs.UsageException("--beyond-hours must be between 0 and 720, as the control plane's horizon.eta.beyond-hours");
+        if (beyondHours < 0 || beyondHours > StartBands.MAX_BEYOND_HOURS) {
+            throw new CliArgs.UsageException("--beyond-hours must be between 0 and " + StartBands.MAX_BEYOND_HOURS + ", as the control plane's horizon.eta.beyond-hours");
+        }
         String budgetsAsked = a.get("budgets", "off");
         if (!List.of("on", "off").contains(budgetsAsked)) throw new CliArgs.UsageException("--budgets must be on or off (got '" + budgetsAsked + "')");
         boolean budgets = budgetsAsked.equals("on");
         ClusterMoment m = moment(gpus, jobs, budgets, new Random(seed == null ? 1 : seed));
-        int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
+        int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         err.println("warming up (" + WARMUP + " plans) ...");
         for (int i = 0; i < WARMUP; i++) new HorizonPolicy().decide(ContextBuilder.build(m));
         long t0 = System.nanoTime();

@@ -19,7 +19,13 @@ public record PolicyMetrics(double utilization, double priorityWeightedOutput, d
     /** Fair-share figures (null for scenarios without budgets). */
     public record FairShare(Map<String, Double> owedGpuHoursDelivered, double unallocatedShare) {
         public double worstTeam() {
-            return owedGpuHoursDelivered.values().stream().mapToDouble(Double::doubleValue).min().orElse(1.0);
+            Map.Entry<String, Double> worst = worstServed();
+            return worst == null ? 1.0 : worst.getValue();
+        }
+
+        /** The team its budget served least and what share of its owed GPU-hours it got; null when no team is owed any. */
+        public Map.Entry<String, Double> worstServed() {
+            return owedGpuHoursDelivered.entrySet().stream().min(Map.Entry.comparingByValue()).orElse(null);
         }
     }
 

@@ -8,7 +8,6 @@ import dev.horizon.simulation.SimResult;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.DemoDayScenario;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -69,8 +68,8 @@ final class Comparison {
      * blind to budgets buys its output with one team's owed GPU-hours (docs/bench.md, issue 34's demo-day).
      */
     static String worstServed(PolicyMetrics.FairShare fairShare) {
-        if (fairShare == null || fairShare.owedGpuHoursDelivered().isEmpty()) return "";
-        Map.Entry<String, Double> worst = Collections.min(fairShare.owedGpuHoursDelivered().entrySet(), Map.Entry.comparingByValue());
+        Map.Entry<String, Double> worst = fairShare == null ? null : fairShare.worstServed();
+        if (worst == null) return "";
         return String.format(", worst-served team %s got %.2f of its owed GPU-hours", worst.getKey(), Math.min(1, worst.getValue()));
     }
 

@@ -37,6 +37,13 @@ public final class StartBands {
      * 0: a band past a window cannot be held to account), `./horizon eta-cost` this many unless told otherwise.
      */
     public static final int BEYOND_HOURS = 48;
+    /** The furthest the futures may be played past the horizon: a month. */
+    public static final int MAX_BEYOND_HOURS = 24 * 30;
+
+    /** The steps of stepSeconds in beyondHours past the horizon, as {@link #of} takes them. */
+    public static int beyondSteps(int beyondHours, long stepSeconds) {
+        return (int) (beyondHours * 3600L / stepSeconds);
+    }
 
     /**
      * A waiting job's band: its start in each sampled future, earliest first (Long.MAX_VALUE: not by the end of that

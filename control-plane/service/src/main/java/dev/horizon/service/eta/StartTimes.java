@@ -128,8 +128,8 @@ public class StartTimes {
         if (samples < 1 || samples > 1000) {
             throw new IllegalArgumentException("horizon.eta.samples must be between 1 and 1000 (got " + samples + "); the default is " + StartBands.SAMPLES);
         }
-        if (beyondHours < 0 || beyondHours > 24 * 30) {
-            throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and 720 (got " + beyondHours + "); the default is " + StartBands.BEYOND_HOURS);
+        if (beyondHours < 0 || beyondHours > StartBands.MAX_BEYOND_HOURS) {
+            throw new IllegalArgumentException("horizon.eta.beyond-hours must be between 0 and " + StartBands.MAX_BEYOND_HOURS + " (got " + beyondHours + "); the default is " + StartBands.BEYOND_HOURS);
         }
         threads = threadsConfig.orElse(defaultThreads());
         if (threads < 1 || threads > samples) {
@@ -250,7 +250,7 @@ public class StartTimes {
         started.forEach(s -> calibrator.started(s.jobId(), s.at()));
         if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
-        int beyondSteps = (int) (beyondHours * 3600L / m.stepSeconds());
+        int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy())
                 : new StartBands.Players(HorizonPolicy::new, players, threads);
         Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
