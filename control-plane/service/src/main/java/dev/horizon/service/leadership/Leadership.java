@@ -107,7 +107,7 @@ public class Leadership {
         // and nothing acts as leader once the lease is being handed over; with quarkus.scheduler.enabled=false (the lab's
         // service engine) there is no scheduler to pause, and pausing it throws
         if (scheduler.isStarted()) scheduler.pause();
-        loop.shutdownNow();
+        finishLoop();
         long held = epoch;
         epoch = 0;
         if (held == 0) return;
@@ -122,6 +122,20 @@ public class Leadership {
             LOG.infof("replica %s released the leadership (epoch %d) on shutdown", id, held);
         } catch (StoreException e) {
             LOG.warnf("replica %s could not release the lease on shutdown (%s); another replica takes over when it expires", id, e.getMessage());
+        }
+    }
+
+    /**
+     * Lets a renewal under way finish instead of interrupting it: run after the release below, it would extend the lease
+     * again (or, following, take it back), and an interrupt that lands in the store's file write is what closed H2 under
+     * the service at a stop.
+     */
+    private void finishLoop() {
+        loop.shutdown();
+        try {
+            if (!loop.awaitTermination(leaseSeconds, TimeUnit.SECONDS)) LOG.warnf("replica %s: a lease renewal still runs at shutdown", id);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
