@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,33 +30,38 @@ class InterruptedWritesTest {
     @Test
     void writesGoOnThroughInterrupts() throws Exception {
         String url = shippedUrl().replace("${horizon.data-dir}", dir.toString());
-        try (Connection c = DriverManager.getConnection(url, "horizon", "")) {
-            c.createStatement().execute("CREATE TABLE rows_written (id INT AUTO_INCREMENT PRIMARY KEY, payload VARCHAR(1000))");
-        }
-        AtomicReference<String> failure = new AtomicReference<>();
-        Thread writer = new Thread(() -> writeRows(url, failure), "interrupted-writer");
-        writer.start();
-        while (writer.isAlive()) {
-            writer.interrupt();
-            Thread.sleep(2);
-        }
-        assertNull(failure.get(), "an interrupted write failed");
-        try (Connection c = DriverManager.getConnection(url, "horizon", "");
-             ResultSet count = c.createStatement().executeQuery("SELECT COUNT(*) FROM rows_written")) {
-            count.next();
-            assertEquals(ROWS, count.getInt(1));
+        // held open throughout, as the service's pool holds its connections: the store stays open while the writer's ends
+        try (Connection held = DriverManager.getConnection(url, "horizon", "")) {
+            held.createStatement().execute("CREATE TABLE rows_written (id INT AUTO_INCREMENT PRIMARY KEY, payload VARCHAR(1000))");
+            AtomicReference<String> failure = new AtomicReference<>();
+            CountDownLatch written = new CountDownLatch(1);
+            Thread writer = new Thread(() -> writeRows(url, failure, written), "interrupted-writer");
+            writer.start();
+            while (written.getCount() > 0) {
+                writer.interrupt();
+                Thread.sleep(2);
+            }
+            writer.join();
+            assertNull(failure.get(), "an interrupted write failed");
+            try (ResultSet count = held.createStatement().executeQuery("SELECT COUNT(*) FROM rows_written")) {
+                count.next();
+                assertEquals(ROWS, count.getInt(1));
+            }
         }
     }
 
-    private static void writeRows(String url, AtomicReference<String> failure) {
+    private static void writeRows(String url, AtomicReference<String> failure, CountDownLatch written) {
         try (Connection c = DriverManager.getConnection(url, "horizon", "");
              PreparedStatement insert = c.prepareStatement("INSERT INTO rows_written (payload) VALUES (?)")) {
             for (int i = 0; i < ROWS; i++) {
                 insert.setString(1, "x".repeat(500));
                 insert.executeUpdate();
             }
+            written.countDown(); // the interrupts stop before the connection closes
         } catch (SQLException e) {
             failure.set(e.getMessage());
+        } finally {
+            written.countDown();
         }
     }
 
