@@ -100,9 +100,12 @@ public final class Session {
             room -= Math.max(InferenceReservation.path(v, ctx.horizonSteps())[0], Math.max(v.reservedGpus(), v.heldGpus()));
         }
         Set<GpuRef> held = new HashSet<>();
+        // as sets: on a large cluster a decision promotes and preempts hundreds, checked against thousands running
+        Set<String> promoted = new HashSet<>(decision.promotions());
+        Set<String> preempted = new HashSet<>(decision.preemptions());
         for (RunningJob r : given.running()) {
-            boolean protectedNow = !r.fill() || decision.promotions().contains(r.id());
-            if (protectedNow && !decision.preemptions().contains(r.id())) held.addAll(r.placement().gpus());
+            boolean protectedNow = !r.fill() || promoted.contains(r.id());
+            if (protectedNow && !preempted.contains(r.id())) held.addAll(r.placement().gpus());
         }
         for (Decision.Start s : decision.starts()) if (!s.fill()) held.addAll(s.placement().gpus());
         int before = held.size();

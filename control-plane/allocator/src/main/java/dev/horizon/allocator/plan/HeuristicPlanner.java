@@ -27,20 +27,22 @@ public final class HeuristicPlanner {
         int widestNode = 0;
         for (int size : p.nodeSizes()) widestNode = Math.max(widestNode, size);
         StartFloors floors = shortcuts ? new StartFloors(p.horizonSteps(), widestNode) : null;
-        Map<String, Integer> starts = new LinkedHashMap<>();
+        // sized for every job at once: a plan of thousands of jobs otherwise rehashes its starts again and again
+        Map<String, Integer> starts = new LinkedHashMap<>(p.jobs().size() * 4 / 3 + 1);
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
         int maxCapacity = 0;
         for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
+        int[] free = new int[nodeFree.length];
         for (PlanProblem.Job asked : p.jobs()) {
             PlanProblem.Job job = asked;
-            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, asked);
+            Choice placement = asked.gpus() > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, asked, free);
             // an elastic job that would wait at full width starts now on the widest narrower width that fits
             List<Integer> widths = asked.minGpus() < asked.gpus() && (placement == null || placement.start() > 0) ? asked.widths() : List.of();
             for (int i = 1; i < widths.size() && (placement == null || placement.start() > 0); i++) {
                 int width = widths.get(i);
                 PlanProblem.Job trial = asked.narrowed(width);
-                Choice now = width > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, trial);
+                Choice now = width > maxCapacity ? null : earliest(p, capMin, nodeMin, floors, trial, free);
                 if (now != null && now.start() == 0) {
                     job = trial;
                     placement = now;
@@ -70,22 +72,22 @@ public final class HeuristicPlanner {
 
     /**
      * The earliest feasible start, or null when the job fits nowhere in the horizon. floors: where one-node jobs' searches
-     * begin; null: the plain search, which asks NodeChoice at every step the capacity holds the job.
+     * begin; null: the plain search, which asks NodeChoice at every step the capacity holds the job. free: one entry per
+     * node, overwritten (one array for a whole plan, not a thousand-node array per job).
      */
-    static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job) {
+    static Choice earliest(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job, int[] free) {
         int h = p.horizonSteps();
         int g = job.gpus();
         int d = Math.min(h, job.durationSteps());
-        int[] free = new int[nodeMin.rows()];
         // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
         boolean oneNode = floors != null && !job.rules().perReplica() && g <= floors.largestNode(p, job);
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
             int most = 0, total = 0;
+            nodeMin.minima(s, d, free);
             for (int n = 0; n < free.length; n++) {
-                // NodeChoice never reads a node the job does not accept, so its minimum is not worked out
+                // NodeChoice never reads a node the job does not accept
                 if (!job.allows(n)) continue;
-                free[n] = nodeMin.min(n, s, d);
                 most = Math.max(most, free[n]);
                 total += Math.max(0, free[n]);
             }

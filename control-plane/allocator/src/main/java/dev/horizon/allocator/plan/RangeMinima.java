@@ -2,52 +2,71 @@ package dev.horizon.allocator.plan;
 
 /**
  * The minimum of a row's entries over any window, for rows that change a stretch at a time (the cluster's capacity per
- * step, each node's free GPUs per step): a sparse table per row (level k: minima of windows 2^k long), built when first
- * asked and then patched over the stretch that changed, answering every window length in two reads. The planner asks
- * these minima over a job's run at each candidate start; a sliding pass per job, redone for every job length and for
- * every node a job was planned on, was most of what planning cost.
+ * step, each node's free GPUs per step): a sparse table (level k: minima of windows 2^k long), built when first asked
+ * and then patched over the stretch that changed, answering every window length in two reads. The planner asks these
+ * minima over a job's run at each candidate start; a sliding pass per job, redone for every job length and for every
+ * node a job was planned on, was most of what planning cost.
+ *
+ * <p>A level holds every row's minimum for one window next to each other (entry {@code start * rows + row}): the planner
+ * asks all nodes' minima over the same window, and on a cluster of a thousand nodes reading them one after another
+ * instead of one table per node is what made the question cheap.
  */
 final class RangeMinima {
     private final int[][] rows;
     private final int h;
-    private final int[][][] tables;
+    /** levels[k][i * rows + r]: min of rows[r][i .. i + 2^k - 1]; null until first asked. */
+    private int[][] levels;
 
-    /** Minima over rows[r][0 .. h-1]; the rows are read, never copied, so whoever changes one calls {@link #changed}. */
+    /** Minima over rows[r][0 .. h-1]; the rows are read, never kept, so whoever changes one calls {@link #changed}. */
     RangeMinima(int[][] rows, int h) {
         this.rows = rows;
         this.h = h;
-        this.tables = new int[rows.length][][];
-    }
-
-    int rows() {
-        return rows.length;
     }
 
     /** min of rows[r][from .. min(h, from + len) - 1]; len >= 1 and from < h. */
     int min(int r, int from, int len) {
         int to = Math.min(h, from + len);
         int k = 31 - Integer.numberOfLeadingZeros(to - from);
-        int[][] t = tables[r] == null ? build(r) : tables[r];
-        return Math.min(t[k][from], t[k][to - (1 << k)]);
+        int[] level = levels()[k];
+        int n = rows.length;
+        return Math.min(level[from * n + r], level[(to - (1 << k)) * n + r]);
     }
 
-    /** Entries [from, to) of row r changed: the windows over them are worked out again (none before the row is first asked). */
+    /** out[r] = min(r, from, len) for every row. */
+    void minima(int from, int len, int[] out) {
+        int to = Math.min(h, from + len);
+        int k = 31 - Integer.numberOfLeadingZeros(to - from);
+        int[] level = levels()[k];
+        int n = rows.length;
+        int a = from * n, b = (to - (1 << k)) * n;
+        for (int r = 0; r < n; r++) out[r] = Math.min(level[a + r], level[b + r]);
+    }
+
+    /** Entries [from, to) of row r changed: the windows over them are worked out again (none before the first question). */
     void changed(int r, int from, int to) {
-        int[][] t = tables[r];
-        if (t == null) return;
-        for (int k = 1; k < t.length; k++) {
-            int[] below = t[k - 1], level = t[k];
-            int half = 1 << (k - 1);
-            for (int i = Math.max(0, from - (1 << k) + 1); i < Math.min(level.length, to); i++) level[i] = Math.min(below[i], below[i + half]);
-        }
+        if (levels != null) patch(r, from, to);
     }
 
-    private int[][] build(int r) {
-        int[][] t = new int[32 - Integer.numberOfLeadingZeros(Math.max(1, h))][];
-        t[0] = rows[r];
-        for (int k = 1; k < t.length; k++) t[k] = new int[h - (1 << k) + 1];
-        tables[r] = t;
-        changed(r, 0, h);
-        return t;
+    private int[][] levels() {
+        if (levels != null) return levels;
+        int n = rows.length;
+        levels = new int[32 - Integer.numberOfLeadingZeros(Math.max(1, h))][];
+        for (int k = 0; k < levels.length; k++) levels[k] = new int[(h - (1 << k) + 1) * n];
+        for (int r = 0; r < n; r++) patch(r, 0, h);
+        return levels;
+    }
+
+    private void patch(int r, int from, int to) {
+        int n = rows.length;
+        int[] row = rows[r], base = levels[0];
+        for (int i = from; i < to; i++) base[i * n + r] = row[i];
+        for (int k = 1; k < levels.length; k++) {
+            int[] below = levels[k - 1], level = levels[k];
+            int half = (1 << (k - 1)) * n, starts = level.length / n;
+            for (int i = Math.max(0, from - (1 << k) + 1); i < Math.min(starts, to); i++) {
+                int at = i * n + r;
+                level[at] = Math.min(below[at], below[at + half]);
+            }
+        }
     }
 }

@@ -17,6 +17,8 @@ final class StartFloors {
     private final int widest;
     /** Per set of allowed nodes: floor[g][d], the earliest start of a one-node job of g GPUs running d steps (steps: none). */
     private final Map<NodeSet, int[][]> floors = new HashMap<>();
+    /** Each array of allowed nodes seen, as its set (null: every node): the jobs of one shape share one array. */
+    private final Map<boolean[], NodeSet> sets = new IdentityHashMap<>();
     /** The largest node of each array of allowed nodes seen (null: every node): the jobs of one shape share one array. */
     private final Map<boolean[], Integer> largest = new IdentityHashMap<>();
 
@@ -28,13 +30,13 @@ final class StartFloors {
 
     /** The first step worth trying for a one-node job of g GPUs running d steps (1 <= d <= steps) on these nodes. */
     int from(boolean[] allowed, int g, int d) {
-        int[][] f = floors.get(new NodeSet(allowed));
+        int[][] f = floors.get(setOf(allowed));
         return f == null ? 0 : f[g][d];
     }
 
     /** Such a job's earliest start was found (steps: it fits nowhere): no job it needs no more than starts earlier. */
     void found(boolean[] allowed, int g, int d, int start) {
-        int[][] f = floors.computeIfAbsent(new NodeSet(allowed), k -> new int[widest + 1][steps + 1]);
+        int[][] f = floors.computeIfAbsent(setOf(allowed), k -> new int[widest + 1][steps + 1]);
         for (int wider = g; wider <= widest; wider++) {
             int[] row = f[wider];
             for (int longer = d; longer <= steps && row[longer] < start; longer++) row[longer] = start;
@@ -46,16 +48,27 @@ final class StartFloors {
         return largest.computeIfAbsent(job.allowedNodes(), k -> p.largestNodeFor(job));
     }
 
-    /** A job's allowed nodes by content (null: every node); jobs of one model set each carry their own array. */
-    private record NodeSet(boolean[] allowed) {
+    private NodeSet setOf(boolean[] allowed) {
+        return sets.computeIfAbsent(allowed, NodeSet::new);
+    }
+
+    /**
+     * A job's allowed nodes by content (null: every node); jobs of one model set each carry their own array. The hash is
+     * worked out once per array: on a cluster of a thousand nodes hashing it at every lookup cost more than the lookup.
+     */
+    private record NodeSet(boolean[] allowed, int hash) {
+        NodeSet(boolean[] allowed) {
+            this(allowed, Arrays.hashCode(allowed));
+        }
+
         @Override
         public boolean equals(Object o) {
-            return o instanceof NodeSet other && Arrays.equals(allowed, other.allowed);
+            return o instanceof NodeSet other && hash == other.hash && Arrays.equals(allowed, other.allowed);
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(allowed);
+            return hash;
         }
     }
 }

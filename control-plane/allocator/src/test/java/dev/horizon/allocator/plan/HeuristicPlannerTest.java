@@ -39,6 +39,14 @@ class HeuristicPlannerTest {
                         }
                     }
                 }
+                int[] all = new int[rows];
+                int s = rng.nextInt(h), len = 1 + rng.nextInt(h + 2);
+                minima.minima(s, len, all);
+                for (int r = 0; r < rows; r++) {
+                    int m = Integer.MAX_VALUE;
+                    for (int t = s; t < Math.min(h, s + len); t++) m = Math.min(m, a[r][t]);
+                    assertEquals(m, all[r], "every row's minimum at once: row " + r + " from " + s + " len " + len);
+                }
                 // a job planned on a row lowers one stretch of it (a rise is patched the same way)
                 int r = rng.nextInt(rows), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
                 for (int t = from; t < to; t++) a[r][t] += rng.nextInt(7) - 4;
