@@ -85,16 +85,18 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
         List<RunningJob> byValue = new ArrayList<>(fill);
         byValue.sort(Comparator.comparingDouble(RunningJob::weight).reversed().thenComparingLong(RunningJob::startSeconds));
         Set<String> promoted = new HashSet<>();
+        Session.ProtectedRoom room = session.protectedRoom();
         for (RunningJob r : byValue) {
             if (session.staysFill(r.id())) continue;
             int end = Ranking.stepsUntil(ctx, r.estimatedEndSeconds(), capacity.length);
             boolean fits = true;
             for (int t = 0; t < end && fits; t++) fits = capacity[t] >= r.gpus();
             // the grid does not count running work fair share re-weighted to fill, which stands protected until preempted
-            if (!fits || !session.protectedRoomFor(r.placement())) continue;
+            if (!fits || !room.admits(r.placement())) continue;
             hold(ctx, r, capacity, nodeFree, true);
             promoted.add(r.id());
             session.decision().promote(r.id());
+            room.promoted(r);
         }
         return promoted;
     }

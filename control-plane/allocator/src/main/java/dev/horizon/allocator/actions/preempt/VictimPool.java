@@ -4,16 +4,23 @@ import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.DoublePredicate;
 
 /** Running jobs that may be preempted, by node, cheapest first; jobs spanning nodes only make room for wide jobs. */
 public final class VictimPool {
-    private static final Comparator<RunningJob> CHEAPEST = Comparator.comparingDouble(RunningJob::weight)
-            .thenComparing(Comparator.comparingLong(RunningJob::startSeconds).reversed()).thenComparing(RunningJob::id);
-    private final Map<Integer, List<RunningJob>> byNode = new HashMap<>();
+    /**
+     * Lowest weight, then latest start, then id. Written out: a decision on a large cluster sorts thousands of running
+     * jobs with it, and the chain of key extractors it replaces cost a twentieth of a decision.
+     */
+    private static final Comparator<RunningJob> CHEAPEST = (a, b) -> {
+        int byWeight = Double.compare(a.weight(), b.weight());
+        if (byWeight != 0) return byWeight;
+        int byStart = Long.compare(b.startSeconds(), a.startSeconds());
+        return byStart != 0 ? byStart : a.id().compareTo(b.id());
+    };
+    /** Indexed by node (up to the last node a victim is on): each node of a large cluster is asked in turn. */
+    private final List<List<RunningJob>> byNode = new ArrayList<>();
     private final List<RunningJob> spanning = new ArrayList<>();
     private double lowestWeight = Double.MAX_VALUE;
     private final long now;
@@ -27,10 +34,11 @@ public final class VictimPool {
                 lowestWeight = Math.min(lowestWeight, r.weight());
                 continue;
             }
-            byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(r);
+            while (byNode.size() <= node) byNode.add(new ArrayList<>());
+            byNode.get(node).add(r);
             lowestWeight = Math.min(lowestWeight, r.weight());
         }
-        byNode.values().forEach(l -> l.sort(CHEAPEST));
+        byNode.forEach(l -> l.sort(CHEAPEST));
     }
 
     long now() {
@@ -42,7 +50,7 @@ public final class VictimPool {
     }
 
     List<RunningJob> onNode(int node) {
-        return byNode.getOrDefault(node, List.of());
+        return node < byNode.size() ? byNode.get(node) : List.of();
     }
 
     void remove(RunningJob r) {
@@ -52,7 +60,7 @@ public final class VictimPool {
     /** Every victim whose weight passes {@code eligible}, cheapest first across nodes. */
     List<RunningJob> cheapest(DoublePredicate eligible) {
         List<RunningJob> all = new ArrayList<>();
-        byNode.values().forEach(l -> l.stream().filter(r -> eligible.test(r.weight())).forEach(all::add));
+        byNode.forEach(l -> l.stream().filter(r -> eligible.test(r.weight())).forEach(all::add));
         spanning.stream().filter(r -> eligible.test(r.weight())).forEach(all::add);
         all.sort(CHEAPEST);
         return all;
