@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.placement.NodeOrder;
 import dev.horizon.allocator.placement.Occupancy;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class OccupancyTest {
@@ -54,5 +61,40 @@ class OccupancyTest {
         o.occupy(singles);
         assertNotNull(o.findBlock(4), "three inference replicas must not break both 4-blocks of the node");
         assertNull(o.findSingles(6));
+    }
+
+    @Test
+    void aSearchOfOneNodeFindsWhatTheSearchWithOnlyThatNodeAllowedFinds() {
+        Random rng = new Random(5);
+        String[] models = {"H100-80GB", "A100-80GB"};
+        PlacementRules[] kinds = {PlacementRules.ANY, PlacementRules.ANY.withTopology(PlacementRules.Topology.SAME_NODE),
+                PlacementRules.ANY.withTopology(PlacementRules.Topology.SAME_NVLINK_DOMAIN), new PlacementRules(Set.of(), 2, true, PlacementRules.Topology.ANY),
+                new PlacementRules(Set.of(models[0]), 0, true, PlacementRules.Topology.ANY)};
+        int found = 0;
+        for (int trial = 0; trial < 40; trial++) {
+            List<GpuNode> nodes = new ArrayList<>();
+            for (int n = 0; n < 3 + rng.nextInt(8); n++) {
+                nodes.add(new GpuNode("node-" + n, models[rng.nextInt(2)], rng.nextBoolean() ? 8 : 4, 81_559, "nvl-" + n / 3));
+            }
+            Occupancy o = new Occupancy(new Cluster(nodes));
+            for (int n = 0; n < nodes.size(); n++) {
+                for (int g = 0; g < nodes.get(n).gpus(); g++) if (rng.nextInt(3) == 0) o.occupy(new Placement(List.of(new Placement.Slice(n, g, 1))));
+                if (rng.nextInt(6) == 0) o.drain(n);
+            }
+            for (int n = 0; n < nodes.size(); n++) {
+                boolean[] only = new boolean[nodes.size()];
+                only[n] = true;
+                for (PlacementRules rules : kinds) {
+                    for (NodeOrder order : NodeOrder.values()) {
+                        for (int gpus = 1; gpus <= 8; gpus++) {
+                            Placement all = o.findBlock(gpus, rules, order, only);
+                            assertEquals(all, o.findBlockOn(n, gpus, rules, order), "trial " + trial + ", node " + n + ", " + gpus + " GPUs, " + rules + ", " + order);
+                            if (all != null) found++;
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(found > 500, "the trials must find blocks often enough to say something (" + found + ")");
     }
 }

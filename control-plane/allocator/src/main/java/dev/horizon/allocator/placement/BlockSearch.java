@@ -20,16 +20,25 @@ import java.util.Map;
 final class BlockSearch {
     private final Occupancy o;
     private final Cluster cluster;
+    /** The nodes [from, to) a search reads: a search on one node need not walk a thousand it may not use. */
+    private final int from, to;
 
     BlockSearch(Occupancy o) {
+        this(o, 0, o.cluster().nodes().size());
+    }
+
+    /** A search that may use only the nodes [from, to), whatever else it is allowed. */
+    BlockSearch(Occupancy o, int from, int to) {
         this.o = o;
         this.cluster = o.cluster();
+        this.from = from;
+        this.to = to;
     }
 
     Placement find(int gpus, PlacementRules rules, NodeOrder order, boolean[] allowed) {
         if (gpus < 1) return null;
         boolean[] eligible = eligible(rules, allowed);
-        return ModelGroups.place(o.models(), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyMasks()),
+        return ModelGroups.place(o.models(), eligible, eligible.length, rules.mixModels(), ok -> find(gpus, rules, order, ok, o.busyNow()),
                 ModelGroups::nodesOf);
     }
 
@@ -45,7 +54,7 @@ final class BlockSearch {
     private boolean[] eligible(PlacementRules rules, boolean[] allowed) {
         boolean[] ok = new boolean[cluster.nodes().size()];
         boolean[] accepted = o.acceptedNodes(rules);
-        for (int n = 0; n < ok.length; n++) {
+        for (int n = from; n < to; n++) {
             ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && !o.timeSliced(n) && accepted[n];
         }
         return ok;
@@ -54,14 +63,14 @@ final class BlockSearch {
     /** The job's GPUs on the nodes of one NVLink domain: the fullest domain that fits (best fit), or the emptiest. */
     private Placement inOneDomain(int gpus, PlacementRules rules, NodeOrder order, boolean[] ok) {
         Map<String, boolean[]> domains = new LinkedHashMap<>();
-        for (int n = 0; n < ok.length; n++) {
+        for (int n = from; n < to; n++) {
             if (ok[n]) domains.computeIfAbsent(cluster.domainOf(n), k -> new boolean[ok.length])[n] = true;
         }
         Placement best = null;
         int bestFree = -1;
         for (boolean[] members : domains.values()) {
             int free = 0;
-            for (int n = 0; n < members.length; n++) if (members[n]) free += o.freeOn(n);
+            for (int n = from; n < to; n++) if (members[n]) free += o.freeOn(n);
             if (free < gpus) continue;
             boolean better = best == null || (order == NodeOrder.BEST_FIT ? free < bestFree : free > bestFree);
             if (!better) continue;
@@ -76,7 +85,7 @@ final class BlockSearch {
 
     /** The job on the allowed nodes, any topology. */
     private Placement within(int gpus, PlacementRules rules, NodeOrder order, boolean[] ok) {
-        long[] busy = o.busyMasks();
+        long[] busy = o.busyNow();
         // pods spread one by one, as kube-scheduler places them
         if (rules.perReplica() && order == NodeOrder.LEAST_ALLOCATED) return byReplica(gpus, rules.gpusPerReplica(), ok, order, busy);
         if (gpus <= o.largestAccepted(rules)) {
@@ -93,7 +102,7 @@ final class BlockSearch {
         List<Placement.Slice> slices = new ArrayList<>();
         boolean[] rest = ok.clone();
         int left = gpus;
-        for (int n = 0; n < ok.length && left > 0; n++) {
+        for (int n = from; n < to && left > 0; n++) {
             int size = cluster.nodes().get(n).gpus();
             if (ok[n] && busy[n] == 0 && size <= left) {
                 slices.add(new Placement.Slice(n, 0, size));
@@ -121,7 +130,7 @@ final class BlockSearch {
         List<Placement.Slice> slices = new ArrayList<>();
         int left = gpus;
         if (order == NodeOrder.BEST_FIT) {
-            for (int n = 0; n < ok.length && left > 0; n++) {
+            for (int n = from; n < to && left > 0; n++) {
                 int holds = cluster.nodes().get(n).gpus() / perReplica * perReplica;
                 if (!ok[n] || trial[n] != 0 || holds == 0 || holds > left) continue;
                 take(trial, slices, new Placement.Slice(n, 0, holds));
@@ -166,7 +175,7 @@ final class BlockSearch {
     private Placement singleNode(int gpus, boolean[] ok, NodeOrder order, long[] busy) {
         Placement.Slice best = null;
         int bestFree = Integer.MAX_VALUE, bestSize = 1;
-        for (int n = 0; n < ok.length; n++) {
+        for (int n = from; n < to; n++) {
             if (!ok[n]) continue;
             int size = cluster.nodes().get(n).gpus();
             int free = size - Long.bitCount(busy[n]);

@@ -337,6 +337,11 @@ public final class Occupancy {
         return new BlockSearch(this).find(gpus, rules, order, allowedNodes);
     }
 
+    /** What {@link #findBlock(int, PlacementRules, NodeOrder, boolean[])} finds with only this node allowed, without walking the others. */
+    public Placement findBlockOn(int node, int gpus, PlacementRules rules, NodeOrder order) {
+        return new BlockSearch(this, node, node + 1).find(gpus, rules, order, null);
+    }
+
     /** Whether one node of a model the job accepts is big enough for {@code gpus} (else it spans nodes, or cannot run). */
     public boolean fitsOneNode(int gpus, PlacementRules rules) {
         return cluster.nodes().stream().anyMatch(n -> rules.accepts(n.gpuModel()) && n.gpus() >= gpus);
@@ -352,6 +357,11 @@ public final class Occupancy {
     /** Per node, the bit mask of GPUs busy for whole-GPU work (a copy). */
     long[] busyMasks() {
         return busy.clone();
+    }
+
+    /** Per node, the bit mask of GPUs busy for whole-GPU work (read only: a search reads it, never keeps it). */
+    long[] busyNow() {
+        return busy;
     }
 
     private static long mask(Placement.Slice s) {

@@ -1,5 +1,6 @@
 package dev.horizon.allocator.plan;
 
+import dev.horizon.allocator.model.PlacementRules;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,10 +82,18 @@ public final class HeuristicPlanner {
         int d = Math.min(h, job.durationSteps());
         // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
         boolean oneNode = floors != null && !job.rules().perReplica() && g <= floors.largestNode(p, job);
+        // outside an NVLink domain's rule such a job's choice is its best-fit node: read it at once, without the filter below
+        boolean bestFit = oneNode && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
-            int most = 0, total = 0;
             nodeMin.minima(s, d, free);
+            if (bestFit) {
+                int[][] chosen = NodeChoice.onOneNode(job, free);
+                if (chosen == null) continue;
+                floors.found(job.allowedNodes(), g, d, s);
+                return new Choice(s, chosen);
+            }
+            int most = 0, total = 0;
             for (int n = 0; n < free.length; n++) {
                 // NodeChoice never reads a node the job does not accept
                 if (!job.allows(n)) continue;

@@ -25,6 +25,15 @@ public final class NodeChoice {
                 NodeChoice::nodesOf);
     }
 
+    /**
+     * What {@link #choose} gives a job that goes on one node (no replica width, no wider than the largest node it accepts)
+     * and is not held to one NVLink domain, read in one pass: its best-fit node, which is of one model by being one node.
+     */
+    static int[][] onOneNode(PlanProblem.Job job, int[] free) {
+        int best = bestFit(free, job.allowedNodes(), job.gpus(), null);
+        return best < 0 ? null : new int[][] {{best, job.gpus()}};
+    }
+
     private static int[] nodesOf(int[][] slices) {
         int[] out = new int[slices.length];
         for (int i = 0; i < slices.length; i++) out[i] = slices[i][0];
@@ -61,12 +70,12 @@ public final class NodeChoice {
         return wholeNodesPlusRest(p.nodeSizes(), g, free, ok);
     }
 
-    /** The allowed node with the fewest free GPUs that still has {@code g} (taken: GPUs already given on each), or -1. */
+    /** The allowed node (ok null: any) with the fewest free GPUs that still has {@code g} (taken: GPUs already given on each), or -1. */
     private static int bestFit(int[] free, boolean[] ok, int g, int[] taken) {
         int best = -1, bestFree = Integer.MAX_VALUE;
         for (int n = 0; n < free.length; n++) {
             int f = free[n] - (taken == null ? 0 : taken[n]);
-            if (ok[n] && f >= g && f < bestFree) {
+            if ((ok == null || ok[n]) && f >= g && f < bestFree) {
                 best = n;
                 bestFree = f;
             }

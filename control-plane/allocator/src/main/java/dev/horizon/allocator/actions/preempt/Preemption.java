@@ -54,16 +54,14 @@ public final class Preemption {
             for (RunningJob r : onNode) if (Ranking.outranks(j.weight(), r.weight())) available += r.gpus();
             if (available < gpus) continue;
             Occupancy trial = occupancy.copy();
-            boolean[] only = new boolean[nodes];
-            only[n] = true;
             List<RunningJob> victims = new ArrayList<>();
             Placement block = null;
             for (RunningJob v : onNode) {
-                if (!Ranking.outranks(j.weight(), v.weight()) || (block = blockOn(trial, n, only, j, gpus)) != null) break;
+                if (!Ranking.outranks(j.weight(), v.weight()) || (block = blockOn(trial, n, j, gpus)) != null) break;
                 trial.release(v.placement());
                 victims.add(v);
             }
-            if (block == null) block = blockOn(trial, n, only, j, gpus);
+            if (block == null) block = blockOn(trial, n, j, gpus);
             if (block == null) continue;
             List<RunningJob> needed = overlapping(victims, block);
             if (!price.pays(needed)) continue;
@@ -79,10 +77,11 @@ public final class Preemption {
 
     /**
      * The job's block on node n alone; null at once while the node has fewer free GPUs than it asks, where no search can
-     * find one (each search scans every node, so asking after every victim released made a search per victim per node).
+     * find one (asking after every victim released made a search per victim per node), and a search of that node alone:
+     * one that walked every node made this pass's cost grow with the square of the cluster.
      */
-    private static Placement blockOn(Occupancy trial, int n, boolean[] only, PendingJob j, int gpus) {
-        return trial.freeOn(n) < gpus ? null : trial.findBlock(gpus, j.rules(), NodeOrder.BEST_FIT, only);
+    private static Placement blockOn(Occupancy trial, int n, PendingJob j, int gpus) {
+        return trial.freeOn(n) < gpus ? null : trial.findBlockOn(n, gpus, j.rules(), NodeOrder.BEST_FIT);
     }
 
     /**
