@@ -86,14 +86,14 @@ public final class HeuristicPlanner {
         boolean bestFit = oneNode && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             if (capMin.min(0, s, d) < g) continue;
-            nodeMin.minima(s, d, free);
             if (bestFit) {
-                int[][] chosen = NodeChoice.onOneNode(job, free);
+                int[][] chosen = NodeChoice.onOneNode(job, nodeMin, s, d);
                 if (chosen == null) continue;
                 floors.found(job.allowedNodes(), g, d, s);
                 return new Choice(s, chosen);
             }
             int most = 0, total = 0;
+            nodeMin.minima(s, d, free);
             for (int n = 0; n < free.length; n++) {
                 // NodeChoice never reads a node the job does not accept
                 if (!job.allows(n)) continue;

@@ -27,10 +27,11 @@ public final class NodeChoice {
 
     /**
      * What {@link #choose} gives a job that goes on one node (no replica width, no wider than the largest node it accepts)
-     * and is not held to one NVLink domain, read in one pass: its best-fit node, which is of one model by being one node.
+     * and is not held to one NVLink domain, from step s for d steps: its best-fit node (one node is one model), read from
+     * the nodes' minima over the run without writing them out, and no further than the first node that fits exactly.
      */
-    static int[][] onOneNode(PlanProblem.Job job, int[] free) {
-        int best = bestFit(free, job.allowedNodes(), job.gpus(), null);
+    static int[][] onOneNode(PlanProblem.Job job, RangeMinima nodeMin, int s, int d) {
+        int best = nodeMin.leastAtLeast(s, d, job.allowedNodes(), job.gpus());
         return best < 0 ? null : new int[][] {{best, job.gpus()}};
     }
 
@@ -70,12 +71,12 @@ public final class NodeChoice {
         return wholeNodesPlusRest(p.nodeSizes(), g, free, ok);
     }
 
-    /** The allowed node (ok null: any) with the fewest free GPUs that still has {@code g} (taken: GPUs already given on each), or -1. */
+    /** The allowed node with the fewest free GPUs that still has {@code g} (taken: GPUs already given on each), or -1. */
     private static int bestFit(int[] free, boolean[] ok, int g, int[] taken) {
         int best = -1, bestFree = Integer.MAX_VALUE;
         for (int n = 0; n < free.length; n++) {
             int f = free[n] - (taken == null ? 0 : taken[n]);
-            if ((ok == null || ok[n]) && f >= g && f < bestFree) {
+            if (ok[n] && f >= g && f < bestFree) {
                 best = n;
                 bestFree = f;
             }

@@ -42,6 +42,28 @@ final class RangeMinima {
         for (int r = 0; r < n; r++) out[r] = Math.min(level[a + r], level[b + r]);
     }
 
+    /**
+     * The first row among the allowed ones (null: every row) whose minimum over [from, min(h, from + len)) is the least
+     * that is at least atLeast; -1 when none is. A row whose minimum is atLeast exactly ends the walk: no later row beats it.
+     */
+    int leastAtLeast(int from, int len, boolean[] allowed, int atLeast) {
+        int to = Math.min(h, from + len);
+        int k = 31 - Integer.numberOfLeadingZeros(to - from);
+        int[] level = levels()[k];
+        int n = rows.length;
+        int a = from * n, b = (to - (1 << k)) * n;
+        int best = -1, bestMin = Integer.MAX_VALUE;
+        for (int r = 0; r < n; r++) {
+            if (allowed != null && !allowed[r]) continue;
+            int m = Math.min(level[a + r], level[b + r]);
+            if (m < atLeast || m >= bestMin) continue;
+            best = r;
+            bestMin = m;
+            if (m == atLeast) break;
+        }
+        return best;
+    }
+
     /** Entries [from, to) of row r changed: the windows over them are worked out again (none before the first question). */
     void changed(int r, int from, int to) {
         if (levels != null) patch(r, from, to);

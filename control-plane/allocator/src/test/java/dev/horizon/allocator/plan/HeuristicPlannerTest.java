@@ -25,7 +25,7 @@ class HeuristicPlannerTest {
     void rangeMinimaMatchBruteForceForEveryWindowAndFollowTheStretchesThatChange() {
         Random rng = new Random(5);
         for (int trial = 0; trial < 100; trial++) {
-            int h = 1 + rng.nextInt(100), rows = 1 + rng.nextInt(4);
+            int h = 1 + rng.nextInt(100), rows = 1 + rng.nextInt(12);
             int[][] a = new int[rows][h];
             for (int[] row : a) for (int i = 0; i < h; i++) row[i] = rng.nextInt(9);
             RangeMinima minima = new RangeMinima(a, h);
@@ -47,6 +47,14 @@ class HeuristicPlannerTest {
                     for (int t = s; t < Math.min(h, s + len); t++) m = Math.min(m, a[r][t]);
                     assertEquals(m, all[r], "every row's minimum at once: row " + r + " from " + s + " len " + len);
                 }
+                // the best fit: the first allowed row whose minimum is the least at least g
+                boolean[] allowed = rng.nextBoolean() ? null : new boolean[rows];
+                if (allowed != null) for (int q = 0; q < rows; q++) allowed[q] = rng.nextBoolean();
+                int g = rng.nextInt(9), fit = -1;
+                for (int q = 0; q < rows; q++) {
+                    if ((allowed == null || allowed[q]) && all[q] >= g && (fit < 0 || all[q] < all[fit])) fit = q;
+                }
+                assertEquals(fit, minima.leastAtLeast(s, len, allowed, g), "best fit of " + g + " from " + s + " len " + len);
                 // a job planned on a row lowers one stretch of it (a rise is patched the same way)
                 int r = rng.nextInt(rows), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
                 for (int t = from; t < to; t++) a[r][t] += rng.nextInt(7) - 4;
