@@ -25,7 +25,7 @@ class HeuristicPlannerTest {
     void rangeMinimaMatchBruteForceForEveryWindowAndFollowTheStretchesThatChange() {
         Random rng = new Random(5);
         for (int trial = 0; trial < 100; trial++) {
-            int h = 1 + rng.nextInt(100), rows = 1 + rng.nextInt(12);
+            int h = 1 + rng.nextInt(100), rows = 1 + rng.nextInt(40);
             int[][] a = new int[rows][h];
             for (int[] row : a) for (int i = 0; i < h; i++) row[i] = rng.nextInt(9);
             RangeMinima minima = new RangeMinima(a, h);
