@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.GpuNode;
+import dev.horizon.allocator.model.GpuShare;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.placement.NodeOrder;
@@ -96,5 +97,59 @@ class OccupancyTest {
             }
         }
         assertTrue(found > 500, "the trials must find blocks often enough to say something (" + found + ")");
+    }
+
+    @Test
+    void releasesUndoneLeaveTheOccupancyAsItWasAndSearchAsACopyWouldMeanwhile() {
+        Random rng = new Random(11);
+        int checked = 0;
+        for (int trial = 0; trial < 30; trial++) {
+            List<GpuNode> nodes = new ArrayList<>();
+            for (int n = 0; n < 2 + rng.nextInt(5); n++) nodes.add(new GpuNode("node-" + n, "H100-80GB", 8, 81_559, "nvl-0"));
+            Occupancy o = new Occupancy(new Cluster(nodes));
+            List<Placement> running = new ArrayList<>();
+            // a gang over two nodes, so that one release touches several nodes
+            if (nodes.size() > 2) running.add(new Placement(List.of(new Placement.Slice(nodes.size() - 1, 0, 1), new Placement.Slice(nodes.size() - 2, 0, 1))));
+            for (int n = 0; n < nodes.size(); n++) {
+                for (int g = 0; g < 8; g++) {
+                    int kind = rng.nextInt(4);
+                    if (kind == 0) running.add(new Placement(List.of(new Placement.Slice(n, g, 1))));
+                    if (kind == 1) for (int k = 0; k < 1 + rng.nextInt(3); k++) running.add(new Placement(List.of(new Placement.Slice(n, g, 1, GpuShare.timeSlice(100 + k, 1000)))));
+                }
+            }
+            List<Placement> occupied = new ArrayList<>();
+            for (Placement p : running) {
+                if (!o.isFree(p)) continue;
+                o.occupy(p);
+                occupied.add(p);
+            }
+            String before = state(o);
+            Occupancy.Undo undo = new Occupancy.Undo();
+            Occupancy copy = o.copy();
+            for (Placement victim : occupied) {
+                if (rng.nextInt(3) != 0) continue;
+                o.release(victim, undo);
+                copy.release(victim);
+                assertEquals(state(copy), state(o), "trial " + trial + ": released " + victim);
+                for (int gpus = 1; gpus <= 8; gpus++) assertEquals(copy.findBlock(gpus), o.findBlock(gpus), "trial " + trial + ", " + gpus + " GPUs");
+                checked++;
+            }
+            o.undo(undo);
+            assertEquals(before, state(o), "trial " + trial + ": undone");
+            o.undo(undo);
+            assertEquals(before, state(o), "trial " + trial + ": an undo leaves nothing to undo twice");
+        }
+        assertTrue(checked > 100, "the trials must release often enough to say something (" + checked + ")");
+    }
+
+    /** What a search can read of the occupancy: per GPU whether it is whole-free, its shares in order and its free milli. */
+    private static String state(Occupancy o) {
+        StringBuilder out = new StringBuilder();
+        for (int n = 0; n < o.cluster().nodes().size(); n++) {
+            out.append(n).append(':').append(o.freeOn(n));
+            for (int g = 0; g < o.cluster().nodes().get(n).gpus(); g++) out.append(' ').append(o.isWholeFree(n, g)).append(o.sharesOn(n, g)).append(o.freeMilli(n, g));
+            out.append('\n');
+        }
+        return out.toString();
     }
 }

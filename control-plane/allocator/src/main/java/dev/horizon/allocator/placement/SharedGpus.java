@@ -134,6 +134,12 @@ final class SharedGpus {
         held.put(new GpuRef(node, gpu), List.copyOf(on));
     }
 
+    /** Puts back the shares a GPU held (as {@link #sharesOn} read them): an undone release. */
+    void restore(int node, int gpu, List<GpuShare> shares) {
+        if (shares.isEmpty()) held.remove(new GpuRef(node, gpu));
+        else held.put(new GpuRef(node, gpu), shares);
+    }
+
     /** Removes the share; returns whether the GPU is now clear of slices, layout and re-partitioning. Null: not held. */
     Boolean remove(int node, int gpu, GpuShare share) {
         GpuRef k = new GpuRef(node, gpu);

@@ -47,21 +47,26 @@ public final class Preemption {
         Placement best = null;
         List<RunningJob> bestVictims = null;
         double bestCost = Double.MAX_VALUE;
+        // each node's victims are released on the occupancy itself and put back before the next node is tried
+        Occupancy.Undo undo = new Occupancy.Undo();
         for (int n = 0; n < nodes; n++) {
             List<RunningJob> onNode = pool.onNode(n);
             if (onNode.isEmpty() || !j.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel())) continue;
             int available = occupancy.freeOn(n);
             for (RunningJob r : onNode) if (Ranking.outranks(j.weight(), r.weight())) available += r.gpus();
             if (available < gpus) continue;
-            Occupancy trial = occupancy.copy();
             List<RunningJob> victims = new ArrayList<>();
             Placement block = null;
-            for (RunningJob v : onNode) {
-                if (!Ranking.outranks(j.weight(), v.weight()) || (block = blockOn(trial, n, j, gpus)) != null) break;
-                trial.release(v.placement());
-                victims.add(v);
+            try {
+                for (RunningJob v : onNode) {
+                    if (!Ranking.outranks(j.weight(), v.weight()) || (block = blockOn(occupancy, n, j, gpus)) != null) break;
+                    occupancy.release(v.placement(), undo);
+                    victims.add(v);
+                }
+                if (block == null) block = blockOn(occupancy, n, j, gpus);
+            } finally {
+                occupancy.undo(undo);
             }
-            if (block == null) block = blockOn(trial, n, j, gpus);
             if (block == null) continue;
             List<RunningJob> needed = overlapping(victims, block);
             if (!price.pays(needed)) continue;
