@@ -1,6 +1,7 @@
 package dev.horizon.nvml.check;
 
 import dev.horizon.nvml.DriverInfo;
+import dev.horizon.nvml.GpuInstanceProfile;
 import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.NvmlSession;
 import dev.horizon.nvml.smi.Json;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +38,8 @@ public final class DeviceCheck {
     private final CallLog log = new CallLog();
     private final Steps steps = new Steps(log);
     private final Map<String, Object> report = new LinkedHashMap<>();
+    /** Each GPU's MIG profiles as read, by index, for its entry in the report's gpus. */
+    private final Map<Integer, List<GpuInstanceProfile>> migProfiles = new HashMap<>();
 
     private DeviceCheck() {}
 
@@ -97,7 +101,8 @@ public final class DeviceCheck {
         for (int i = 0; count != null && i < count; i++) {
             GpuReading gpu = readGpu(nvml, i);
             if (gpu != null) gpus.add(gpu);
-            described.add(gpu != null ? describe(gpu) : Map.of("index", i, "unreadable", "see the step gpu " + i + ": inventory"));
+            described.add(gpu != null ? describe(gpu, migProfiles.getOrDefault(i, List.of()))
+                    : Map.of("index", i, "unreadable", "see the step gpu " + i + ": inventory"));
         }
         report.put("gpus", described);
         steps.run("Xid event wait", () -> {
@@ -118,7 +123,8 @@ public final class DeviceCheck {
         steps.run(p + "temperature", () -> nvml.temperatureC(i));
         steps.run(p + "power", () -> nvml.powerDrawMilliwatts(i));
         steps.run(p + "compute processes", () -> nvml.processes(i));
-        steps.run(p + "MIG profiles, placements, remaining capacity", () -> nvml.migProfiles(i));
+        List<GpuInstanceProfile> profiles = steps.run(p + "MIG profiles, placements, remaining capacity", () -> nvml.migProfiles(i));
+        if (profiles != null) migProfiles.put(i, profiles);
         steps.run(p + "max MIG device count", () -> nvml.maxMigDeviceCount(i));
         if (gpu == null) return null;
         steps.run(p + "by UUID", () -> nvml.gpuByUuid(gpu.uuid()));
@@ -129,13 +135,18 @@ public final class DeviceCheck {
         return gpu;
     }
 
-    private static Map<String, Object> describe(GpuReading gpu) {
+    /**
+     * The GPU, with its MIG profiles as the driver lists them (as `nvidia-smi mig -lgip` and `-lgipp` do): what the
+     * simulated driver's table of the model (nvml-bindings/src/main/c/sim_models.c) is checked against.
+     */
+    private static Map<String, Object> describe(GpuReading gpu, List<GpuInstanceProfile> profiles) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("index", gpu.index());
         out.put("name", gpu.name());
         out.put("uuid", gpu.uuid());
         out.put("memoryMiB", gpu.memory() == null ? null : gpu.memory().totalMiB());
         out.put("migMode", gpu.migMode() == null ? "unsupported" : gpu.migMode().current() ? "enabled" : "disabled");
+        out.put("migProfiles", SmiJson.tree(profiles));
         return out;
     }
 

@@ -60,6 +60,15 @@ class DeviceCheckTest {
         assertEquals("550.90.07", MiniJson.object(r.report().get("driver")).get("driverVersion"));
         assertEquals("12.4", MiniJson.object(r.report().get("driver")).get("cudaDriverVersion"));
         assertEquals(5, MiniJson.array(r.report().get("gpus")).size());
+        // each GPU's MIG profiles as the driver lists them, to hold the simulated driver's table against a real card's
+        List<Map<String, Object>> profiles = MiniJson.array(MiniJson.object(MiniJson.array(r.report().get("gpus")).get(0)).get("migProfiles"))
+                .stream().map(MiniJson::object).toList();
+        assertEquals(7, profiles.size(), profiles.toString());
+        Map<String, Object> whole = profiles.get(profiles.size() - 1);
+        assertEquals(7, ((Number) whole.get("sliceCount")).intValue(), whole.toString());
+        assertTrue(((String) whole.get("name")).startsWith("7g."), whole.toString());
+        assertEquals(Map.of("start", 0L, "size", 8L), MiniJson.object(MiniJson.array(whole.get("placements")).get(0)), whole.toString());
+        assertEquals(7, MiniJson.array(profiles.get(0).get("placements")).size(), profiles.get(0).toString());
         assertTrue(functions(step(r.report(), "gpu 0: MIG profiles, placements, remaining capacity"))
                 .containsAll(List.of("nvmlDeviceGetGpuInstanceProfileInfoV", "nvmlDeviceGetGpuInstancePossiblePlacements_v2")));
         assertTrue(functions(step(r.report(), "gpu 3: temperature")).contains("nvmlDeviceGetTemperatureV"));
