@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
@@ -99,25 +100,34 @@ final class EtaCostCommand {
         d.starts().forEach(st -> waiting.remove(st.jobId()));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         LongAdder futuresCpu = new LongAdder();
-        // each future's CPU time is counted on the thread that plays it, so the sum is what the bands cost whatever ran beside
+        LongAdder futuresPlayed = new LongAdder();
+        LongAccumulator slowestFuture = new LongAccumulator(Math::max, 0);
+        // each future's CPU time is counted on the thread that plays it, so the sum is what the bands cost whatever ran
+        // beside; the slowest future's wall time bounds what playing them all at once can take
         Executor counted = r -> pool.execute(() -> {
-            long c0 = THREADS.getCurrentThreadCpuTime();
+            long c0 = THREADS.getCurrentThreadCpuTime(), w0 = System.nanoTime();
             try {
                 r.run();
             } finally {
-                futuresCpu.add(THREADS.getCurrentThreadCpuTime() - c0);
+                long cpu = THREADS.getCurrentThreadCpuTime() - c0, wall = System.nanoTime() - w0;
+                futuresCpu.add(cpu);
+                slowestFuture.accumulate(wall);
+                futuresPlayed.increment();
+                err.printf("  future %d played in %.1f s (%.1f s of CPU)%n", futuresPlayed.sum(), wall / 1e9, cpu / 1e9);
             }
         });
         StartBands.Players players = new StartBands.Players(HorizonPolicy::new, counted, threads);
         ExpectedArrivals expected = new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(), ExpectedArrivals.WINDOW_SECONDS);
         Map<String, StartBands.Band> bands;
-        double bandsMs, bandsCpuMs;
+        double bandsMs, bandsCpuMs, slowestFutureMs;
         try {
             int warmUp = Math.min(WARMUP_FUTURES, s);
             err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + warmUp + " futures) ...");
             StartBands.of(m, d, players, expected, waiting, warmUp, NOW + 1, beyondSteps);
             err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once, " + beyondHours + " h past the horizon ...");
             futuresCpu.reset();
+            futuresPlayed.reset();
+            slowestFuture.reset();
             t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             bands = StartBands.of(m, d, players, expected, waiting, s, NOW, beyondSteps);
@@ -125,6 +135,7 @@ final class EtaCostCommand {
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;
             bandsCpuMs = (THREADS.getCurrentThreadCpuTime() - cpu0 + futuresCpu.sum()) / 1e6;
+            slowestFutureMs = slowestFuture.get() / 1e6;
         } finally {
             pool.shutdown();
         }
@@ -146,6 +157,7 @@ final class EtaCostCommand {
         n.put("planMs", Math.round(planMs));
         n.put("bandsMs", Math.round(bandsMs));
         n.put("bandsCpuMs", Math.round(bandsCpuMs));
+        n.put("slowestFutureMs", Math.round(slowestFutureMs));
         // a cheaper computation that answers fewer jobs is not cheaper: how many got both ends of a band, past the horizon too
         n.put("jobsWithP50AndP90", bands.values().stream().filter(band -> band.projected(0.9) != null).count());
         n.put("alternativesMs", Math.round(alternativesMs));

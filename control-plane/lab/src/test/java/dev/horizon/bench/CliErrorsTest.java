@@ -50,7 +50,11 @@ class CliErrorsTest {
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--beyond-hours", "-1"), "--beyond-hours must be between 0 and 720");
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--budgets", "yes"), "--budgets must be on or off (got 'yes')");
         // 293 jobs waiting on 16 GPUs, as many expected to arrive a day: most start only past the horizon, if at all
-        JsonNode played = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300").out());
+        Run playedRun = run("eta-cost", "--gpus", "16", "--jobs", "300");
+        JsonNode played = JobJson.mapper().readTree(playedRun.out());
+        // each of the 16 futures says when it is played (after the 4 warm-up ones), and the slowest bounds the bands' time
+        assertTrue(playedRun.err().contains("future 16 played in "), playedRun.err());
+        assertTrue(played.path("slowestFutureMs").asLong() <= played.path("bandsMs").asLong(), played.toString());
         JsonNode cut = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300", "--beyond-hours", "0").out());
         assertEquals(StartBands.BEYOND_HOURS, played.path("beyondHours").asInt());
         assertEquals(0, cut.path("beyondHours").asInt());
