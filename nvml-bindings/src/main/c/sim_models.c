@@ -29,16 +29,17 @@ static const struct sim_model MODELS[] = {
         {NVML_GPU_INSTANCE_PROFILE_4_SLICE, 5, "4g.40gb", 4, 4, 1, 64, 4, 4, 0, 4, 0, 40448, WHOLE},
         {NVML_GPU_INSTANCE_PROFILE_7_SLICE, 0, "7g.80gb", 7, 8, 1, 132, 8, 7, 0, 7, 1, 81152, WHOLE},
     }},
-    /* H200 SXM 141GB, memory as `nvidia-smi mig -lgip` lists it: 1g.18gb 16.00 GiB, 1g.35gb and
-     * 2g.35gb 32.25 GiB, 3g.71gb and 4g.71gb 69.50 GiB, 7g.141gb 139.75 GiB. */
+    /* H200 SXM 141GB as driver 580.159.04 lists it on a real H200 (the device check, tests/device):
+     * 1g.18gb 16384 MiB, 1g.35gb and 2g.35gb 33280, 3g.71gb and 4g.71gb 71424, 7g.141gb 143360;
+     * public `nvidia-smi mig -lgip` transcripts of older drivers read 256 MiB less for all but 1g. */
     {"H200-141GB", "NVIDIA H200", 143771, 640, 0x233510DE, 0x18BE10DE, 132, 700, 76, 7, {
         {NVML_GPU_INSTANCE_PROFILE_1_SLICE, 19, "1g.18gb", 1, 1, 7, 16, 1, 1, 0, 1, 0, 16384, ALL_1G},
         {NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1, 20, "1g.18gb+me", 1, 1, 1, 16, 1, 1, 0, 1, 1, 16384, ALL_1G},
-        {NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2, 15, "1g.35gb", 1, 2, 4, 26, 1, 1, 0, 1, 0, 33024, PAIRS},
-        {NVML_GPU_INSTANCE_PROFILE_2_SLICE, 14, "2g.35gb", 2, 2, 3, 32, 2, 2, 0, 2, 0, 33024, PAIRS_2G},
-        {NVML_GPU_INSTANCE_PROFILE_3_SLICE, 9, "3g.71gb", 3, 4, 2, 60, 3, 3, 0, 3, 0, 71168, HALVES},
-        {NVML_GPU_INSTANCE_PROFILE_4_SLICE, 5, "4g.71gb", 4, 4, 1, 64, 4, 4, 0, 4, 0, 71168, WHOLE},
-        {NVML_GPU_INSTANCE_PROFILE_7_SLICE, 0, "7g.141gb", 7, 8, 1, 132, 8, 7, 0, 7, 1, 143104, WHOLE},
+        {NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2, 15, "1g.35gb", 1, 2, 4, 26, 1, 1, 0, 1, 0, 33280, PAIRS},
+        {NVML_GPU_INSTANCE_PROFILE_2_SLICE, 14, "2g.35gb", 2, 2, 3, 32, 2, 2, 0, 2, 0, 33280, PAIRS_2G},
+        {NVML_GPU_INSTANCE_PROFILE_3_SLICE, 9, "3g.71gb", 3, 4, 2, 60, 3, 3, 0, 3, 0, 71424, HALVES},
+        {NVML_GPU_INSTANCE_PROFILE_4_SLICE, 5, "4g.71gb", 4, 4, 1, 64, 4, 4, 0, 4, 0, 71424, WHOLE},
+        {NVML_GPU_INSTANCE_PROFILE_7_SLICE, 0, "7g.141gb", 7, 8, 1, 132, 8, 7, 0, 7, 1, 143360, WHOLE},
     }},
     /* A100-SXM4-80GB: its 7g.80gb reads 79.00 GiB on public `nvidia-smi mig -lgip` transcripts. */
     {"A100-80GB", "NVIDIA A100-SXM4-80GB", 81920, 512, 0x20B210DE, 0x147F10DE, 108, 400, 58, 7, {

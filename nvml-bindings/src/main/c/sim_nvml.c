@@ -959,7 +959,8 @@ static nvmlReturn_t gi_profile_for(const struct ref *d, unsigned profile, const 
     return *out ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
-/* `need_mig`: what exists or fits right now (instances, remaining capacity) needs MIG on. */
+/* `need_mig`: what needs MIG on. Remaining capacity and the instances of a profile do not: with MIG
+ * off a real H200 (driver 580.159.04) answers each profile's capacity on the empty GPU and no instances. */
 static nvmlReturn_t gi_profile_by_id_for(const struct ref *d, unsigned profile_id, int need_mig, const struct sim_profile **out) {
     if (d->gi >= 0) return NVML_ERROR_INVALID_ARGUMENT;
     if (need_mig && !g_st.gpus[d->gpu].mig_current) return NVML_ERROR_NOT_SUPPORTED;
@@ -1032,7 +1033,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t d
     const struct sim_profile *p = NULL;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && !count) r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 1, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 0, &p);
     if (r == NVML_SUCCESS) r = privileged_read();
     if (r == NVML_SUCCESS) *count = sim_gi_remaining(&g_st, d.gpu, p);
     return end(&c, r);
@@ -1096,7 +1097,7 @@ SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned 
     const struct sim_profile *p = NULL;
     nvmlReturn_t r = begin_dev(&c, __func__, device, 0, &d);
     if (r == NVML_SUCCESS && (!count || !gpuInstances)) r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 1, &p);
+    if (r == NVML_SUCCESS) r = gi_profile_by_id_for(&d, profileId, 0, &p);
     if (r == NVML_SUCCESS) r = privileged_read();
     if (r != NVML_SUCCESS) return end(&c, r);
     unsigned n = 0;

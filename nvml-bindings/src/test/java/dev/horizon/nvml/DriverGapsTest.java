@@ -37,11 +37,12 @@ class DriverGapsTest extends SessionTest {
     void h200AndA100ProfilesHaveTheMemoryTheDriverLists() {
         Map<String, Long> h200 = memoryByProfile(TestDriver.H200);
         assertEquals(16384L, h200.get("1g.18gb"));
-        assertEquals(33024L, h200.get("1g.35gb"), "32.25 GiB");
-        assertEquals(33024L, h200.get("2g.35gb"), "32.25 GiB");
-        assertEquals(71168L, h200.get("3g.71gb"), "69.50 GiB");
-        assertEquals(71168L, h200.get("4g.71gb"), "69.50 GiB");
-        assertEquals(143104L, h200.get("7g.141gb"), "139.75 GiB");
+        // as driver 580.159.04 listed them on a real H200 (tests/device)
+        assertEquals(33280L, h200.get("1g.35gb"), "32.50 GiB");
+        assertEquals(33280L, h200.get("2g.35gb"), "32.50 GiB");
+        assertEquals(71424L, h200.get("3g.71gb"), "69.75 GiB");
+        assertEquals(71424L, h200.get("4g.71gb"), "69.75 GiB");
+        assertEquals(143360L, h200.get("7g.141gb"), "140.00 GiB");
         assertEquals(80896L, memoryByProfile(TestDriver.A100_80GB).get("7g.80gb"), "79.00 GiB");
     }
 
@@ -52,7 +53,9 @@ class DriverGapsTest extends SessionTest {
         assertEquals(7, profiles.size(), profiles.toString());
         GpuInstanceProfile half = profiles.stream().filter(p -> p.name().equals("3g.40gb")).findFirst().orElseThrow();
         assertEquals(List.of(new MigPlacement(0, 4), new MigPlacement(4, 4)), half.placements());
-        assertEquals(0, half.remainingCapacity(), "nothing fits while MIG is off");
+        // a real H200 (driver 580.159.04) with MIG off answered each profile's capacity on the empty GPU, and no instances
+        assertEquals(2, half.remainingCapacity(), "what fits once MIG is on");
+        assertEquals(List.of(), nvml.gpuInstances(TestDriver.H100_SECOND), "no instances, rather than NVML_ERROR_NOT_SUPPORTED");
     }
 
     @Test
