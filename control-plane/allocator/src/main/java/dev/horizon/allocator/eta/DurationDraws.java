@@ -2,10 +2,13 @@ package dev.horizon.allocator.eta;
 
 import dev.horizon.allocator.moment.ContextBuilder;
 import dev.horizon.allocator.moment.ActiveJob;
+import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.forecast.RecentRuns;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -64,13 +67,12 @@ public final class DurationDraws {
      * the ones that started later 17 min), and siblings that have run for longer than the team's runs ever took say the sweep runs
      * long before any of them ends (seed 29 / day 13: the team's 44 runs took 900 s, its next sweep's 1.7 h at the median).
      */
-    static Optional<RecentRuns> window(ActiveJob j, DurationEstimator durations, List<ActiveJob> running, long now) {
+    static Optional<RecentRuns> window(ActiveJob j, DurationEstimator durations, RunningSiblings running, long now) {
         Optional<RecentRuns> usual = durations.runs(j.team(), j.jobClass());
         List<Long> ended = durations.finishedLike(j.team(), j.jobClass(), j.gpus(), j.arrivalSeconds(), BURST_GAP_SECONDS, now);
         List<Double> runningFor = new ArrayList<>();
-        for (ActiveJob o : running) {
-            if (!o.id().equals(j.id()) && o.team().equals(j.team()) && o.jobClass() == j.jobClass() && o.gpus() == j.gpus()
-                    && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) runningFor.add(StartBands.doneSeconds(o, now));
+        for (ActiveJob o : running.like(j)) {
+            if (!o.id().equals(j.id()) && Math.abs(o.arrivalSeconds() - j.arrivalSeconds()) <= BURST_GAP_SECONDS) runningFor.add(StartBands.doneSeconds(o, now));
         }
         if (ended.isEmpty() && (usual.isEmpty() || runningFor.isEmpty())) return usual;
         List<Survival.Run> runs = new ArrayList<>();
@@ -80,6 +82,27 @@ public final class DurationDraws {
         for (long e : ended) runs.add(new Survival.Run(e, 1, true));
         for (double r : runningFor) runs.add(new Survival.Run(r, 1, false));
         return Optional.of(RecentRuns.of(Survival.quantiles(runs, RecentRuns.KEEP, DurationDraws::outlived)));
+    }
+
+    /**
+     * Running jobs by team, class and GPUs, each group in the order given: where a job's burst siblings can be. Looking
+     * for them among all running jobs, for each of 20,000 jobs and each expected arrival of each future, took some 20 s
+     * of the bands at 10,240 GPUs, all of it before the futures could be played.
+     */
+    static final class RunningSiblings {
+        private record Shape(String team, JobClass jobClass, int gpus) {
+        }
+
+        private final Map<Shape, List<ActiveJob>> byShape = new HashMap<>();
+
+        RunningSiblings(List<ActiveJob> running) {
+            for (ActiveJob o : running) byShape.computeIfAbsent(new Shape(o.team(), o.jobClass(), o.gpus()), k -> new ArrayList<>()).add(o);
+        }
+
+        /** The running jobs of j's team and class that ask for as many GPUs, in the order given. */
+        List<ActiveJob> like(ActiveJob j) {
+            return byShape.getOrDefault(new Shape(j.team(), j.jobClass(), j.gpus()), List.of());
+        }
     }
 
     /** The runs stand for the job's own duration scaled by this: 1 for the estimator's own estimate, else user / median. */

@@ -159,8 +159,14 @@ public final class StartBands {
             Set<String> followed = new HashSet<>();
             for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
             List<Projection> batch = new ArrayList<>();
-            for (int k = from; k < Math.min(samples, from + players.atOnce()); k++) batch.add(futures.draw(k, players.policies().get()));
-            List<Map<String, Long>> firsts = play(batch, decided, tracked, followed, futures.until, players.executor());
+            List<CompletableFuture<Map<String, Long>>> played = new ArrayList<>();
+            for (int k = from; k < Math.min(samples, from + players.atOnce()); k++) {
+                // each future is played as soon as it is drawn: the draws are in order, the plays need not wait for all of them
+                Projection p = futures.draw(k, players.policies().get());
+                batch.add(p);
+                played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, followed, futures.until), players.executor()));
+            }
+            List<Map<String, Long>> firsts = joined(played);
             for (int i = 0; i < batch.size(); i++) {
                 Map<String, Long> first = firsts.get(i);
                 boolean cut = first.keySet().containsAll(followed);
@@ -182,11 +188,8 @@ public final class StartBands {
         return out;
     }
 
-    /** Plays each future of the batch on the executor and waits for all: their first starts, in the batch's order. */
-    private static List<Map<String, Long>> play(List<Projection> batch, Decision decided, Set<String> tracked, Set<String> followed, long until,
-                                                Executor executor) {
-        List<CompletableFuture<Map<String, Long>>> played = new ArrayList<>();
-        for (Projection p : batch) played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, followed, until), executor));
+    /** Waits for every future of a batch: their first starts, in the batch's order. */
+    private static List<Map<String, Long>> joined(List<CompletableFuture<Map<String, Long>>> played) {
         List<Map<String, Long>> out = new ArrayList<>();
         try {
             for (CompletableFuture<Map<String, Long>> f : played) out.add(f.join());
@@ -207,7 +210,7 @@ public final class StartBands {
         private final Random rng;
         private final Surprises surprises;
         private final long horizonEnd, until;
-        private final List<ActiveJob> running;
+        private final DurationDraws.RunningSiblings running;
         private final Map<String, Optional<RecentRuns>> windows = new HashMap<>();
 
         Futures(ClusterMoment m, ExpectedArrivals expected, Random rng, int beyondSteps) {
@@ -218,7 +221,7 @@ public final class StartBands {
             this.horizonEnd = m.now() + m.horizonSteps() * m.stepSeconds();
             this.until = horizonEnd + beyondSteps * m.stepSeconds();
             // the running jobs, once: every window, the expected arrivals' of every future too, looks among them for its sweep
-            this.running = m.jobs().stream().filter(ActiveJob::isRunning).toList();
+            this.running = new DurationDraws.RunningSiblings(m.jobs().stream().filter(ActiveJob::isRunning).toList());
             for (ActiveJob j : m.jobs()) windows.put(j.id(), DurationDraws.window(j, m.durations(), running, m.now()));
         }
 

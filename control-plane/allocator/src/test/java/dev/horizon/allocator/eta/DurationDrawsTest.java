@@ -37,7 +37,7 @@ class DurationDrawsTest {
     private static long medianDrawn(DurationEstimator d, List<Long> runningSince) {
         List<ActiveJob> running = new ArrayList<>();
         for (int i = 0; i < runningSince.size(); i++) running.add(sibling("running-" + i, runningSince.get(i)));
-        return DurationDraws.window(sibling("waiting", null), d, running, NOW).orElseThrow().quantile(0.5);
+        return DurationDraws.window(sibling("waiting", null), d, new DurationDraws.RunningSiblings(running), NOW).orElseThrow().quantile(0.5);
     }
 
     @Test
