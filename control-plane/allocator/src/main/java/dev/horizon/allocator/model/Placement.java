@@ -25,8 +25,11 @@ public record Placement(List<Slice> slices) {
     }
 
     /** How many GPUs this placement holds, a share counting as one. */
+    /** Plain loops here and in {@link #shared}: planners ask both of every placement they try, and streams allocated. */
     public int gpuCount() {
-        return slices.stream().mapToInt(Slice::count).sum();
+        int gpus = 0;
+        for (int i = 0; i < slices.size(); i++) gpus += slices.get(i).count();
+        return gpus;
     }
 
     /** Every GPU this placement holds, slice by slice (a share names the GPU it is a slice of). */
@@ -64,7 +67,8 @@ public record Placement(List<Slice> slices) {
     }
 
     public boolean shared() {
-        return slices.stream().anyMatch(s -> s.share() != null);
+        for (int i = 0; i < slices.size(); i++) if (slices.get(i).share() != null) return true;
+        return false;
     }
 
     /** "node-1[0-3]+node-2[0-7]", the form schedule.csv uses; a share adds its slice: "node-1[2-2:3g.40gb@4]". */

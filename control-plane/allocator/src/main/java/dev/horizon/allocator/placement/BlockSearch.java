@@ -52,7 +52,8 @@ final class BlockSearch {
 
     /** Nodes that may hold the job: in the caller's set, of a model it accepts, not drained, not time-sliced per node. */
     private boolean[] eligible(PlacementRules rules, boolean[] allowed) {
-        boolean[] ok = new boolean[cluster.nodes().size()];
+        // indexed by node up to the last one read, no further: a search of one node made one the size of the cluster
+        boolean[] ok = new boolean[to];
         boolean[] accepted = o.acceptedNodes(rules);
         for (int n = from; n < to; n++) {
             ok[n] = (allowed == null || allowed[n]) && !o.isDrained(n) && !o.timeSliced(n) && accepted[n];

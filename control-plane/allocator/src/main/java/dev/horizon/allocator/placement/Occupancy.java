@@ -253,6 +253,9 @@ public final class Occupancy {
     }
 
     private Accepted accepted(PlacementRules rules) {
+        // read first: computeIfAbsent's capturing lambda was made on every search, though it is worked out once per set
+        Accepted known = accepted.get(rules.gpuTypes());
+        if (known != null) return known;
         return accepted.computeIfAbsent(rules.gpuTypes(), types -> {
             boolean[] nodes = new boolean[models.length];
             int largest = 0;
