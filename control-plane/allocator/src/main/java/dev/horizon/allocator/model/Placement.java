@@ -25,8 +25,8 @@ public record Placement(List<Slice> slices) {
     }
 
     /** How many GPUs this placement holds, a share counting as one. */
-    /** Plain loops here and in {@link #shared}: planners ask both of every placement they try, and streams allocated. */
     public int gpuCount() {
+        // plain loops here and in shared(): planners ask both of every placement they try, and streams allocated
         int gpus = 0;
         for (int i = 0; i < slices.size(); i++) gpus += slices.get(i).count();
         return gpus;
