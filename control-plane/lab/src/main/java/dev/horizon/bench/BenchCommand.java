@@ -31,6 +31,7 @@ public final class BenchCommand {
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE] [--eta on|off]
+                                   [--eta-samples N]
                                    [--engine simulator|service] [--db-url jdbc:postgresql://...] [--slo-target T]
                                    [--seeds A..B]
               S: training-heavy | mixed | philly | fairshare | wide-gangs | demo-day | path of a scenario file
@@ -42,6 +43,7 @@ public final class BenchCommand {
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
                      report how well they came true (results.json "eta" per policy that plans ahead, eta.csv; several times slower)
+              --eta-samples N: the futures each band is read from (16, as the control plane's horizon.eta.samples)
               --slo-target T (0.99): before the window each policy's inference knob (the HPA's target utilization and
                      stabilization for kai, kueue, slurm; Horizon's coverage) is set on the day before the window only, to the
                      cheapest setting that met T there; the headline compares those runs, the untuned ones follow (simulator engine);
@@ -56,7 +58,7 @@ public final class BenchCommand {
               or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url",
-            "slo-target", "seeds");
+            "slo-target", "seeds", "eta-samples");
 
     private BenchCommand() {
     }
@@ -110,7 +112,7 @@ public final class BenchCommand {
         List<Long> seeds = Repeats.seeds(a);
         List<Outcome> runs = new ArrayList<>();
         for (long jitter : seeds == null ? List.of(0L) : seeds) {
-            runs.add(bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, eta(a), sloTarget(a), jitter, err));
+            runs.add(bench(a.get("scenario", null), options(a), policies, reclaimSeconds(a), engine, etaSamples(a), sloTarget(a), jitter, err));
         }
         Outcome outcome = runs.get(0);
         ObjectNode intervals = seeds == null ? null : Repeats.intervals(runs);
@@ -125,10 +127,15 @@ public final class BenchCommand {
         return verdict;
     }
 
-    static boolean eta(CliArgs a) {
+    /** The futures each start-time band is read from (--eta-samples), or 0 with --eta off: no bands. */
+    static int etaSamples(CliArgs a) {
         String v = a.get("eta", "off");
         if (!v.equals("on") && !v.equals("off")) throw new CliArgs.UsageException("--eta must be on or off (got '" + v + "')");
-        return v.equals("on");
+        if (a.has("eta-samples") && v.equals("off")) throw new CliArgs.UsageException("--eta-samples is for --eta on (the futures each band is read from)");
+        Integer asked = a.integer("eta-samples");
+        int samples = asked == null ? StartBands.SAMPLES : asked;
+        if (samples < 1 || samples > 1000) throw new CliArgs.UsageException("--eta-samples must be between 1 and 1000 (got " + samples + "); the default is " + StartBands.SAMPLES);
+        return v.equals("on") ? samples : 0;
     }
 
     /** The --slo-target, or NaN for off (every policy as configured, one table). */
@@ -161,22 +168,22 @@ public final class BenchCommand {
         Integer day = a.integer("trace-start-day");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
-                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : 0.4), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : ScenarioOptions.DEFAULT_RT_PEAK_SHARE), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
                 a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */
     public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, PrintStream err) throws IOException {
-        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, false, SloCalibration.DEFAULT_TARGET, 0, err);
+        return bench(scenarioName, options, policies, Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR, 0, SloCalibration.DEFAULT_TARGET, 0, err);
     }
 
     /**
-     * Horizon's decisions made by engine; eta: also compute and hold to account the start-time bands (beside the run: the
-     * schedule is the same either way); sloTarget: the service level each policy's inference knob is calibrated to on
+     * Horizon's decisions made by engine; etaSamples: also compute and hold to account the start-time bands, each read
+     * from that many futures (beside the run: the schedule is the same either way; 0: none); sloTarget: the service level each policy's inference knob is calibrated to on
      * the day before the window (simulator engine; the service engine runs Horizon as the control plane is configured);
      * jitterSeed: moves the window's arrivals a little ({@link Repeats}; 0: as they are).
      */
-    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine, boolean eta,
+    public static Outcome bench(String scenarioName, ScenarioOptions options, List<String> policies, long reclaimSeconds, Engine engine, int etaSamples,
                                 double sloTarget, long jitterSeed, PrintStream err) throws IOException {
         Scenario scenario = Scenarios.build(scenarioName, options).withArrivalJitter(jitterSeed, Repeats.ARRIVAL_JITTER_SECONDS);
         err.println(scenario.jobs().size() + " jobs, " + scenario.cluster().totalGpus() + " GPUs, " + scenario.windowSteps() + " steps; solving the fluid upper bound ...");
@@ -189,8 +196,8 @@ public final class BenchCommand {
             SloCalibration.Choice knob = engine == Engine.SIMULATOR && !Double.isNaN(sloTarget) ? SloCalibration.calibrate(scenario, name, sloTarget) : null;
             SchedulingPolicy policy = knob != null ? knob.knob().create() : name.equals("horizon") ? engine.horizon(scenario) : BenchPolicies.create(name);
             if (knob != null) knobs.put(name, knob);
-            SchedulingPolicy bandPlanner = eta ? BenchPolicies.create(name) : null;
-            EtaCalibration calibration = eta ? new EtaCalibration(bandPlanner, StartBands.SAMPLES, scenario.priorArrivals()) : null;
+            SchedulingPolicy bandPlanner = etaSamples > 0 ? BenchPolicies.create(name) : null;
+            EtaCalibration calibration = etaSamples > 0 ? new EtaCalibration(bandPlanner, etaSamples, scenario.priorArrivals()) : null;
             progress.reset();
             Simulator simulator = new Simulator(scenario, policy, reclaimSeconds);
             if (calibration != null) simulator.observedBy(calibration);

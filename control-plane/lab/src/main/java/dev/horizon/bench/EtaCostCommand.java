@@ -24,6 +24,7 @@ import dev.horizon.forecast.DurationEstimator;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,10 +48,13 @@ final class EtaCostCommand {
     /** The teams the waiting and running jobs belong to; under --budgets on each is budgeted an equal share. */
     private static final int TEAMS = 8;
     static final String USAGE = "usage: ./horizon eta-cost --gpus G --jobs J [--samples S] [--threads T] [--beyond-hours H] [--budgets on|off] [--seed N]\n"
+            + "                        [--coverage S/D,... [--trace-dir P]]\n"
             + "       (bands of J waiting jobs on G GPUs with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, played\n"
             + "       on H hours past the horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", the jobs' " + TEAMS + " teams under equal budgets\n"
-            + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds)";
-    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed");
+            + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds;\n"
+            + "       --coverage: also how well bands of S futures come true on the bench's Philly windows, seed/trace-start-day\n"
+            + "       each (./horizon bench --scenario philly --load " + BandCoverage.LOAD + " --policies horizon --eta on), pooled by banded jobs)";
+    private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed", "coverage", "trace-dir");
     private static final long NOW = LatencyCommand.NOW;
     /** The bands are computed on the calling thread, so its CPU time is what they cost one core, whatever else the machine runs. */
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -88,6 +92,10 @@ final class EtaCostCommand {
         String budgetsAsked = a.get("budgets", "off");
         if (!List.of("on", "off").contains(budgetsAsked)) throw new CliArgs.UsageException("--budgets must be on or off (got '" + budgetsAsked + "')");
         boolean budgets = budgetsAsked.equals("on");
+        if (a.has("trace-dir") && !a.has("coverage")) throw new CliArgs.UsageException("--trace-dir is for --coverage (where the Philly log is)");
+        List<BandCoverage.Window> windows = a.has("coverage") ? BandCoverage.Window.parse(a.get("coverage", "")) : List.of();
+        Path traceDir = Path.of(a.get("trace-dir", "../shared/traces"));
+        if (!windows.isEmpty()) BandCoverage.requireLog(traceDir);
         ClusterMoment m = moment(gpus, jobs, budgets, new Random(seed == null ? 1 : seed));
         int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         err.println("warming up (" + WARMUP + " plans) ...");
@@ -163,6 +171,7 @@ final class EtaCostCommand {
         n.put("alternativesMs", Math.round(alternativesMs));
         n.put("alternativesFound", alternatives.size());
         n.put("alternativesOf", asked);
+        if (!windows.isEmpty()) n.set("coverage", BandCoverage.json(BandCoverage.of(windows, s, traceDir, err)));
         out.println(n.toString());
         return 0;
     }

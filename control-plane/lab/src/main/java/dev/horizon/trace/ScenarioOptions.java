@@ -10,6 +10,8 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
                               Path traceDir, Integer teams, Path budgets) {
     public static final long STEP_SECONDS = 900;
     public static final int HORIZON_STEPS = 96;
+    /** The share of the GPUs real-time inference peaks at, unless a scenario or --rt-peak-share says otherwise. */
+    public static final double DEFAULT_RT_PEAK_SHARE = 0.4;
 
     public ScenarioOptions {
         if (gpus != null && gpus < 1) throw new IllegalArgumentException("--gpus must be at least 1 (got " + gpus + ")");

@@ -37,6 +37,8 @@ class CliErrorsTest {
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--reclaim-seconds", "-5"), "--reclaim-seconds must be >= 0");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--slo-target", "1.5"), "--slo-target must be in (0, 1] or off");
         oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--seeds", "3..x"), "--seeds must be A..B");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--eta-samples", "8"), "--eta-samples is for --eta on");
+        oneClearLine(run("bench", "--scenario", "mixed", "--out", "/tmp/x", "--eta", "on", "--eta-samples", "0"), "--eta-samples must be between 1 and 1000 (got 0)");
         oneClearLine(run("bench", "--scenario", "wide-gangs", "--out", "/tmp/x", "--gpus", "64"), "--gpus: wide-gangs has a fixed cluster of 128 GPUs");
         oneClearLine(run("latency", "--gpus", "8"), "latency needs --gpus G and --jobs J");
         oneClearLine(run("latency", "--gpus", "8", "--jobs", "3", "--mode", "exact"), "--mode must be heuristic or cpsat");
@@ -49,11 +51,15 @@ class CliErrorsTest {
     void etaCostPlaysOnPastTheHorizonAsTheControlPlaneDoesUnlessToldNot() throws Exception {
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--beyond-hours", "-1"), "--beyond-hours must be between 0 and 720");
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--budgets", "yes"), "--budgets must be on or off (got 'yes')");
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--coverage", "70-17"), "'70-17' is not a Philly window; write SEED/TRACE-START-DAY");
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--trace-dir", "/tmp"), "--trace-dir is for --coverage");
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--coverage", "70/17", "--trace-dir", "/nonexistent"),
+                "no philly-via-pollux/philly.csv under /nonexistent; give --trace-dir the traces folder");
         // 293 jobs waiting on 16 GPUs, as many expected to arrive a day: most start only past the horizon, if at all
         Run playedRun = run("eta-cost", "--gpus", "16", "--jobs", "300");
         JsonNode played = JobJson.mapper().readTree(playedRun.out());
-        // each of the 16 futures says when it is played (after the 4 warm-up ones), and the slowest bounds the bands' time
-        assertTrue(playedRun.err().contains("future 16 played in "), playedRun.err());
+        // each of the futures says when it is played (after the 4 warm-up ones), and the slowest bounds the bands' time
+        assertTrue(playedRun.err().contains("future " + StartBands.SAMPLES + " played in "), playedRun.err());
         assertTrue(played.path("slowestFutureMs").asLong() <= played.path("bandsMs").asLong(), played.toString());
         JsonNode cut = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300", "--beyond-hours", "0").out());
         assertEquals(StartBands.BEYOND_HOURS, played.path("beyondHours").asInt());

@@ -20,9 +20,11 @@ class EtaBenchTest {
     @TempDir
     Path out;
 
-    private static int bench(Path out, String eta, ByteArrayOutputStream err) {
-        return HorizonCli.run(new String[] {"bench", "--scenario", "training-heavy", "--gpus", "16", "--days", "1", "--policies", "fifo,horizon",
-                "--eta", eta, "--out", out.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+    private static int bench(Path out, String eta, ByteArrayOutputStream err, String... more) {
+        List<String> args = new java.util.ArrayList<>(List.of("bench", "--scenario", "training-heavy", "--gpus", "16", "--days", "1", "--policies", "fifo,horizon",
+                "--eta", eta, "--out", out.toString()));
+        args.addAll(List.of(more));
+        return HorizonCli.run(args.toArray(String[]::new), new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
     }
 
     @Test
@@ -63,6 +65,15 @@ class EtaBenchTest {
         for (String row : rows.subList(1, rows.size())) {
             assertEquals(StartBands.SAMPLES, row.substring(row.lastIndexOf(',') + 1).split(" ").length, "every sampled start of the raw band: " + row);
         }
+    }
+
+    @Test
+    void eachBandIsReadFromAsManyFuturesAsAsked() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, bench(out, "on", err, "--eta-samples", "5"), err.toString());
+        List<String> rows = Files.readAllLines(out.resolve("eta.csv"));
+        assertTrue(rows.size() > 1, "some jobs were banded");
+        for (String row : rows.subList(1, rows.size())) assertEquals(5, row.substring(row.lastIndexOf(',') + 1).split(" ").length, row);
     }
 
     @Test
