@@ -43,7 +43,7 @@ public final class BenchCommand {
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
                      report how well they came true (results.json "eta" per policy that plans ahead, eta.csv; several times slower)
-              --eta-samples N: the futures each band is read from (16, as the control plane's horizon.eta.samples)
+              --eta-samples N: the futures each band is read from (by default as many as the control plane's horizon.eta.samples)
               --slo-target T (0.99): before the window each policy's inference knob (the HPA's target utilization and
                      stabilization for kai, kueue, slurm; Horizon's coverage) is set on the day before the window only, to the
                      cheapest setting that met T there; the headline compares those runs, the untuned ones follow (simulator engine);

@@ -97,7 +97,7 @@ class StartTimesLiveTest {
         assertEquals(now, Api.seconds(e.get("bandsAt")));
         assertTrue(now <= p50 && p50 <= p90, "now " + now + " <= P50 " + p50 + " <= P90 " + p90);
         // the user's estimate is the median of the running job's drawn durations, lognormal with a spread of 0.25: the
-        // median of 16 draws is within 25% of the estimate (3 standard errors), the 90th percentile within the estimate again.
+        // median of 12 draws is within 25% of the estimate (2.8 standard errors), the 90th percentile within the estimate again.
         // The running job ends about 50 min out, past the futures' first two steps, where they ask the policy at step
         // boundaries only (Projection.FINE_STEPS): a start there reads up to one step after the end that frees the node.
         long step = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().<Integer>path("stepSeconds");

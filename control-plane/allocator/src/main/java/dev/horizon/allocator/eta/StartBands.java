@@ -29,8 +29,13 @@ import java.util.function.Supplier;
  * it.
  */
 public final class StartBands {
-    /** Futures per computation: enough for a 90th percentile, few enough to stay cheap. */
-    public static final int SAMPLES = 16;
+    /**
+     * Futures per computation: enough for a 90th percentile, few enough to stay cheap. The bands have converged by 12:
+     * on eight Philly windows of the bench (seeds 70-77), 16 futures gave a pooled calibrated coverage of P50 0.486 and P90
+     * 0.878, 12 gave 0.490 and 0.868, 8 gave 0.491 and 0.901 with bands 9% wider; at 1,024 GPUs 12 cost 0.86 of 16's CPU
+     * (`./horizon eta-cost --coverage` measures both at once; docs/control-plane.md, the ninth pass of issue 35).
+     */
+    public static final int SAMPLES = 12;
     /**
      * How far past the plan's horizon the control plane's futures play on, by default, for jobs not started by its end:
      * what gives a job queued behind a day's work a band at all. The bench's calibration plays none ({@code beyondSteps}
@@ -94,7 +99,7 @@ public final class StartBands {
         }
     }
 
-    /** The fewest futures a band is read from (a quarter of {@link #SAMPLES}). */
+    /** The fewest futures a band is read from: fewer say too little about a 90th percentile. */
     public static final int MIN_LEFT = 4;
 
     /**

@@ -29,7 +29,7 @@ class BandNotesTest {
 
     /** Sixteen futures: the job started in the first `started` of them, an hour apart, and in none of the rest. */
     private static long[] startedIn(int started) {
-        long[] s = new long[StartBands.SAMPLES];
+        long[] s = new long[16];
         Arrays.fill(s, Long.MAX_VALUE);
         for (int i = 0; i < started; i++) s[i] = NOW + 3600L * (i + 1);
         return s;
