@@ -60,7 +60,9 @@ final class BandCoverage {
                 BenchCommand.Outcome o = BenchCommand.bench("philly", options, List.of("horizon"), Simulator.DEFAULT_RECLAIM_SECONDS, Engine.SIMULATOR,
                         samples, SloCalibration.DEFAULT_TARGET, 0, err);
                 EtaCalibration.Report r = o.eta().get("horizon");
-                out.add(new Covered(w, r.jobs(), r.coverageP50(), r.coverageP90(), r.medianAbsErrorSeconds()));
+                // a window in which no job ever waited has no bands
+                out.add(r == null ? new Covered(w, 0, Double.NaN, Double.NaN, Double.NaN)
+                        : new Covered(w, r.jobs(), r.coverageP50(), r.coverageP90(), r.medianAbsErrorSeconds()));
             } catch (IOException e) {
                 throw new UncheckedIOException("Philly window seed " + w.seed() + " day " + w.traceStartDay() + ": " + e.getMessage(), e);
             }
@@ -86,6 +88,11 @@ final class BandCoverage {
             w.put("seed", c.window().seed());
             w.put("traceStartDay", c.window().traceStartDay());
             w.put("jobs", c.jobs());
+            // a window without bands says so with nulls, and counts for nothing in the pool
+            if (c.jobs() == 0) {
+                w.putNull("coverageP50").putNull("coverageP90").putNull("medianAbsErrorSeconds");
+                continue;
+            }
             w.put("coverageP50", c.p50());
             w.put("coverageP90", c.p90());
             w.put("medianAbsErrorSeconds", c.medianAbsErrorSeconds());
@@ -94,8 +101,9 @@ final class BandCoverage {
             p90 += c.jobs() * c.p90();
         }
         n.put("jobs", jobs);
-        n.put("coverageP50", jobs == 0 ? Double.NaN : p50 / jobs);
-        n.put("coverageP90", jobs == 0 ? Double.NaN : p90 / jobs);
+        if (jobs == 0) return n.putNull("coverageP50").putNull("coverageP90");
+        n.put("coverageP50", p50 / jobs);
+        n.put("coverageP90", p90 / jobs);
         return n;
     }
 }

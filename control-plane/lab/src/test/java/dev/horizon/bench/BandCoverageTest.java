@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,18 @@ class BandCoverageTest {
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         assertEquals(0, HorizonCli.run(args, new PrintStream(stdout), new PrintStream(err)), err.toString());
         return stdout.toString();
+    }
+
+    @Test
+    void thePoolWeighsEachWindowByItsBandedJobsAndAWindowWithoutBandsCountsForNothing() {
+        JsonNode n = BandCoverage.json(List.of(new BandCoverage.Covered(new BandCoverage.Window(70, 17), 300, 0.5, 0.9, 100),
+                new BandCoverage.Covered(new BandCoverage.Window(71, 45), 100, 0.3, 0.7, 200),
+                new BandCoverage.Covered(new BandCoverage.Window(72, 57), 0, Double.NaN, Double.NaN, Double.NaN)));
+        assertEquals(400, n.path("jobs").asInt());
+        assertEquals(0.45, n.path("coverageP50").asDouble(), 1e-12);
+        assertEquals(0.85, n.path("coverageP90").asDouble(), 1e-12);
+        assertTrue(n.path("windows").get(2).path("coverageP90").isNull(), n.toString());
+        assertTrue(BandCoverage.json(List.of()).path("coverageP50").isNull(), "no windows, no pool");
     }
 
     @Test
