@@ -32,7 +32,7 @@ public final class StartBands {
     /**
      * Futures per computation: enough for a 90th percentile, few enough to stay cheap. The bands have converged by 12:
      * on eight Philly windows of the bench (seeds 70-77), 16 futures gave a pooled calibrated coverage of P50 0.486 and P90
-     * 0.878, 12 gave 0.490 and 0.868, 8 gave 0.491 and 0.901 with bands 9% wider; at 1,024 GPUs 12 cost 0.86 of 16's CPU
+     * 0.878, 12 gave 0.490 and 0.868, 8 gave 0.491 and 0.901 with bands 9% wider; at 1,024 GPUs 12 cost 0.85 of 16's CPU
      * (`./horizon eta-cost --coverage` measures both at once; docs/control-plane.md, the ninth pass of issue 35).
      */
     public static final int SAMPLES = 12;
