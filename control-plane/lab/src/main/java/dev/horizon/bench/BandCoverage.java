@@ -6,6 +6,7 @@ import dev.horizon.api.JobJson;
 import dev.horizon.simulation.EtaCalibration;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.ScenarioOptions;
+import dev.horizon.trace.Scenarios;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -49,9 +50,11 @@ final class BandCoverage {
     private BandCoverage() {
     }
 
-    /** Plays each window with bands of samples futures, saying on err which window it is on; traceDir: where the Philly log is. */
+    /**
+     * Plays each window with bands of samples futures, saying on err which window it is on; traceDir: where the Philly log
+     * is, checked by the caller with {@link #requireLog} before it measures anything.
+     */
     static List<Covered> of(List<Window> windows, int samples, Path traceDir, PrintStream err) {
-        requireLog(traceDir);
         List<Covered> out = new ArrayList<>();
         for (Window w : windows) {
             err.println("coverage on Philly window " + (out.size() + 1) + " of " + windows.size() + " (seed " + w.seed() + ", day " + w.traceStartDay() + ") ...");
@@ -72,8 +75,8 @@ final class BandCoverage {
 
     /** Fails at once, before minutes of measuring, when the windows' log is not where it is looked for. */
     static void requireLog(Path traceDir) {
-        if (!Files.isRegularFile(traceDir.resolve("philly-via-pollux/philly.csv"))) {
-            throw new CliArgs.UsageException("--coverage plays Philly windows: no philly-via-pollux/philly.csv under " + traceDir + "; give --trace-dir the traces folder");
+        if (!Files.isRegularFile(traceDir.resolve(Scenarios.PHILLY_LOG))) {
+            throw new CliArgs.UsageException("--coverage plays Philly windows: no " + Scenarios.PHILLY_LOG + " under " + traceDir + "; give --trace-dir the traces folder");
         }
     }
 

@@ -168,7 +168,7 @@ public final class BenchCommand {
         Integer day = a.integer("trace-start-day");
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
-                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : ScenarioOptions.DEFAULT_RT_PEAK_SHARE), day == null ? 0 : day, Path.of(a.get("trace-dir", "../shared/traces")),
+                a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : ScenarioOptions.DEFAULT_RT_PEAK_SHARE), day == null ? 0 : day, Path.of(a.get("trace-dir", ScenarioOptions.DEFAULT_TRACE_DIR)),
                 a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
     }
 

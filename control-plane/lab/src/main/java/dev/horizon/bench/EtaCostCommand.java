@@ -21,6 +21,7 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.trace.ScenarioOptions;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -94,7 +95,7 @@ final class EtaCostCommand {
         boolean budgets = budgetsAsked.equals("on");
         if (a.has("trace-dir") && !a.has("coverage")) throw new CliArgs.UsageException("--trace-dir is for --coverage (where the Philly log is)");
         List<BandCoverage.Window> windows = a.has("coverage") ? BandCoverage.Window.parse(a.get("coverage", "")) : List.of();
-        Path traceDir = Path.of(a.get("trace-dir", "../shared/traces"));
+        Path traceDir = Path.of(a.get("trace-dir", ScenarioOptions.DEFAULT_TRACE_DIR));
         if (!windows.isEmpty()) BandCoverage.requireLog(traceDir);
         ClusterMoment m = moment(gpus, jobs, budgets, new Random(seed == null ? 1 : seed));
         int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());

@@ -148,7 +148,7 @@ public final class DemoDayScenario {
 
     /** The day of seed, from the traces in traceDir when they are there (else the built-in generator). */
     public static Day build(long seed, Path traceDir, Manifests manifests) throws IOException {
-        boolean philly = Files.isRegularFile(traceDir.resolve("philly-via-pollux/philly.csv"))
+        boolean philly = Files.isRegularFile(traceDir.resolve(Scenarios.PHILLY_LOG))
                 && Files.isRegularFile(traceDir.resolve("alibaba-genai-v2026/lora_request_trace.csv"));
         ScenarioOptions o = new ScenarioOptions(seed, 16, 1, LOAD, INFERENCE_PEAK_SHARE, 0, traceDir);
         Scenario base = Scenarios.build(philly ? "philly" : "mixed", o);

@@ -12,6 +12,8 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
     public static final int HORIZON_STEPS = 96;
     /** The share of the GPUs real-time inference peaks at, unless a scenario or --rt-peak-share says otherwise. */
     public static final double DEFAULT_RT_PEAK_SHARE = 0.4;
+    /** Where the traces are looked for unless --trace-dir says otherwise: the shared folder beside the checkout. */
+    public static final String DEFAULT_TRACE_DIR = "../shared/traces";
 
     public ScenarioOptions {
         if (gpus != null && gpus < 1) throw new IllegalArgumentException("--gpus must be at least 1 (got " + gpus + ")");

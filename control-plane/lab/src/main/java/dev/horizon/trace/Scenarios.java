@@ -28,6 +28,8 @@ public final class Scenarios {
     private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
     private static final double INFERENCE_WEIGHT = 4;
     /** The GenAI trace has 23 days; the first 8 are always history for the forecaster. */
+    /** The Philly log, under the traces folder (--trace-dir). */
+    public static final String PHILLY_LOG = "philly-via-pollux/philly.csv";
     private static final int GENAI_HISTORY_DAYS = 8;
     private static final int GENAI_DAYS = 23;
     private static final int PHILLY_BUSY_DAY_JOBS = 100;
@@ -225,7 +227,7 @@ public final class Scenarios {
 
     private static Scenario philly(ScenarioOptions o) throws IOException {
         if (o.traceDir() == null) throw new IllegalArgumentException("the philly scenario needs --trace-dir: the folder holding philly-via-pollux/ and alibaba-genai-v2026/");
-        Path phillyFile = o.traceDir().resolve("philly-via-pollux/philly.csv");
+        Path phillyFile = o.traceDir().resolve(PHILLY_LOG);
         Path genAiFile = o.traceDir().resolve("alibaba-genai-v2026/lora_request_trace.csv");
         for (Path p : List.of(phillyFile, genAiFile)) {
             if (!Files.isRegularFile(p)) throw new IllegalArgumentException("missing trace " + p + ": point --trace-dir at the folder that holds it");
