@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Discrete-event simulation of one policy on one scenario. Deterministic: the same scenario and policy give the same
@@ -64,7 +65,8 @@ public final class Simulator {
     private final List<Segment> segments = new ArrayList<>();
     private final List<Double> latencies = new ArrayList<>();
     private final Map<String, Boolean> completed = new HashMap<>();
-    private final Map<String, String> waitReasons = new HashMap<>();
+    /** Each job's latest wait reason, worded only for the jobs still waiting at the end. */
+    private final Map<String, Supplier<String>> waitReasons = new HashMap<>();
     private final FairShareLedger ledger;
     private int preemptions;
     private DecisionObserver observer;
@@ -178,7 +180,7 @@ public final class Simulator {
             if (observer != null) observer.decided(moment, decision);
             apply(decision, t);
             reconfigure(decision, t);
-            waitReasons.putAll(decision.waitReasons());
+            decision.forEachWaitReason(waitReasons::put);
             bookFairShare(t);
         }
         bookFairShare(end);
@@ -193,7 +195,10 @@ public final class Simulator {
         }
         progress.accept(1.0);
         Map<String, String> stillWaiting = new LinkedHashMap<>();
-        for (String id : pending.keySet()) stillWaiting.put(id, waitReasons.getOrDefault(id, "arrived after the last decision"));
+        for (String id : pending.keySet()) {
+            Supplier<String> why = waitReasons.get(id);
+            stillWaiting.put(id, why != null ? why.get() : waitReasons.containsKey(id) ? null : "arrived after the last decision");
+        }
         List<RtMinute> rt = inference.minutes();
         return new SimResult(policy.name(), segments, rt, Metrics.compute(scenario, segments, rt, completed.size(),
                 firstStart, preemptions, latencies, ledger), Metrics.utilizationPerStep(scenario, segments, rt), stillWaiting, audit.report());

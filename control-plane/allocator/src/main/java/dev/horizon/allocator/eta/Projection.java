@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
@@ -74,8 +75,11 @@ final class Projection {
     /** Each service's per-step demand as the moment had observed it: the past a future's demand repeats. */
     private final Map<String, double[]> seenSteps = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
-    /** The policy's latest wait reason for each tracked job not started yet: why, in this future, it still waits. */
-    private final Map<String, String> waitReasons = new HashMap<>();
+    /**
+     * The policy's latest wait reason for each tracked job not started yet: why, in this future, it still waits (worded
+     * only for the jobs still waiting at its end).
+     */
+    private final Map<String, Supplier<String>> waitReasons = new HashMap<>();
     private final int demandShiftMinutes;
     private final int dayDraw;
     private long now;
@@ -128,8 +132,10 @@ final class Projection {
 
     /** The policy's last word on each tracked job that had not started by the end of this future (after {@link #firstStarts}). */
     Map<String, String> waitReasons() {
-        Map<String, String> out = new HashMap<>(waitReasons);
-        out.keySet().removeAll(firstStarts.keySet());
+        Map<String, String> out = new HashMap<>();
+        waitReasons.forEach((id, why) -> {
+            if (!firstStarts.containsKey(id)) out.put(id, why.get());
+        });
         return out;
     }
 
@@ -294,7 +300,7 @@ final class Projection {
     }
 
     private void apply(Decision d, Set<String> tracked) {
-        d.waitReasons().forEach((id, why) -> {
+        d.forEachWaitReason((id, why) -> {
             if (why != null && tracked.contains(id)) waitReasons.put(id, why);
         });
         d.preemptions().forEach(this::preempt);

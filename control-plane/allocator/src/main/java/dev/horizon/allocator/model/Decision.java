@@ -1,9 +1,15 @@
 package dev.horizon.allocator.model;
 
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /** What a policy commits now: preemptions first, then starts; and why each pending job waits. */
 public final class Decision {
@@ -20,7 +26,13 @@ public final class Decision {
     private final Map<String, String> preemptionReasons = new LinkedHashMap<>();
     private final List<String> promotions = new ArrayList<>();
     private final List<Start> starts = new ArrayList<>();
-    private final Map<String, String> waitReasons = new LinkedHashMap<>();
+    /**
+     * Each waiting job's reason, worded when it is read: a decision gives every waiting job one, and a start-time band's
+     * futures take hundreds of decisions over queues of tens of thousands and read almost none of them (at 10,240 GPUs the
+     * wording was a quarter of what a decision cost, docs/control-plane.md).
+     */
+    private final Map<String, Supplier<String>> waitReasons = new LinkedHashMap<>();
+    private final Map<String, String> wordedWaitReasons = new WordedReasons();
     private final Map<String, Long> plannedStarts = new LinkedHashMap<>();
     private final Map<String, WaitRule> waitRules = new LinkedHashMap<>();
     private final List<SolverStats> solverStats = new ArrayList<>();
@@ -80,7 +92,26 @@ public final class Decision {
     }
 
     public void waiting(String jobId, String reason) {
+        // a job may be given no reason (null), as before: it is kept as null, so a reader tells it from one worded later
+        waitReasons.put(jobId, reason == null ? null : () -> reason);
+    }
+
+    /**
+     * Why the job waits, worded only when read. reason must word the same sentence whenever it is asked: it may read only
+     * what no later step of the decision changes.
+     */
+    public void waiting(String jobId, Supplier<String> reason) {
         waitReasons.put(jobId, reason);
+    }
+
+    /** The job's wait reason, not yet worded; null when it has none (or was given none). */
+    public Supplier<String> waitReasonOf(String jobId) {
+        return waitReasons.get(jobId);
+    }
+
+    /** Each job's wait reason, not yet worded, in the order they were given: for whoever keeps only some of them. */
+    public void forEachWaitReason(BiConsumer<String, Supplier<String>> action) {
+        waitReasons.forEach(action);
     }
 
     /** The plan expects the waiting job to start at atSeconds (the start of the step it placed it in, or now). */
@@ -117,9 +148,12 @@ public final class Decision {
         return starts;
     }
 
-    /** For "why is my job pending?": one sentence per job that was not started. */
+    /**
+     * For "why is my job pending?": one sentence per job that was not started, worded as it is read; removing a job's
+     * removes it from the decision.
+     */
     public Map<String, String> waitReasons() {
-        return waitReasons;
+        return wordedWaitReasons;
     }
 
     /**
@@ -147,5 +181,64 @@ public final class Decision {
     /** The planner's objective for the whole horizon plan (NaN for policies without one). */
     public double planObjective() {
         return planObjective;
+    }
+
+    private static String worded(Supplier<String> reason) {
+        return reason == null ? null : reason.get();
+    }
+
+    /** The wait reasons as sentences: a view that words each one when it is read. */
+    private final class WordedReasons extends AbstractMap<String, String> {
+        @Override
+        public String get(Object jobId) {
+            return worded(waitReasons.get(jobId));
+        }
+
+        @Override
+        public boolean containsKey(Object jobId) {
+            return waitReasons.containsKey(jobId);
+        }
+
+        @Override
+        public String remove(Object jobId) {
+            return worded(waitReasons.remove(jobId));
+        }
+
+        @Override
+        public int size() {
+            return waitReasons.size();
+        }
+
+        @Override
+        public Set<Entry<String, String>> entrySet() {
+            return new AbstractSet<>() {
+                @Override
+                public Iterator<Entry<String, String>> iterator() {
+                    Iterator<Entry<String, Supplier<String>>> given = waitReasons.entrySet().iterator();
+                    return new Iterator<>() {
+                        @Override
+                        public boolean hasNext() {
+                            return given.hasNext();
+                        }
+
+                        @Override
+                        public Entry<String, String> next() {
+                            Entry<String, Supplier<String>> e = given.next();
+                            return new SimpleImmutableEntry<>(e.getKey(), worded(e.getValue()));
+                        }
+
+                        @Override
+                        public void remove() {
+                            given.remove();
+                        }
+                    };
+                }
+
+                @Override
+                public int size() {
+                    return waitReasons.size();
+                }
+            };
+        }
     }
 }

@@ -98,7 +98,7 @@ public final class PooledPlanner implements AutoCloseable {
             d.preemptions().forEach(merged::preempt);
             d.promotions().forEach(merged::promote);
             for (Decision.Start s : d.starts()) merged.start(s.jobId(), toCluster(s.placement(), group.nodes()), s.fill());
-            d.waitReasons().forEach(merged::waiting);
+            d.forEachWaitReason(merged::waiting);
             d.plannedStarts().forEach(merged::planned);
             d.waitRules().forEach(merged::waitRule);
             d.solverStats().forEach(merged::solved);

@@ -131,17 +131,24 @@ public final class Allocate {
         return Math.max(1, (replicas + perGpu - 1) / perGpu);
     }
 
-    /** Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill). */
+    /**
+     * Work beyond its team's owed share waits for idle GPUs (whole-GPU work borrows them later; slices never run as fill).
+     * Its reason, like the others here, is worded only when read: every decision gives one to every waiting job.
+     */
     private static void waitsAsFill(Session session, PendingJob j, List<PendingJob> notStarted) {
         session.decision().waitRule(j.id(), Decision.WaitRule.OVER_SHARE);
-        String owed = "its team already runs all it is owed now (" + session.owedOf(j.team()) + " GPUs); ";
+        String owedGpus = session.owedOf(j.team());
         if (j.slice() != null) {
             // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
-            session.decision().waiting(j.id(), owed + "fractional work does not run as fill, so it waits until its team is owed more");
+            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more");
             return;
         }
         notStarted.add(j);
-        session.decision().waiting(j.id(), owed + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
+        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
+    }
+
+    private static String owed(String owedGpus) {
+        return "its team already runs all it is owed now (" + owedGpus + " GPUs); ";
     }
 
     /** Starts a whole-GPU job the plan starts in this step; otherwise records why it waits. Returns whether it started. */
@@ -149,12 +156,14 @@ public final class Allocate {
         PlanningContext ctx = session.context();
         long step = ctx.stepSeconds();
         if (s == null) {
-            session.decision().waiting(j.id(), "no room for " + j.gpus() + " GPUs for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
-                    + " within the " + Ranking.minutes(ctx.horizonSteps() * step) + " horizon beside higher-value work and the inference reservation");
+            long horizonSeconds = ctx.horizonSteps() * step;
+            session.decision().waiting(j.id(), () -> "no room for " + j.gpus() + " GPUs for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
+                    + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation");
             return false;
         }
         if (s > 0) {
-            session.decision().waiting(j.id(), "planned to start in about " + Ranking.minutes(s * step - ctx.now() % step)
+            long in = s * step - ctx.now() % step;
+            session.decision().waiting(j.id(), () -> "planned to start in about " + Ranking.minutes(in)
                     + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
             return false;
         }

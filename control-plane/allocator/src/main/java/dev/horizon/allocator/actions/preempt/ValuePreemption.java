@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Value preemption: a waiting resumable job takes GPUs from running work it outranks that its contract leaves
@@ -90,9 +91,10 @@ public final class ValuePreemption {
 
     /** The job's wait reason says what preempting would have gained and cost. */
     private static void explainRefusal(Session session, PendingJob j, Price price, Price.Loss refused) {
-        String why = Price.refusal(price.gain(), price.advanceSeconds(), refused);
-        String before = session.decision().waitReasons().get(j.id());
-        session.decision().waiting(j.id(), before == null ? why : before + "; " + why);
+        double gain = price.gain();
+        long advance = price.advanceSeconds();
+        Supplier<String> before = session.decision().waitReasonOf(j.id());
+        session.decision().waiting(j.id(), () -> (before == null ? "" : before.get() + "; ") + Price.refusal(gain, advance, refused));
     }
 
     /**
