@@ -10,7 +10,6 @@ import dev.horizon.trace.Scenarios;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +51,7 @@ final class BandCoverage {
 
     /**
      * Plays each window with bands of samples futures, saying on err which window it is on; traceDir: where the Philly log
-     * is, checked by the caller with {@link #requireLog} before it measures anything.
+     * is, checked by the caller with {@link #requireTraces} before it measures anything.
      */
     static List<Covered> of(List<Window> windows, int samples, Path traceDir, PrintStream err) {
         List<Covered> out = new ArrayList<>();
@@ -73,11 +72,11 @@ final class BandCoverage {
         return out;
     }
 
-    /** Fails at once, before minutes of measuring, when the windows' log is not where it is looked for. */
-    static void requireLog(Path traceDir) {
-        if (!Files.isRegularFile(traceDir.resolve(Scenarios.PHILLY_LOG))) {
-            throw new CliArgs.UsageException("--coverage plays Philly windows: no " + Scenarios.PHILLY_LOG + " under " + traceDir + "; give --trace-dir the traces folder");
-        }
+    /** Fails at once, before minutes of measuring, when a trace the windows read (the log, the GenAI demand) is not where it is looked for. */
+    static void requireTraces(Path traceDir) {
+        Scenarios.missingPhillyTrace(traceDir).ifPresent(missing -> {
+            throw new CliArgs.UsageException("--coverage plays Philly windows: no " + missing + " under " + traceDir + "; give --trace-dir the traces folder");
+        });
     }
 
     /** The JSON eta-cost prints: each window's figures and the job-weighted pool of them. */

@@ -96,7 +96,7 @@ final class EtaCostCommand {
         if (a.has("trace-dir") && !a.has("coverage")) throw new CliArgs.UsageException("--trace-dir is for --coverage (where the Philly log is)");
         List<BandCoverage.Window> windows = a.has("coverage") ? BandCoverage.Window.parse(a.get("coverage", "")) : List.of();
         Path traceDir = Path.of(a.get("trace-dir", ScenarioOptions.DEFAULT_TRACE_DIR));
-        if (!windows.isEmpty()) BandCoverage.requireLog(traceDir);
+        if (!windows.isEmpty()) BandCoverage.requireTraces(traceDir);
         ClusterMoment m = moment(gpus, jobs, budgets, new Random(seed == null ? 1 : seed));
         int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         err.println("warming up (" + WARMUP + " plans) ...");

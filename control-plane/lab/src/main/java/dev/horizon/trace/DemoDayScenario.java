@@ -15,7 +15,6 @@ import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimJob;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,8 +147,7 @@ public final class DemoDayScenario {
 
     /** The day of seed, from the traces in traceDir when they are there (else the built-in generator). */
     public static Day build(long seed, Path traceDir, Manifests manifests) throws IOException {
-        boolean philly = Files.isRegularFile(traceDir.resolve(Scenarios.PHILLY_LOG))
-                && Files.isRegularFile(traceDir.resolve("alibaba-genai-v2026/lora_request_trace.csv"));
+        boolean philly = Scenarios.missingPhillyTrace(traceDir).isEmpty();
         ScenarioOptions o = new ScenarioOptions(seed, 16, 1, LOAD, INFERENCE_PEAK_SHARE, 0, traceDir);
         Scenario base = Scenarios.build(philly ? "philly" : "mixed", o);
         Cluster cluster = new Cluster(NODES);

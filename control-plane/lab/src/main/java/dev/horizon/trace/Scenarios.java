@@ -19,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
 public final class Scenarios {
@@ -27,9 +29,11 @@ public final class Scenarios {
     private static final double[] WEIGHTS = {1, 2, 4, 8};
     private static final double[] WEIGHT_ODDS = {0.4, 0.3, 0.2, 0.1};
     private static final double INFERENCE_WEIGHT = 4;
-    /** The GenAI trace has 23 days; the first 8 are always history for the forecaster. */
     /** The Philly log, under the traces folder (--trace-dir). */
     public static final String PHILLY_LOG = "philly-via-pollux/philly.csv";
+    /** The GenAI request trace the philly scenario's inference demand comes from, under the traces folder. */
+    public static final String GENAI_LOG = "alibaba-genai-v2026/lora_request_trace.csv";
+    /** The GenAI trace has 23 days; the first 8 are always history for the forecaster. */
     private static final int GENAI_HISTORY_DAYS = 8;
     private static final int GENAI_DAYS = 23;
     private static final int PHILLY_BUSY_DAY_JOBS = 100;
@@ -225,13 +229,19 @@ public final class Scenarios {
         return u < PHILLY_SINGLE_GPU_TRAINING + (1 - PHILLY_SINGLE_GPU_TRAINING) * 0.15 ? JobClass.QUANTIZATION : JobClass.BATCH_INFERENCE;
     }
 
+    /** The first of the files the philly scenario reads that traceDir lacks: its log, then the GenAI demand; empty when it has both. */
+    public static Optional<String> missingPhillyTrace(Path traceDir) {
+        return Stream.of(PHILLY_LOG, GENAI_LOG).filter(f -> !Files.isRegularFile(traceDir.resolve(f))).findFirst();
+    }
+
     private static Scenario philly(ScenarioOptions o) throws IOException {
         if (o.traceDir() == null) throw new IllegalArgumentException("the philly scenario needs --trace-dir: the folder holding philly-via-pollux/ and alibaba-genai-v2026/");
-        Path phillyFile = o.traceDir().resolve(PHILLY_LOG);
-        Path genAiFile = o.traceDir().resolve("alibaba-genai-v2026/lora_request_trace.csv");
-        for (Path p : List.of(phillyFile, genAiFile)) {
-            if (!Files.isRegularFile(p)) throw new IllegalArgumentException("missing trace " + p + ": point --trace-dir at the folder that holds it");
+        Optional<String> missing = missingPhillyTrace(o.traceDir());
+        if (missing.isPresent()) {
+            throw new IllegalArgumentException("missing trace " + o.traceDir().resolve(missing.get()) + ": point --trace-dir at the folder that holds it");
         }
+        Path phillyFile = o.traceDir().resolve(PHILLY_LOG);
+        Path genAiFile = o.traceDir().resolve(GENAI_LOG);
         int gpus = o.gpus() != null ? o.gpus() : 64;
         int days = o.days() != null ? o.days() : 2;
         int maxDays = GENAI_DAYS - GENAI_HISTORY_DAYS;

@@ -6,11 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.api.JobJson;
+import dev.horizon.trace.Scenarios;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CliErrorsTest {
+    @TempDir
+    Path traces;
+
+    /** A traces folder with the Philly log but not the GenAI demand the philly scenario also reads. */
+    private Path withPhillyLogOnly() throws Exception {
+        Path log = traces.resolve(Scenarios.PHILLY_LOG);
+        Files.createDirectories(log.getParent());
+        if (!Files.exists(log)) Files.writeString(log, "");
+        return traces;
+    }
     private record Run(int code, String out, String err) {
     }
 
@@ -55,6 +69,8 @@ class CliErrorsTest {
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--trace-dir", "/tmp"), "--trace-dir is for --coverage");
         oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--coverage", "70/17", "--trace-dir", "/nonexistent"),
                 "no philly-via-pollux/philly.csv under /nonexistent; give --trace-dir the traces folder");
+        oneClearLine(run("eta-cost", "--gpus", "16", "--jobs", "10", "--coverage", "70/17", "--trace-dir", withPhillyLogOnly().toString()),
+                "no alibaba-genai-v2026/lora_request_trace.csv under " + withPhillyLogOnly() + "; give --trace-dir the traces folder");
         // 293 jobs waiting on 16 GPUs, as many expected to arrive a day: most start only past the horizon, if at all
         Run playedRun = run("eta-cost", "--gpus", "16", "--jobs", "300");
         JsonNode played = JobJson.mapper().readTree(playedRun.out());
