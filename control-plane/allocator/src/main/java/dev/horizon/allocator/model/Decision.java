@@ -92,7 +92,7 @@ public final class Decision {
     }
 
     public void waiting(String jobId, String reason) {
-        // a job may be given no reason (null), as before: it is kept as null, so a reader tells it from one worded later
+        // a job given no reason keeps none (null), as before: the futures pass over it and keep the reason it had
         waitReasons.put(jobId, reason == null ? null : () -> reason);
     }
 
