@@ -1,0 +1,54 @@
+package dev.horizon.allocator.plan;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class RangeMinimaTest {
+    /**
+     * Rows changed a stretch at a time, as the planner changes them (and back up too, which it never does): every window's
+     * minimum, every row's at once, and the least row at least a value, read from the patched table, must be what the rows
+     * hold.
+     */
+    @Test
+    void aPatchedTableAnswersAsTheRowsDo() {
+        Random rng = new Random(7);
+        for (int trial = 0; trial < 40; trial++) {
+            int n = 1 + rng.nextInt(6), h = 1 + rng.nextInt(100);
+            int[][] rows = new int[n][h];
+            for (int[] row : rows) for (int t = 0; t < h; t++) row[t] = rng.nextInt(9) - 1;
+            RangeMinima minima = new RangeMinima(rows, h);
+            assertAnswersAsTheRows(minima, rows, h, rng);
+            for (int change = 0; change < 60; change++) {
+                int r = rng.nextInt(n), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
+                int by = rng.nextInt(10) == 0 ? 1 + rng.nextInt(3) : -(1 + rng.nextInt(3));
+                for (int t = from; t < to; t++) rows[r][t] += by;
+                minima.changed(r, from, to);
+                assertAnswersAsTheRows(minima, rows, h, rng);
+            }
+        }
+    }
+
+    private static void assertAnswersAsTheRows(RangeMinima minima, int[][] rows, int h, Random rng) {
+        int n = rows.length;
+        for (int q = 0; q < 20; q++) {
+            int from = rng.nextInt(h), len = 1 + rng.nextInt(h);
+            int[] expected = new int[n];
+            for (int r = 0; r < n; r++) {
+                int least = Integer.MAX_VALUE;
+                for (int t = from; t < Math.min(h, from + len); t++) least = Math.min(least, rows[r][t]);
+                expected[r] = least;
+                assertEquals(least, minima.min(r, from, len), "row " + r + " over [" + from + ", " + (from + len) + ")");
+            }
+            int[] all = new int[n];
+            minima.minima(from, len, all);
+            assertArrayEquals(expected, all);
+            int atLeast = rng.nextInt(6);
+            int best = -1;
+            for (int r = 0; r < n; r++) if (expected[r] >= atLeast && (best < 0 || expected[r] < expected[best])) best = r;
+            assertEquals(best, minima.leastAtLeast(from, len, null, atLeast));
+        }
+    }
+}
