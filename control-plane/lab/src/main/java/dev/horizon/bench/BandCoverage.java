@@ -50,8 +50,8 @@ final class BandCoverage {
     }
 
     /**
-     * Plays each window with bands of samples futures, saying on err which window it is on; traceDir: where the Philly log
-     * is, checked by the caller with {@link #requireTraces} before it measures anything.
+     * Plays each window with bands of samples futures, saying on err which window it is on; traceDir: where the Philly
+     * traces are, checked by the caller with {@link #requireTraces} before it measures anything.
      */
     static List<Covered> of(List<Window> windows, int samples, Path traceDir, PrintStream err) {
         List<Covered> out = new ArrayList<>();

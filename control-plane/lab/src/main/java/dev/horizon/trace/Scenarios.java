@@ -18,8 +18,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Optional;
+import java.util.Random;
 import java.util.stream.Stream;
 
 /** Builds the benchmark's scenarios: two generated ones that need nothing outside the product, Philly, and files. */
