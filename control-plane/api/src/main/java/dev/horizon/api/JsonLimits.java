@@ -1,10 +1,12 @@
 package dev.horizon.api;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
@@ -12,8 +14,10 @@ import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -53,17 +57,59 @@ public final class JsonLimits {
             return STRICT.readerFor(type).readValue(json);
         } catch (UnrecognizedPropertyException e) {
             throw refused(path(e, root) + ": unknown field; known fields are " + e.getKnownPropertyIds());
-        } catch (InvalidFormatException e) {
-            throw refused(path(e, root) + ": " + Limits.quote(e.getValue()) + " is not a valid " + e.getTargetType().getSimpleName()
-                    + (e.getTargetType().isEnum() ? " (one of " + List.of(e.getTargetType().getEnumConstants()) + ")" : ""));
-        } catch (JsonMappingException e) {
+        } catch (MismatchedInputException e) {
             if (e.getOriginalMessage().startsWith("Trailing token")) {
                 throw refused("the body holds more than one JSON value" + at(e) + "; send one JSON object");
             }
+            throw refused(path(e, root) + ": " + mismatch(e, json));
+        } catch (JsonMappingException e) {
             throw refused(path(e, root) + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw refused("the " + root + " is not valid JSON" + at(e) + ": " + e.getOriginalMessage());
         }
+    }
+
+    /**
+     * What a value of the wrong kind is, and what the field wants, in the API's words: Jackson's own message names its
+     * classes and settings ("Cannot coerce ... CoercionConfig"), which say nothing to a caller and nothing of the fix.
+     */
+    private static String mismatch(MismatchedInputException e, String json) {
+        Class<?> type = e.getTargetType();
+        if (type == null) return e.getOriginalMessage();
+        if (e.getOriginalMessage().startsWith("Cannot map `null`")) return "missing or null; it must be " + wanted(type);
+        return given(e, json) + " is not " + wanted(type);
+    }
+
+    private static String wanted(Class<?> type) {
+        if (type.isEnum()) return "one of " + List.of(type.getEnumConstants());
+        if (type == String.class || type == Character.class || type == char.class) return "a string";
+        if (type == boolean.class || type == Boolean.class) return "true or false";
+        if (type == int.class || type == long.class || type == short.class || type == Integer.class || type == Long.class
+                || type == Short.class || type == java.math.BigInteger.class) return "a whole number";
+        if (type.isPrimitive() || Number.class.isAssignableFrom(type)) return "a number";
+        if (type.isArray() || Collection.class.isAssignableFrom(type)) return "a JSON array";
+        return "a JSON object";
+    }
+
+    /** The value at the field the mapping failed on, as a caller wrote it (read again: the failed parser is closed). */
+    private static String given(MismatchedInputException e, String json) {
+        JsonNode value;
+        try {
+            value = STRICT.readTree(json).at(pointer(e));
+        } catch (JsonProcessingException unreadable) {
+            return e instanceof InvalidFormatException f ? Limits.quote(f.getValue()) : "the value";
+        }
+        if (value.isObject()) return "an object";
+        if (value.isArray()) return "an array";
+        if (value.isTextual()) return "the string " + Limits.quote(value.textValue());
+        if (value.isNumber()) return "the number " + value.asText();
+        return value.isMissingNode() ? "the value" : value.toString();
+    }
+
+    private static JsonPointer pointer(JsonMappingException e) {
+        JsonPointer p = JsonPointer.empty();
+        for (JsonMappingException.Reference r : e.getPath()) p = r.getFieldName() != null ? p.appendProperty(r.getFieldName()) : p.appendIndex(r.getIndex());
+        return p;
     }
 
     /** " (line L, column C)", or nothing where the parser gave no location (a limit it checks between tokens). */

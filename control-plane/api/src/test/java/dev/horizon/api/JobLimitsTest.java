@@ -70,6 +70,31 @@ class JobLimitsTest {
         assertTrue(refusal(job("\"a\"", ",\"priority\":" + "9".repeat(100))).contains("Number value length"), "digits beyond the limit");
     }
 
+    /** A value of the wrong kind is named in the API's words, never in Jackson's ("CoercionConfig", "FAIL_ON_NULL_FOR_PRIMITIVES"). */
+    record Share(String name, double share, java.util.List<String> models, Boolean mixed) {
+    }
+
+    private static String wrongKind(String json) {
+        return assertThrows(InvalidJobException.class, () -> JsonLimits.read(json, Share.class, "body")).problems().get(0);
+    }
+
+    @Test
+    void aValueOfTheWrongKindSaysWhatWasGivenAndWhatTheFieldWants() {
+        assertEquals("share: missing or null; it must be a number", wrongKind("{\"name\":\"ml\"}"));
+        assertEquals("share: missing or null; it must be a number", wrongKind("{\"name\":\"ml\",\"share\":null}"));
+        assertEquals("share: the string 'half' is not a number", wrongKind("{\"share\":\"half\"}"));
+        assertEquals("share: an object is not a number", wrongKind("{\"share\":{}}"));
+        assertEquals("name: the number 3 is not a string", wrongKind("{\"name\":3,\"share\":1}"));
+        assertEquals("models: the string 'a' is not a JSON array", wrongKind("{\"share\":1,\"models\":\"a\"}"));
+        assertEquals("models[1]: the number 2 is not a string", wrongKind("{\"share\":1,\"models\":[\"a\",2]}"));
+        assertEquals("mixed: the string 'yes' is not true or false", wrongKind("{\"share\":1,\"mixed\":\"yes\"}"));
+        assertEquals("body: an array is not a JSON object", wrongKind("[1]"));
+        assertEquals("replicas: the string '2' is not a whole number", refusal(job("\"a\"", ",\"replicas\":\"2\"")));
+        assertEquals("replicas: the number 1.5 is not a whole number", refusal(job("\"a\"", ",\"replicas\":1.5")));
+        String unknownClass = refusal("{\"name\":\"a\",\"team\":\"t\",\"class\":\"TRAIN\",\"perReplica\":{\"gpus\":1}}");
+        assertTrue(unknownClass.startsWith("class: the string 'TRAIN' is not one of [TRAINING, "), unknownClass);
+    }
+
     @Test
     void quotesAreCutAndEscaped() {
         assertEquals("'a\\u0000b'", Limits.quote("a\u0000b"));
