@@ -88,6 +88,25 @@ function bandWords(job, now) {
 
 const hasBand = job => job.startP50At != null && job.startP90At != null;
 
+// A waiting job's planned start, or why the plan gives none, by the rule it filed the job under (another team's job
+// carries no rule): work over its team's share is not planned, it runs as fill when GPUs are idle.
+function plannedCell(job, now) {
+  if (job.plannedStart) return when(job.plannedStart, now) + ' (' + fromNow(job.plannedStart, now) + ')';
+  if (job.rule === 'over-share') return 'none: over its team\'s share, runs as fill';
+  return job.rule === 'no-room-in-horizon' ? 'not within the horizon' : 'not planned';
+}
+
+// The band as the list gives it: both ends; a P50 whose P90 lies past where the futures end (the note says how far);
+// or none, and whether only because the job came after the latest bands (the note, on hover, says why)
+function bandCell(job, now) {
+  if (hasBand(job)) {
+    return when(job.startP50At, now) + ' – ' + when(job.startP90At, now) + ' (' + fromNow(job.startP50At, now) + ' to '
+      + fromNow(job.startP90At, now).replace(/^in /, '') + ')';
+  }
+  if (job.startP50At != null) return when(job.startP50At, now) + ' – later (' + fromNow(job.startP50At, now) + ' to past the futures)';
+  return job.startBandNote && !job.startBandNote.startsWith('no band yet') ? 'none can be given' : 'no band yet';
+}
+
 // "in 45 min", "in 2 h 40 min", "in 2 d 3 h", as ./horizon why says it
 function fromNow(seconds, now) {
   const minutes = Math.round((seconds - now) / 60);
@@ -391,12 +410,11 @@ function fillPending(plan) {
   document.getElementById('pending-next').disabled = pendingPage === pages - 1;
   const rows = plan.pending.slice(first, first + PENDING_PAGE).map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
-    const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus,
-      job.plannedStart ? when(job.plannedStart, plan.plannedAt) + ' (' + fromNow(job.plannedStart, plan.plannedAt) + ')' : 'not within the horizon',
-      hasBand(job) ? when(job.startP50At, plan.plannedAt) + ' – ' + when(job.startP90At, plan.plannedAt) + ' (' + fromNow(job.startP50At, plan.plannedAt)
-        + ' to ' + fromNow(job.startP90At, plan.plannedAt).replace(/^in /, '') + ')' : 'no band yet', job.reason || ''];
+    const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus, plannedCell(job, plan.plannedAt),
+      bandCell(job, plan.plannedAt), job.reason || ''];
     cells.forEach((c, i) => {
-      const td = el('td', i === 6 && hasBand(job) ? { class: 'band', title: bandWords(job, plan.plannedAt) } : {}, String(c));
+      const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, job.startBandNote].filter(Boolean).join('; ');
+      const td = el('td', i === 6 && words ? { class: 'band', title: words } : {}, String(c));
       tr.append(td);
     });
     return tr;

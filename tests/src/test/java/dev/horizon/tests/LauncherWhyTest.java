@@ -41,6 +41,10 @@ class LauncherWhyTest {
                     + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + at(NOON - 60)
                     + ",\"startBandNote\":\"no node that takes work now can hold it while node-3 (drained) is out\",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
                     + at(NOON + 7200) + "}]}",
+            "/api/v1/jobs/j3", "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":1,\"state\":\"PENDING\"}",
+            "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"over-share\",\"reason\":\"its team already runs all it is"
+                    + " owed now (8.0 GPUs)\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":" + at(NOON + 18000) + ",\"startP90At\":null,"
+                    + "\"bandsAt\":" + at(NOON - 60) + ",\"startBandNote\":\"with odds 9 in 10 it starts later than where the futures end\",\"ahead\":[]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
@@ -73,11 +77,12 @@ class LauncherWhyTest {
         server.start();
     }
 
-    /** The name lookup (GET /api/v1/jobs?name=N) over the caller's team's jobs: j1 and j2 of team ml. */
+    /** The name lookup (GET /api/v1/jobs?name=N) over the caller's team's jobs: j1, j2 and j3 of team ml. */
     private static String byName(String query) {
         String name = query == null ? "" : java.net.URLDecoder.decode(query.replaceAll(".*(^|&)name=([^&]*).*", "$2"), StandardCharsets.UTF_8);
         return switch (name) {
             case "llama-sft" -> "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
+            case "sweep-1" -> "[{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
             case "eval" -> "[{\"id\":\"j0\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"SUCCEEDED\"},"
                     + "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"RUNNING\"}]";
             default -> "[]";
@@ -140,6 +145,20 @@ class LauncherWhyTest {
                 to start sooner (each re-planned now with the job changed):
                   ask for 32 GPUs instead of 64: planned start 14:00 (in 2 h), where now it has no start within the horizon
                 """, run.out(), "another team's job, read without its name");
+    }
+
+    @Test
+    void workOverItsTeamsShareIsSaidToBeUnplannedNotAboutToBePlanned() throws Exception {
+        Run run = why("sweep-1");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("""
+                job j3 (sweep-1), team ml, 1 GPU: PENDING
+                why it waits: its team already runs all it is owed now (8.0 GPUs)
+                planned start: none; work over its team's share is not planned, it starts as fill when GPUs are idle
+                starts by 17:00 (in 5 h) with odds 1 in 2 (P50)
+                  with odds 9 in 10 it starts later than where the futures end
+                planned before it on the GPUs it needs: nothing
+                """, run.out());
     }
 
     @Test

@@ -135,8 +135,13 @@ class StartTimesLiveTest {
         long now = clock.seconds();
         int beyond = 0;
         String second = null;
+        JsonPath plan = as(ADMIN).get("/api/v1/plan").then().statusCode(200).extract().jsonPath();
         for (String id : ids) {
             JsonPath e = explanation(ADMIN, id, "?alternatives=false");
+            if ("PENDING".equals(e.getString("state"))) {
+                assertEquals(e.getString("startBandNote"), plan.getString("pending.find { it.jobId == '" + id + "' }.startBandNote"),
+                        "the plan's waiting entry, which the web view lists, carries the explanation's note: " + e.prettify());
+            }
             if ("RUNNING".equals(e.getString("state"))) continue;
             Long planned = seconds(e, "plannedStartAt"), p50 = seconds(e, "startP50At"), p90 = seconds(e, "startP90At");
             assertTrue(planned != null || p50 != null && p90 != null, "a planned start or a band for " + id + ": " + e.prettify());

@@ -89,7 +89,10 @@ class WebViewTest {
 
     /** 2026-11-30 12:00 UTC: when the canned plan was made. */
     private static final long NOON = 1_796_040_000L;
-    /** A plan with one running job and two waiting ones, w1 with a start band (P50 160 min, P90 200 min away), w2 with none yet. */
+    /**
+     * A plan with one running job and four waiting ones: w1 with a start band (P50 160 min, P90 200 min away), w2 with none
+     * yet, and two over their team's share, unplanned: w3 with a P50 only, w4 with none that can be given.
+     */
     private static final Map<String, String> CANNED = Map.of(
             "/api/v1/plan", ("{'plannedAt':'%s','stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':8,'utilization':1.0,"
                     + "'decisionMillis':3.0,'mode':'heuristic','groups':[],'cpSatGain':null,'fullMode':null,'running':[{'jobId':'r1','name':'sft-8',"
@@ -97,9 +100,15 @@ class WebViewTest {
                     + "{'jobId':'w1','name':'pretrain-16','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
                     + " in about 2.5 h when 8 GPUs free up','queuePosition':1,'plannedStart':'%s','estimatedSeconds':3600,'startP50At':'%s','startP90At':'%s'},"
                     + "{'jobId':'w2','name':'eval-8','team':'web','class':'TRAINING','gpus':8,'rule':'planned-start','reason':'planned to start"
-                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':'%s','estimatedSeconds':1800,'startP50At':null,'startP90At':null}],'inferenceReservedGpus':{}}")
+                    + " in about 3.5 h when 8 GPUs free up','queuePosition':2,'plannedStart':'%s','estimatedSeconds':1800,'startP50At':null,'startP90At':null},"
+                    + "{'jobId':'w3','name':'sweep-1','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
+                    + " it is owed now','queuePosition':3,'plannedStart':null,'estimatedSeconds':600,'startP50At':'%s','startP90At':null,"
+                    + "'startBandNote':'with odds 9 in 10 it starts later than where the futures end'},"
+                    + "{'jobId':'w4','name':'sweep-2','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
+                    + " it is owed now','queuePosition':4,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,'startP90At':null,"
+                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then'}],'inferenceReservedGpus':{}}")
                     .formatted(Api.iso(NOON), Api.iso(NOON - 1800), Api.iso(NOON + 9000), Api.iso(NOON + 9000), Api.iso(NOON + 9600), Api.iso(NOON + 12000),
-                            Api.iso(NOON + 12600)),
+                            Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600)),
             "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]},"
@@ -133,6 +142,11 @@ class WebViewTest {
             assertTrue(!dom.contains("<g class=\"band\" data-job=\"w2\""), "a job with no band yet is drawn without one");
             assertTrue(dom.contains("(in 2 h 40 min to 3 h 20 min)</td>"), "the pending list gives the band, relative to the plan");
             assertTrue(dom.contains(">no band yet</td>"), "and says when a job has none yet");
+            assertTrue(dom.contains(">none: over its team's share, runs as fill</td>"), "work over its team's share is said to be unplanned, not out of the horizon");
+            assertTrue(Pattern.compile("title=\"with odds 9 in 10 it starts later than where the futures end\">[^<]+ – later \\(in 5 h to past the futures\\)</td>")
+                    .matcher(dom).find(), "a P50 whose P90 lies past the futures is shown, its note on hover: " + dom);
+            assertTrue(dom.contains("title=\"in 12 of 12 sampled futures it had not started by then\">none can be given</td>"),
+                    "a job no band can be given says so, the note on hover");
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
                     + " (./horizon node approve NAME)</span>"), "a node waiting for approval is marked, with how to approve it");
