@@ -24,8 +24,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The daily loop from the command line against the packaged control plane (one agent's 8 simulated GPUs): {@code ./horizon
  * submit} a job JSON, {@code jobs} with the waiting one's queue position and planned start, {@code why} and {@code cancel}
- * by name and by id, as a team's submitter; another team's names are not found; errors are one line and exit 2. Last,
- * SIGTERM stops the control plane without an error in its log and with the leader lease handed over.
+ * by name and by id, as a team's submitter; another team's names are not found; errors are one line and exit 2; an admin
+ * makes the teams and sets a budget with {@code ./horizon team}, which a submitter may only list. Last,
+ * SIGTERM stops the control plane without an error or warning in its log and with the leader lease handed over.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -36,6 +37,8 @@ class LauncherDailyLoopIT {
      * hours out from 22:00 on starts tomorrow, and the list says so.
      */
     private static final String DAY = "([A-Z][a-z]{2} \\d{1,2} [A-Z][a-z]{2} )?";
+    private static final Pattern KNOWN_NOTICES = Pattern.compile("newer than the version Flyway has been verified with"
+            + "|executor that spawns virtual threads");
     private static final Pattern SUBMITTED = Pattern.compile("submitted job ([0-9a-f-]{36}) \\((\\S+)\\) for team loop: (PENDING|RUNNING)");
 
     private Path dir;
@@ -55,7 +58,10 @@ class LauncherDailyLoopIT {
         await("the agent registering its 8 GPUs", 90, dir, () -> cp.admin().json("GET", "/api/v1/nodes", null, 200), n -> n.size() == 1
                 && n.get(0).path("gpus").size() == 8);
         // no budgets: jobs are planned by priority and arrival, so the second 8-GPU job has a planned start behind the first
-        for (String team : List.of("loop", "other")) cp.admin().json("POST", "/api/v1/teams", "{\"name\":\"" + team + "\",\"share\":0}", 201);
+        for (String team : List.of("loop", "other")) {
+            Run created = horizon(ADMIN, "team", "create", team, "--share", "0");
+            assertEquals("horizon: created team " + team + ", owed 0 of the cluster's GPU time\n", created.out(), created.err());
+        }
         submitter = cp.admin().json("POST", "/api/v1/tokens", "{\"role\":\"submitter\",\"team\":\"loop\"}", 201).get("token").asText();
     }
 
@@ -163,7 +169,17 @@ class LauncherDailyLoopIT {
         Run invalid = horizon(submitter, "submit", jobFile("bad").toString(), "--team", "other");
         assertEquals(2, invalid.exit());
         assertTrue(invalid.err().contains("answered 403") && invalid.err().strip().lines().count() == 1, invalid.err());
-        for (String command : List.of("submit", "jobs", "cancel", "why")) {
+        Run teams = horizon(submitter, "team", "list");
+        assertEquals(0, teams.exit(), teams.err());
+        assertTrue(teams.out().lines().anyMatch(l -> l.matches("loop\\s+-\\s+0\\s+.*")) && teams.out().endsWith("2 teams\n"), teams.out());
+        Run notAdmin = horizon(submitter, "team", "budget", "loop", "--share", "1");
+        assertEquals(2, notAdmin.exit());
+        assertTrue(notAdmin.err().contains("answered 403") && notAdmin.err().strip().lines().count() == 1, notAdmin.err());
+        Run share = horizon(ADMIN, "team", "budget", "other", "--share", "1.5");
+        assertEquals("horizon: team budget: --share is a fraction from 0 to 1, such as 0.25 (got '1.5')\n", share.err());
+        assertEquals("horizon: team other is owed 0 of the cluster's GPU time from the next plan on\n",
+                horizon(ADMIN, "team", "budget", "other", "--share", "0").out());
+        for (String command : List.of("submit", "jobs", "cancel", "why", "team")) {
             Run help = horizon(submitter, command, "--help");
             assertEquals(0, help.exit());
             assertTrue(help.out().startsWith("usage: ./horizon " + command), help.out());
@@ -183,7 +199,11 @@ class LauncherDailyLoopIT {
         }
         String text = Files.readString(log);
         assertTrue(text.contains("released the leadership"), "the lease was handed over on shutdown: " + log);
-        List<String> bad = text.lines().filter(l -> l.contains(" ERROR ") || l.contains("Exception") || l.contains("could not release")).toList();
-        assertEquals(List.of(), bad, "no error at shutdown; see " + log);
+        // a warning the operator can do nothing about is noise that hides the ones that matter (Micrometer's duplicate gauge
+        // at every start was one); two are the libraries' own notices left as they are: Flyway has not verified the H2 of
+        // Quarkus' platform, and a JDK 17 has no virtual threads for Quarkus to offer
+        List<String> bad = text.lines().filter(l -> l.contains(" ERROR ") || l.contains(" WARN ") && !KNOWN_NOTICES.matcher(l).find()
+                || l.contains("Exception") || l.contains("could not release")).toList();
+        assertEquals(List.of(), bad, "no error or warning from start to shutdown; see " + log);
     }
 }

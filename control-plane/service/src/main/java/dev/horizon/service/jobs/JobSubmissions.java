@@ -116,7 +116,7 @@ public class JobSubmissions {
     private void checkAgainstStore(JobSpec spec) {
         if (teams.find(spec.team()).isEmpty()) {
             throw new ApiException(422, "unknown team", List.of("team " + Limits.quote(spec.team()) + " does not exist; use one of "
-                    + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (POST /api/v1/teams)"));
+                    + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (./horizon team create NAME --share S, or POST /api/v1/teams)"));
         }
         List<Node> cluster = nodes.planned();
         if (cluster.isEmpty()) return; // nothing registered yet: the job waits for nodes rather than being refused
