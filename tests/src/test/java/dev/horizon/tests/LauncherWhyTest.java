@@ -161,6 +161,23 @@ class LauncherWhyTest {
                 """, run.out());
     }
 
+    /**
+     * ./horizon why NAME | head -1: the pipe closes under the listing, which ends as cat would, without a Python traceback
+     * (`true` closes it before anything is written, so the write always finds it closed).
+     */
+    @Test
+    void aPipeClosedEarlyEndsTheListingQuietly() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", "./horizon why llama-sft | true").directory(Horizon.ROOT.toFile());
+        pb.environment().put("HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort());
+        pb.environment().put("HORIZON_TOKEN", "tok");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        assertEquals("", new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8), "true reads nothing");
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the pipeline did not end");
+        assertEquals("", err, "nothing on stderr when the reader stops early");
+    }
+
     @Test
     void aRunningJobSaysWhereAndSince() throws Exception {
         Run run = why("eval");
