@@ -65,8 +65,8 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
     /**
      * One line for a Kubernetes event or condition: "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90
      * 15:20)", in clock's zone, with the day for a time not on clock's today. Without a planned start the band is shown
-     * all the same ("not planned to start within the plan's horizon (P50 ..., P90 ...)"), and without a band the reason
-     * there is none ("no start band: ...").
+     * all the same ("not planned to start within the plan's horizon (P50 ..., P90 ...)"), a P50 whose P90 the futures do not
+     * reach as "(P50 ..., P90 later)", and without a P50 the reason there is none ("no start band: ...").
      */
     public String sentence(Clock clock) {
         List<String> parts = new ArrayList<>();
@@ -74,7 +74,8 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
                 .map(Map.Entry::getKey).toList();
         if (!teams.isEmpty()) parts.add((teams.size() == 1 ? "team " : "teams ") + String.join(", ", teams) + (teams.size() == 1 ? " ranks" : " rank") + " ahead");
-        String band = startP50At == null || startP90At == null ? "" : " (P50 " + time(startP50At, clock) + ", P90 " + time(startP90At, clock) + ")";
+        // a P50 whose P90 lies past where the futures end is a band open at its end, as ./horizon jobs shows it
+        String band = startP50At == null ? "" : " (P50 " + time(startP50At, clock) + ", P90 " + (startP90At == null ? "later" : time(startP90At, clock)) + ")";
         if (plannedStart != null) {
             parts.add("planned start " + time(plannedStart, clock) + band);
         } else {

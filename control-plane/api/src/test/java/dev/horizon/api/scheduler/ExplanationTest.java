@@ -85,4 +85,14 @@ class ExplanationTest {
                 List.of(), "read again after its time passed");
         assertEquals("pending: blocked; likely start (P50 14:40, P90 15:20)", banded.sentence(NOON_UTC), "a band's note stays out of the line");
     }
+
+    @Test
+    void aP50WhoseP90LiesPastTheFuturesIsShownOpenAtItsEnd() {
+        Explanation open = new Explanation("its team already runs all it is owed now", null, Map.of(), at("2026-11-30T14:40:00Z"), null,
+                at("2026-11-30T11:59:00Z"), false, List.of(), List.of(), "with odds 9 in 10 it starts later than where the futures end");
+        String sentence = open.sentence(NOON_UTC);
+        assertEquals("pending: its team already runs all it is owed now; likely start (P50 14:40, P90 later)", sentence,
+                "the P50 is shown, never 'no start band'");
+        assertEquals("pending: its team already runs all it is owed now; likely start", Explanation.withoutBand(sentence));
+    }
 }
