@@ -44,7 +44,8 @@ class LauncherWhyTest {
             "/api/v1/jobs/j3", "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":1,\"state\":\"PENDING\"}",
             "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"over-share\",\"reason\":\"its team already runs all it is"
                     + " owed now (8.0 GPUs)\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":" + at(NOON + 18000) + ",\"startP90At\":null,"
-                    + "\"bandsAt\":" + at(NOON - 60) + ",\"startBandNote\":\"with odds 9 in 10 it starts later than where the futures end\",\"ahead\":[]}",
+                    + "\"bandsAt\":" + at(NOON - 60) + ",\"startBandNote\":\"with odds 9 in 10 it starts later than where the futures end\",\"ahead\":"
+                    + "[{\"team\":\"ml\",\"job\":\"j1\",\"service\":null,\"gpus\":1,\"reason\":\"priority 5 over 2\"}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
@@ -157,7 +158,8 @@ class LauncherWhyTest {
                 planned start: none; work over its team's share is not planned, it starts as fill when GPUs are idle
                 starts by 17:00 (in 5 h) with odds 1 in 2 (P50)
                   with odds 9 in 10 it starts later than where the futures end
-                planned before it on the GPUs it needs: nothing
+                planned before it on the GPUs it needs:
+                  team ml, job j1: 1 GPU, priority 5 over 2
                 """, run.out());
     }
 
