@@ -16,14 +16,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./horizon why NAME|ID} against a stand-in control plane serving canned answers in the REST contract's shape (the
- * explanation's band, ahead and alternatives; the job; the clock): what a person reads, line by line.
+ * {@code ./horizon why NAME|ID}, and the waiting rows of {@code ./horizon jobs}, against a stand-in control plane serving
+ * canned answers in the REST contract's shape (the explanation's band, ahead and alternatives; the job and the job list;
+ * the plan's waiting entries; the clock): what a person reads, line by line.
  */
 class LauncherWhyTest {
     /** 2026-11-30 12:00 UTC, the control plane's clock. */
     private static final long NOON = 1_796_040_000L;
     private static final Map<String, String> ANSWERS = Map.of(
             "/api/v1/clock", "{\"now\":" + at(NOON) + ",\"virtual\":true}",
+            "/api/v1/plan", "{\"pending\":[{\"jobId\":\"j1\",\"queuePosition\":1,\"rule\":\"planned-start\"},{\"jobId\":\"j3\",\"queuePosition\":2,"
+                    + "\"rule\":\"over-share\"}]}",
             "/api/v1/jobs/j1", "{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\","
                     + "\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":" + at(NOON + 12000) + "}",
             "/api/v1/jobs/j1/explanation", "{\"id\":\"j1\",\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"planned to start when"
@@ -50,6 +53,13 @@ class LauncherWhyTest {
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
+
+    /** GET /api/v1/jobs without a name: the waiting j1 (8 GPUs, planned) and j3 (two half-GPU shares, over its team's share). */
+    private static final String LIST = "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\","
+            + "\"submittedAt\":" + at(NOON - 600) + ",\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":"
+            + at(NOON + 12000) + ",\"spec\":{\"replicas\":1,\"perReplica\":{\"gpus\":8}}},"
+            + "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"PENDING\",\"submittedAt\":"
+            + at(NOON - 300) + ",\"startP50At\":" + at(NOON + 18000) + ",\"spec\":{\"replicas\":2,\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":40000}}}]";
 
     /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
     private static String at(long epochSeconds) {
@@ -80,6 +90,7 @@ class LauncherWhyTest {
 
     /** The name lookup (GET /api/v1/jobs?name=N) over the caller's team's jobs: j1, j2 and j3 of team ml. */
     private static String byName(String query) {
+        if (query == null || !query.contains("name=")) return LIST;
         String name = query == null ? "" : java.net.URLDecoder.decode(query.replaceAll(".*(^|&)name=([^&]*).*", "$2"), StandardCharsets.UTF_8);
         return switch (name) {
             case "llama-sft" -> "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
@@ -96,7 +107,13 @@ class LauncherWhyTest {
     }
 
     private Run why(String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(Horizon.ROOT.resolve("horizon").toString(), "why"));
+        List<String> command = new java.util.ArrayList<>(List.of("why"));
+        command.addAll(List.of(args));
+        return launcher(command.toArray(String[]::new));
+    }
+
+    private Run launcher(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Horizon.ROOT.resolve("horizon").toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(Horizon.ROOT.toFile());
         pb.environment().put("TZ", "UTC");
@@ -106,7 +123,7 @@ class LauncherWhyTest {
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "./horizon why did not end");
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "./horizon " + args[0] + " did not end");
         return new Run(p.exitValue(), out, err);
     }
 
@@ -178,6 +195,21 @@ class LauncherWhyTest {
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the pipeline did not end");
         assertEquals("", err, "nothing on stderr when the reader stops early");
+    }
+
+    /**
+     * ./horizon jobs: a share job's GPUs as it asked for them (2x500m, not the 2 GPUs of its replicas), work over its team's
+     * share as unplanned, and a P50 whose P90 the futures do not reach as open at its end.
+     */
+    @Test
+    void theListSaysWhatEachJobAskedAndWhyOneHasNoPlannedStart() throws Exception {
+        Run run = launcher("jobs");
+        assertEquals(0, run.exit(), run.err());
+        List<String> lines = run.out().lines().toList();
+        assertEquals("    1  j1" + " ".repeat(36) + "llama-sft                ml           TRAINING                  8  PENDING   planned 14:30 (in 2 h 30 min)  "
+                + "14:40 - 15:20", lines.get(1));
+        assertEquals("    2  j3" + " ".repeat(36) + "sweep-1                  ml           TRAINING             2x500m  PENDING   none: over share, runs as fill "
+                + "17:00 - later", lines.get(2));
     }
 
     @Test
