@@ -61,6 +61,12 @@ class LauncherWhyTest {
             + "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"PENDING\",\"submittedAt\":"
             + at(NOON - 300) + ",\"startP50At\":" + at(NOON + 18000) + ",\"spec\":{\"replicas\":2,\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":40000}}}]";
 
+    /** GET /api/v1/teams: a tree of three levels (org, program, team), listed as the store returns it, not in tree order. */
+    private static final String TEAMS = "[{\"name\":\"nlp\",\"parent\":\"research\",\"share\":0.5,\"owedGpuHours\":12.0,\"deliveredGpuHours\":6.0,"
+            + "\"owedGpuHoursDelivered\":0.5},{\"name\":\"applied\",\"parent\":\"org\",\"share\":0.4,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0},"
+            + "{\"name\":\"org\",\"share\":1,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0},"
+            + "{\"name\":\"research\",\"parent\":\"org\",\"share\":0.6,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0}]";
+
     /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
     private static String at(long epochSeconds) {
         return "\"" + java.time.Instant.ofEpochSecond(epochSeconds) + "\"";
@@ -78,7 +84,7 @@ class LauncherWhyTest {
         server.createContext("/api/v1/", exchange -> {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
-            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : ANSWERS.get(path);
+            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : path.equals("/api/v1/teams") ? TEAMS : ANSWERS.get(path);
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
@@ -210,6 +216,21 @@ class LauncherWhyTest {
                 + "14:40 - 15:20", lines.get(1));
         assertEquals("    2  j3" + " ".repeat(36) + "sweep-1                  ml           TRAINING             2x500m  PENDING   none: over share, runs as fill "
                 + "17:00 - later", lines.get(2));
+    }
+
+    /** ./horizon team list: each team under its parent, however deep the tree, whatever order the store returns. */
+    @Test
+    void theTeamsAreListedAsTheirTree() throws Exception {
+        Run run = launcher("team", "list");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("""
+                TEAM                     PARENT                    SHARE  OWED GPU-H   RUN GPU-H  DELIVERED (7 days)
+                org                      -                             1         0.0         0.0  -
+                  applied                org                         0.4         0.0         0.0  -
+                  research               org                         0.6         0.0         0.0  -
+                    nlp                  research                    0.5        12.0         6.0  50%
+                4 teams
+                """, run.out());
     }
 
     @Test
