@@ -412,8 +412,8 @@ function fillPending(plan) {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
     const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus, plannedCell(job, plan.plannedAt),
       bandCell(job, plan.plannedAt), job.reason || ''];
+    const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, job.startBandNote].filter(Boolean).join('; ');
     cells.forEach((c, i) => {
-      const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, job.startBandNote].filter(Boolean).join('; ');
       const td = el('td', i === 6 && words ? { class: 'band', title: words } : {}, String(c));
       tr.append(td);
     });
