@@ -105,6 +105,7 @@ final class BandWatch implements AutoCloseable {
     /** What a note without a band says, in a few words: which of BandNotes' and BandReading's cases it is. */
     private static String kind(String note) {
         if (note.startsWith("no band yet")) return "came after the latest bands";
+        if (note.startsWith("it came after the plan of")) return "came after the latest bands, P50 only from work like it";
         if (note.contains("passed without a start")) return "its band passed, too few futures left";
         if (note.startsWith("with odds 9 in 10 it starts later than")) return "P50 only, P90 past the futures' end";
         if (note.contains("sampled futures it had not started by")) return "not started in most futures";

@@ -76,6 +76,14 @@ final class Projection {
     private final Map<String, double[]> seenSteps = new HashMap<>();
     private final Map<String, Long> firstStarts = new HashMap<>();
     /**
+     * The expected arrivals that come within {@link LikeArrivals#WINDOW_SECONDS} of the moment, and the first start of each
+     * that started: what a job submitted after these futures were drawn reads its band from.
+     */
+    private final Map<String, ActiveJob> early = new LinkedHashMap<>();
+    private final Map<String, Long> earlyStarts = new HashMap<>();
+    /** Whether the future plays on, within the horizon, until every early arrival started too. */
+    private final boolean followEarly;
+    /**
      * The policy's latest wait reason for each tracked job not started yet: why, in this future, it still waits (worded
      * only for the jobs still waiting at its end).
      */
@@ -88,16 +96,20 @@ final class Projection {
     /**
      * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
      * arrival time; dayDraw (at least 0): which of the past days each service's demand repeats ({@link #daysBack});
-     * demandShiftMinutes: how much later (earlier when negative) than on that day it comes.
+     * demandShiftMinutes: how much later (earlier when negative) than on that day it comes; followEarly: play on within the
+     * horizon until the expected arrivals of its first {@link LikeArrivals#WINDOW_SECONDS} started too.
      */
-    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<ActiveJob> arrivals, int dayDraw, int demandShiftMinutes) {
+    Projection(ClusterMoment origin, SchedulingPolicy policy, Map<String, Long> totals, List<ActiveJob> arrivals, int dayDraw, int demandShiftMinutes,
+               boolean followEarly) {
         if (dayDraw < 0) throw new IllegalArgumentException("dayDraw must be >= 0 (got " + dayDraw + ")");
         this.origin = origin;
         this.dayDraw = dayDraw;
+        this.followEarly = followEarly;
         this.demandShiftMinutes = demandShiftMinutes;
         this.policy = policy;
         this.totals = totals;
         this.arrivals = new ArrayDeque<>(arrivals);
+        for (ActiveJob j : arrivals) if (j.arrivalSeconds() <= origin.now() + LikeArrivals.WINDOW_SECONDS) early.put(j.id(), j);
         this.services = new ArrayList<>(origin.services());
         this.now = origin.now();
         this.lastDecision = now;
@@ -111,12 +123,12 @@ final class Projection {
 
     /**
      * Plays the future out from the decision already taken on the moment until every followed job (some of the tracked)
-     * has started or until (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns
+     * has started (and, where it follows them, the early arrivals within the horizon) or until (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns
      * the tracked jobs' first starts (absent: not by until, or not by when every followed one had started).
      */
     Map<String, Long> firstStarts(Decision first, Set<String> tracked, Set<String> followed, long until) {
         apply(first, tracked);
-        while (!firstStarts.keySet().containsAll(followed)) {
+        while (playsOn(followed)) {
             long next = nextDecision();
             if (next >= until) break;
             advanceTo(next);
@@ -130,12 +142,31 @@ final class Projection {
         return firstStarts;
     }
 
+    /** Whether a followed job, or (when followed too) an early arrival within the horizon, has not started yet. */
+    private boolean playsOn(Set<String> followed) {
+        if (!firstStarts.keySet().containsAll(followed)) return true;
+        return followEarly && earlyStarts.size() < early.size() && now < origin.now() + origin.horizonSteps() * origin.stepSeconds();
+    }
+
     /** The policy's last word on each tracked job that had not started by the end of this future (after {@link #firstStarts}). */
     Map<String, String> waitReasons() {
         Map<String, String> out = new HashMap<>();
         waitReasons.forEach((id, why) -> {
             if (!firstStarts.containsKey(id)) out.put(id, why.get());
         });
+        return out;
+    }
+
+    /**
+     * The expected arrivals of the first {@link LikeArrivals#WINDOW_SECONDS} that had come by the end of this future (after
+     * {@link #firstStarts}), each with its first start (Long.MAX_VALUE: not by the end); those that had not come yet are
+     * left out, as this future says nothing of them.
+     */
+    List<LikeArrivals.Arrived> arrivedEarly() {
+        List<LikeArrivals.Arrived> out = new ArrayList<>();
+        for (ActiveJob j : early.values()) {
+            if (j.arrivalSeconds() <= now) out.add(new LikeArrivals.Arrived(j, earlyStarts.getOrDefault(j.id(), Long.MAX_VALUE)));
+        }
         return out;
     }
 
@@ -315,6 +346,7 @@ final class Projection {
             // or every run in a chain ends up to a step late and the lateness adds up down the chain
             long start = Math.max(j.arrivalSeconds(), startedAt(s.placement()));
             if (tracked.contains(j.id())) firstStarts.putIfAbsent(j.id(), start);
+            else if (early.containsKey(j.id())) earlyStarts.putIfAbsent(j.id(), start);
             jobs.remove(j.id());
             jobs.put(j.id(), with(j, new ActiveJob.Running(start, s.placement(), s.fill())));
             runs.put(j.id(), new Run(endOf(j, start, s.placement())));

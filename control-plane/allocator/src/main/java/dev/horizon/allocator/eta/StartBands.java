@@ -154,12 +154,32 @@ public final class StartBands {
      */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed, int beyondSteps) {
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false).bands();
+    }
+
+    /** The bands of one computation, by job id, and the expected arrivals its futures played ({@link LikeArrivals}). */
+    public record Computed(Map<String, Band> bands, LikeArrivals like) {
+    }
+
+    /**
+     * As {@link #of}, with the futures' early arrivals kept, so a job submitted after it can read its band off those like
+     * it; within the horizon, a future is played on until those arrivals started too, or their waits would be cut short
+     * wherever the tracked jobs all started first (a short queue).
+     */
+    public static Computed computed(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
+                                    Set<String> tracked, int samples, long seed, int beyondSteps) {
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true);
+    }
+
+    private static Computed played(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
+                                   Set<String> tracked, int samples, long seed, int beyondSteps, boolean followEarly) {
         if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
         Map<String, Map<String, Integer>> stillWaiting = new HashMap<>();
         Map<String, Integer> notStarted = new HashMap<>(), unfollowed = new HashMap<>();
         Futures futures = new Futures(m, expected, new Random(seed), beyondSteps);
+        List<List<LikeArrivals.Arrived>> early = new ArrayList<>();
         for (int from = 0; from < samples; from += players.atOnce()) {
             Set<String> followed = new HashSet<>();
             for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
@@ -167,7 +187,7 @@ public final class StartBands {
             List<CompletableFuture<Map<String, Long>>> played = new ArrayList<>();
             for (int k = from; k < Math.min(samples, from + players.atOnce()); k++) {
                 // each future is played as soon as it is drawn: the draws are in order, the plays need not wait for all of them
-                Projection p = futures.draw(k, players.policies().get());
+                Projection p = futures.draw(k, players.policies().get(), followEarly);
                 batch.add(p);
                 played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, followed, futures.until), players.executor()));
             }
@@ -181,6 +201,7 @@ public final class StartBands {
                     notStarted.merge(id, 1, Integer::sum);
                     if (cut) unfollowed.merge(id, 1, Integer::sum);
                 }
+                early.add(batch.get(i).arrivedEarly());
                 batch.get(i).waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
             }
         }
@@ -190,7 +211,7 @@ public final class StartBands {
             Arrays.sort(sorted);
             out.put(id, new Band(sorted, futures.horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
         });
-        return out;
+        return new Computed(out, LikeArrivals.of(early, futures.horizonEnd));
     }
 
     /** Waits for every future of a batch: their first starts, in the batch's order. */
@@ -231,7 +252,7 @@ public final class StartBands {
         }
 
         /** Future k, drawn now (futures are drawn in order), to be played by policy. */
-        Projection draw(int k, SchedulingPolicy policy) {
+        Projection draw(int k, SchedulingPolicy policy, boolean followEarly) {
             List<ActiveJob> arrivals = expected.draw(m.now(), until, rng, "expected-" + k + "-");
             Map<String, Long> totals = new HashMap<>();
             Map<String, Double> shocks = new HashMap<>();
@@ -243,7 +264,7 @@ public final class StartBands {
             }
             int shift = rng.nextInt(2 * DEMAND_SHIFT_MINUTES + 1) - DEMAND_SHIFT_MINUTES;
             int day = rng.nextInt(Integer.MAX_VALUE);
-            return new Projection(m, policy, totals, arrivals, day, shift);
+            return new Projection(m, policy, totals, arrivals, day, shift, followEarly);
         }
     }
 

@@ -38,6 +38,21 @@ final class BandNotes {
     }
 
     /**
+     * The band of a job submitted after the bands of the plan at bandsAt, read off the work like it that their futures
+     * brought ({@code LikeArrivals}): calibrated within the horizon, as played past it; null when those futures give it no
+     * P50, so it waits for a band of its own.
+     */
+    static StartTimes.Shown likeArrivals(Long[] calibrated, StartBands.Band raw, long bandsAt, int futures) {
+        Long p50 = calibrated[Calibrator.P50] != null ? calibrated[Calibrator.P50] : raw.projected(0.5);
+        Long p90 = calibrated[Calibrator.P90] != null ? calibrated[Calibrator.P90] : raw.projected(0.9);
+        if (p50 == null) return null;
+        return new StartTimes.Shown(p50, p90, "it came after the plan of " + Instant.ofEpochSecond(bandsAt) + ", whose bands are the latest: this"
+                + " band is how long work like it (its team, class, priority and shape) waited in " + raw.starts().length + " of those " + futures
+                + " sampled futures, where it arrived within the hour of its submission" + (p90 == null ? ", and with odds 9 in 10 it starts later than they"
+                + " reach (in " + raw.notStarted() + " of them that work had not started)" : "") + "; the bands of a later plan give it its own");
+    }
+
+    /**
      * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or it had
      * not started by the end of more than half the futures, and the policy's own last reason in most of them (without
      * one: the work ranked above it kept the GPUs it can use busy that long).

@@ -2,6 +2,7 @@ package dev.horizon.service.eta;
 
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
+import dev.horizon.allocator.eta.LikeArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
@@ -73,12 +74,34 @@ public class StartTimes {
      * computed them also each job's raw band and what the calibration had learnt then, so a band whose time passed can
      * be read again from the futures in which the job had not started by then ({@link BandReading}).
      */
-    public record Snapshot(Long bandsAt, Map<String, Shown> byJob, Map<String, StartBands.Band> raw, Calibrator.Learnt learnt) {
+    public record Snapshot(Long bandsAt, Map<String, Shown> byJob, Map<String, StartBands.Band> raw, Calibrator.Learnt learnt, LikeArrivals like) {
         static final Snapshot NONE = stored(null, Map.of());
 
-        /** Bands as the store keeps them: without their raw bands. */
+        /** Bands as the store keeps them: without their raw bands or the futures' arrivals. */
         static Snapshot stored(Long bandsAt, Map<String, Shown> byJob) {
-            return new Snapshot(bandsAt, byJob, Map.of(), null);
+            return new Snapshot(bandsAt, byJob, Map.of(), null, LikeArrivals.NONE);
+        }
+
+        /**
+         * These bands with one for each job of the plan's moment that waits and has none, read off the work like it that
+         * these bands' futures brought ({@link LikeArrivals}) and calibrated as they are; a job no future brought work like
+         * keeps none until the next computation. The same snapshot when there is none to add.
+         */
+        Snapshot withLikeBands(ClusterMoment m, Decision decision) {
+            if (bandsAt == null || learnt == null || like.futures() == 0) return this;
+            Set<String> started = new HashSet<>();
+            decision.starts().forEach(st -> started.add(st.jobId()));
+            Map<String, Shown> shown = new HashMap<>(byJob);
+            Map<String, StartBands.Band> raws = new HashMap<>(raw);
+            for (ActiveJob j : m.jobs()) {
+                if (j.isRunning() || started.contains(j.id()) || byJob.containsKey(j.id())) continue;
+                StartBands.Band band = like.bandOf(j);
+                Shown s = band == null ? null : BandNotes.likeArrivals(Calibrator.scaled(learnt, m.now(), band), band, bandsAt, like.futures());
+                if (s == null) continue;
+                shown.put(j.id(), s);
+                raws.put(j.id(), band);
+            }
+            return shown.size() == byJob.size() ? this : new Snapshot(bandsAt, Map.copyOf(shown), Map.copyOf(raws), learnt, like);
         }
     }
 
@@ -112,6 +135,18 @@ public class StartTimes {
         return t;
     });
     private final AtomicReference<PlannedMoment> newest = new AtomicReference<>();
+    /**
+     * Where the jobs submitted since the latest bands get theirs off those bands' futures ({@link Snapshot#withLikeBands}):
+     * a thread of its own, so neither the planner waits for it nor it for a computation; only the newest plan is taken.
+     */
+    private final ExecutorService likeWorker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "horizon-like-bands");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicReference<PlannedMoment> newestForLike = new AtomicReference<>();
+    /** The latest plan handed over: a computation's bands get the like bands of the jobs that came since it. */
+    private volatile PlannedMoment lastPlan;
     private final AtomicReference<Snapshot> shown = new AtomicReference<>(Snapshot.NONE);
     private final ConcurrentLinkedQueue<Started> starts = new ConcurrentLinkedQueue<>();
     /** Touched only on the worker's thread, in plan order. */
@@ -153,6 +188,7 @@ public class StartTimes {
 
     void stop(@Observes ShutdownEvent event) {
         worker.shutdownNow();
+        likeWorker.shutdownNow();
         if (players != null) players.shutdownNow();
     }
 
@@ -160,12 +196,23 @@ public class StartTimes {
     void planned(@Observes PlannedMoment plan) {
         if (!enabled) return;
         plan.decision().starts().forEach(s -> starts.add(new Started(s.jobId(), plan.now())));
-        if (newest.getAndSet(plan) != null) return; // the worker has one waiting already: it takes this one instead
+        lastPlan = plan;
+        // a worker with one waiting already takes this one instead
+        if (newestForLike.getAndSet(plan) == null) execute(likeWorker, this::addLikeBands);
+        if (newest.getAndSet(plan) == null) execute(worker, this::computeNewest);
+    }
+
+    private static void execute(ExecutorService on, Runnable task) {
         try {
-            worker.execute(this::computeNewest);
+            on.execute(task);
         } catch (RejectedExecutionException e) {
             // the service is shutting down: no more bands
         }
+    }
+
+    private void addLikeBands() {
+        PlannedMoment plan = newestForLike.getAndSet(null);
+        if (plan != null) shown.updateAndGet(s -> s.withLikeBands(plan.moment(), plan.decision()));
     }
 
     /** The bands of the latest plan computed so far. */
@@ -200,6 +247,8 @@ public class StartTimes {
         long t0 = System.nanoTime();
         try {
             shown.set(compute(plan));
+            PlannedMoment last = lastPlan;
+            shown.updateAndGet(s -> s.withLikeBands(last.moment(), last.decision()));
         } catch (RuntimeException e) {
             LOG.error("start-time bands failed; the next plan computes them again", e);
         }
@@ -248,13 +297,14 @@ public class StartTimes {
         left.forEach(calibrator::dropped);
         lastWaiting = waiting;
         started.forEach(s -> calibrator.started(s.jobId(), s.at()));
-        if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt());
+        if (waiting.isEmpty()) return new Snapshot(plan.now(), Map.of(), Map.of(), calibrator.learnt(), LikeArrivals.NONE);
         List<JobRow> day = jobs.submittedSince((plan.now() - ExpectedArrivals.WINDOW_SECONDS) * 1000, MAX_ARRIVALS);
         int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy())
                 : new StartBands.Players(HorizonPolicy::new, players, threads);
-        Map<String, StartBands.Band> raw = StartBands.of(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
+        StartBands.Computed computed = StartBands.computed(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
+        Map<String, StartBands.Band> raw = computed.bands();
         Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
@@ -264,7 +314,7 @@ public class StartTimes {
         }
         LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples, %d at once) in %.0f ms", waiting.size(),
                 m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, threads, (System.nanoTime() - t0) / 1e6);
-        return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt());
+        return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt(), computed.like());
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.eta.Calibrator;
+import dev.horizon.allocator.eta.LikeArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.service.jobs.StartOutlook;
 import java.util.Map;
@@ -25,7 +26,7 @@ class BandReadingTest {
     }
 
     private static StartTimes.Snapshot leader(StartTimes.Shown shown) {
-        return new StartTimes.Snapshot(AT, Map.of("j", shown), Map.of("j", RAW), AS_SAMPLED);
+        return new StartTimes.Snapshot(AT, Map.of("j", shown), Map.of("j", RAW), AS_SAMPLED, LikeArrivals.NONE);
     }
 
     @Test
