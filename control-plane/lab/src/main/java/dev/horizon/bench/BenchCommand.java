@@ -254,9 +254,10 @@ public final class BenchCommand {
             out.printf("equal SLO: horizon %.3fx the best peer (%s), %.3f of the bound%n", equal.horizonOverBestPeer(), equal.bestPeer(), equal.horizonOverBound());
         }
         o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s);"
-                + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f%n",
+                + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f; bands read off work like it before a job's own: %d jobs,"
+                + " coverage P50 %.3f, P90 %.3f%n",
                 name, e.jobs(), e.coverageP50(), e.coverageP90(), e.medianAbsErrorSeconds(), e.medianWaitSeconds(), e.bursts(), e.calibratedP50().within(),
-                e.calibratedP90().within()));
+                e.calibratedP90().within(), e.like().jobs(), e.like().coverageP50(), e.like().coverageP90()));
         if (calibrated) {
             out.println();
             out.println("untuned (every inference knob at its default):");

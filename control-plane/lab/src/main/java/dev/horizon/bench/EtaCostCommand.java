@@ -132,14 +132,15 @@ final class EtaCostCommand {
         try {
             int warmUp = Math.min(WARMUP_FUTURES, s);
             err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + warmUp + " futures) ...");
-            StartBands.of(m, d, players, expected, waiting, warmUp, NOW + 1, beyondSteps);
+            StartBands.computed(m, d, players, expected, waiting, warmUp, NOW + 1, beyondSteps);
             err.println("bands of " + waiting.size() + " waiting jobs, " + s + " sampled futures, " + threads + " at once, " + beyondHours + " h past the horizon ...");
             futuresCpu.reset();
             futuresPlayed.reset();
             slowestFuture.reset();
             t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
-            bands = StartBands.of(m, d, players, expected, waiting, s, NOW, beyondSteps);
+            // as the service computes them: with the futures' early arrivals, for the jobs that come before the next computation
+            bands = StartBands.computed(m, d, players, expected, waiting, s, NOW, beyondSteps).bands();
             Calibrator calibrator = new Calibrator();
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;

@@ -124,6 +124,7 @@ final class ResultsWriter {
         n.put("medianAbsErrorSeconds", e.medianAbsErrorSeconds());
         n.put("medianWaitSeconds", e.medianWaitSeconds());
         n.put("bursts", e.bursts());
+        n.putObject("likeArrivals").put("jobs", e.like().jobs()).put("coverageP50", e.like().coverageP50()).put("coverageP90", e.like().coverageP90());
         ObjectNode odds = n.putObject("calibratedOdds");
         oddsJson(odds.putObject("p50"), e.calibratedP50());
         oddsJson(odds.putObject("p90"), e.calibratedP90());

@@ -3,6 +3,7 @@ package dev.horizon.simulation;
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.eta.Calibrator;
 import dev.horizon.allocator.eta.ExpectedArrivals;
+import dev.horizon.allocator.eta.LikeArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
@@ -38,6 +39,11 @@ public final class EtaCalibration implements DecisionObserver {
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
     private final Map<String, ActiveJob> banded = new HashMap<>();
     private final Calibrator calibrator = new Calibrator();
+    /** Each job's band read off the work like it in the futures of the computation before its first (as the service shows it until then). */
+    private final Map<String, Recorded> likeRecorded = new LinkedHashMap<>();
+    /** The latest computation's futures' early arrivals, and what the calibration had learnt then. */
+    private LikeArrivals like = LikeArrivals.NONE;
+    private Calibrator.Learnt likeLearnt;
     private boolean plansAhead;
 
     /** What was said of one job: when, its arrival, the plan's start, the raw band and the band calibrated (per level). */
@@ -60,7 +66,15 @@ public final class EtaCalibration implements DecisionObserver {
      */
     public record Report(int jobs, double coverageP50, double coverageP90, double medianAbsErrorSeconds, double medianWaitSeconds,
                          double[] coverageByLevel, double[] rawCoverageByLevel, int bursts, CalibratedOdds.Odds calibratedP50, CalibratedOdds.Odds calibratedP90,
-                         List<Row> rows) {
+                         Like like, List<Row> rows) {
+    }
+
+    /**
+     * The bands a job is shown between its arrival and its first own band, read off the work like it that the futures of
+     * the computation before brought ({@link LikeArrivals}), held to account as the others: how many jobs had one, and
+     * the share that started by their startP50At and startP90At.
+     */
+    public record Like(int jobs, double coverageP50, double coverageP90) {
     }
 
     /**
@@ -108,8 +122,15 @@ public final class EtaCalibration implements DecisionObserver {
             byId.put(j.id(), j);
         }
         if (fresh.isEmpty()) return;
-        Map<String, StartBands.Band> bands = StartBands.of(moment, decision, planner, ExpectedArrivals.overTheLastDay(arrivals, moment.now(), false), fresh, samples,
-                moment.now());
+        like.bandsOf(new ArrayList<>(byId.values()), arrivals, moment.now()).forEach((id, b) -> {
+            long at = byId.get(id).arrivalSeconds();
+            likeRecorded.put(id, new Recorded(id, at, at, null, b, Calibrator.scaled(likeLearnt, at, b)));
+        });
+        StartBands.Computed computed = StartBands.computed(moment, decision, StartBands.Players.oneAtATime(planner),
+                ExpectedArrivals.overTheLastDay(arrivals, moment.now(), false), fresh, samples, moment.now(), 0);
+        Map<String, StartBands.Band> bands = computed.bands();
+        like = computed.like();
+        likeLearnt = calibrator.learnt();
         for (String id : fresh) {
             StartBands.Band raw = bands.get(id);
             Long[] calibrated = calibrator.shown(id, moment.now(), raw);
@@ -129,8 +150,9 @@ public final class EtaCalibration implements DecisionObserver {
      */
     public Report report(long windowEnd) {
         if (recorded.isEmpty()) return null;
-        double[] byLevel = coverage(windowEnd, (r, i) -> r.calibrated()[i]);
-        double[] raw = coverage(windowEnd, (r, i) -> r.raw().at(LEVELS[i]));
+        double[] byLevel = coverage(recorded, windowEnd, (r, i) -> r.calibrated()[i]);
+        double[] raw = coverage(recorded, windowEnd, (r, i) -> r.raw().at(LEVELS[i]));
+        double[] likeByLevel = coverage(likeRecorded, windowEnd, (r, i) -> r.calibrated()[i]);
         List<Double> errors = new ArrayList<>(), waits = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
         recorded.forEach((id, r) -> {
@@ -144,7 +166,8 @@ public final class EtaCalibration implements DecisionObserver {
         List<List<String>> bursts = CalibratedOdds.bursts(new ArrayList<>(banded.values()));
         return new Report(recorded.size(), byLevel[P50], byLevel[P90], median(errors), median(waits), byLevel, raw, bursts.size(),
                 CalibratedOdds.of(heldToAccount(bursts, P50, windowEnd), LEVELS[P50], TARGET_P50),
-                CalibratedOdds.of(heldToAccount(bursts, P90, windowEnd), LEVELS[P90], TARGET_P90), rows);
+                CalibratedOdds.of(heldToAccount(bursts, P90, windowEnd), LEVELS[P90], TARGET_P90),
+                new Like(likeRecorded.size(), likeByLevel[P50], likeByLevel[P90]), rows);
     }
 
     /** Per burst, how many of its jobs the calibrated coverage at level i holds to account (as {@link #coverage} counts them). */
@@ -163,9 +186,9 @@ public final class EtaCalibration implements DecisionObserver {
         return start != null || q != null && q < windowEnd;
     }
 
-    private double[] coverage(long windowEnd, BiFunction<Recorded, Integer, Long> quantile) {
+    private double[] coverage(Map<String, Recorded> of, long windowEnd, BiFunction<Recorded, Integer, Long> quantile) {
         double[] covered = new double[LEVELS.length], known = new double[LEVELS.length];
-        recorded.forEach((id, r) -> {
+        of.forEach((id, r) -> {
             Long start = firstStarts.get(id);
             for (int i = 0; i < LEVELS.length; i++) {
                 Long q = quantile.apply(r, i);

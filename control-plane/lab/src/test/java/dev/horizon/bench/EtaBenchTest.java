@@ -41,6 +41,14 @@ class EtaBenchTest {
             assertTrue(c >= 0 && c <= 1, f + " " + eta);
         }
         assertTrue(eta.path("medianAbsErrorSeconds").asDouble(-1) >= 0 && eta.path("medianWaitSeconds").asDouble(-1) >= 0, eta.toString());
+        JsonNode like = eta.path("likeArrivals");
+        int liked = like.path("jobs").asInt(-1);
+        // none on this small day; the Philly windows have dozens to hundreds each (docs/control-plane.md)
+        assertTrue(liked >= 0 && liked <= jobs, "jobs shown a band off the work like them before their own: " + like);
+        for (String f : List.of("coverageP50", "coverageP90")) {
+            double c = like.path(f).asDouble(-1);
+            assertTrue(liked == 0 ? Double.isNaN(c) : c >= 0 && c <= 1, f + " " + like);
+        }
         int bursts = eta.path("bursts").asInt();
         assertTrue(bursts >= 1 && bursts <= jobs, "the banded jobs came in at least one burst, at most one each: " + eta);
         for (String level : new String[] {"p50", "p90"}) {

@@ -211,7 +211,7 @@ public final class StartBands {
             Arrays.sort(sorted);
             out.put(id, new Band(sorted, futures.horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
         });
-        return new Computed(out, LikeArrivals.of(early, futures.horizonEnd));
+        return new Computed(out, LikeArrivals.of(early, m.now(), futures.horizonEnd));
     }
 
     /** Waits for every future of a batch: their first starts, in the batch's order. */

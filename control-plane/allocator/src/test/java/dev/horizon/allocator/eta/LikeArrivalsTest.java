@@ -3,7 +3,6 @@ package dev.horizon.allocator.eta;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.model.GpuNode;
@@ -16,7 +15,9 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +56,8 @@ class LikeArrivalsTest {
         StartBands.Computed c = computed();
         assertEquals(StartBands.SAMPLES, c.like().futures());
         long submitted = NOW + 600;
-        StartBands.Band late = c.like().bandOf(job("n", 1, 8, submitted, null));
+        ActiveJob n = job("n", 1, 8, submitted, null);
+        StartBands.Band late = c.like().bandsOf(List.of(n), List.of(n), submitted).get("n");
         assertNotNull(late, "every future brings a whole-node job of the team within the hour");
         assertTrue(late.starts().length >= StartBands.MIN_LEFT);
         for (long s : late.starts()) assertTrue(s >= submitted, "a start " + (s - submitted) + " s after its submission");
@@ -75,17 +77,48 @@ class LikeArrivalsTest {
         assertArrayEquals(alone.starts(), computed().bands().get("w").starts(), "the waiting job's starts in each future");
     }
 
+    /**
+     * Four futures, each of which brought two jobs like the asked ones within a minute of NOW + 600: the first started at
+     * once, the second after an hour.
+     */
+    private static LikeArrivals twoLikeItInEachOfFourFutures() {
+        List<List<LikeArrivals.Arrived>> futures = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            futures.add(List.of(new LikeArrivals.Arrived(job("f" + k + "-a", 1, 8, NOW + 600, null), NOW + 600),
+                    new LikeArrivals.Arrived(job("f" + k + "-b", 1, 8, NOW + 660, null), NOW + 660 + 3600)));
+        }
+        return LikeArrivals.of(futures, NOW, NOW + 86_400);
+    }
+
+    @Test
+    void theSecondOfTwoJobsLikeItSubmittedTogetherReadsTheSecondSuchArrivalsWait() {
+        ActiveJob first = job("n1", 1, 8, NOW + 600, null), second = job("n2", 1, 8, NOW + 600, null);
+        Map<String, StartBands.Band> bands = twoLikeItInEachOfFourFutures().bandsOf(List.of(first, second), List.of(first, second), NOW + 600);
+        assertEquals(NOW + 600, bands.get("n1").p50At(), "the nearest like it started at once");
+        assertEquals(NOW + 600 + 3600, bands.get("n2").p50At(), "the second waits behind the first, as the second like it did");
+        Map<String, StartBands.Band> alone = twoLikeItInEachOfFourFutures().bandsOf(List.of(second), List.of(second), NOW + 600);
+        assertEquals(NOW + 600, alone.get("n2").p50At(), "alone, it is the first of its kind since the bands");
+    }
+
+    @Test
+    void aJobThatHasWaitedReadsOnlyTheFuturesWhereWorkLikeItWaitedAsLong() {
+        ActiveJob n = job("n", 1, 8, NOW + 600, null);
+        StartBands.Band b = twoLikeItInEachOfFourFutures().bandsOf(List.of(n), List.of(n), NOW + 1200).get("n");
+        assertEquals(NOW + 600 + 3600, b.p50At(), "the arrival that started at once says nothing of a job still waiting 600 s later");
+    }
+
     @Test
     void noFutureBroughtWorkOfAnotherKindSoItHasNoBandFromThem() {
         StartBands.Computed c = computed();
-        assertNull(c.like().bandOf(job("other-size", 1, 4, NOW + 600, null)), "no 4-GPU job came");
-        assertNull(c.like().bandOf(job("other-rank", 5, 8, NOW + 600, null)), "no priority-5 job came");
-        assertNull(c.like().bandOf(job("too-late", 1, 8, NOW + LikeArrivals.WINDOW_SECONDS + 2 * LikeArrivals.NEAREST_SECONDS, null)),
-                "the futures keep no arrivals that far past their moment");
+        List<ActiveJob> asked = List.of(job("other-size", 1, 4, NOW + 600, null), job("other-rank", 5, 8, NOW + 600, null),
+                job("too-late", 1, 8, NOW + LikeArrivals.WINDOW_SECONDS + 2 * LikeArrivals.NEAREST_SECONDS, null));
+        assertEquals(Map.of(), c.like().bandsOf(asked, asked, NOW + 600),
+                "no 4-GPU job came, no priority-5 job, and the futures keep no arrivals that far past their moment");
     }
 
     @Test
     void noFuturesNoBand() {
-        assertNull(LikeArrivals.NONE.bandOf(job("n", 1, 8, NOW, null)));
+        ActiveJob n = job("n", 1, 8, NOW, null);
+        assertEquals(Map.of(), LikeArrivals.NONE.bandsOf(List.of(n), List.of(n), NOW));
     }
 }

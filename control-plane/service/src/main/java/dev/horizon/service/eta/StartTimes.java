@@ -91,16 +91,16 @@ public class StartTimes {
             if (bandsAt == null || learnt == null || like.futures() == 0) return this;
             Set<String> started = new HashSet<>();
             decision.starts().forEach(st -> started.add(st.jobId()));
+            List<ActiveJob> unbanded = new ArrayList<>();
+            for (ActiveJob j : m.jobs()) if (!j.isRunning() && !started.contains(j.id()) && !byJob.containsKey(j.id())) unbanded.add(j);
             Map<String, Shown> shown = new HashMap<>(byJob);
             Map<String, StartBands.Band> raws = new HashMap<>(raw);
-            for (ActiveJob j : m.jobs()) {
-                if (j.isRunning() || started.contains(j.id()) || byJob.containsKey(j.id())) continue;
-                StartBands.Band band = like.bandOf(j);
-                Shown s = band == null ? null : BandNotes.likeArrivals(Calibrator.scaled(learnt, m.now(), band), band, bandsAt, like.futures());
-                if (s == null) continue;
-                shown.put(j.id(), s);
-                raws.put(j.id(), band);
-            }
+            like.bandsOf(unbanded, m.jobs(), m.now()).forEach((id, band) -> {
+                Shown s = BandNotes.likeArrivals(Calibrator.scaled(learnt, m.now(), band), band, bandsAt, like.futures());
+                if (s == null) return;
+                shown.put(id, s);
+                raws.put(id, band);
+            });
             return shown.size() == byJob.size() ? this : new Snapshot(bandsAt, Map.copyOf(shown), Map.copyOf(raws), learnt, like);
         }
     }
