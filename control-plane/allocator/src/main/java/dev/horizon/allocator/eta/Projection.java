@@ -123,8 +123,9 @@ final class Projection {
 
     /**
      * Plays the future out from the decision already taken on the moment until every followed job (some of the tracked)
-     * has started (and, where it follows them, the early arrivals within the horizon) or until (epoch seconds; past the moment's horizon, the same policy plays on in coarser steps); returns
-     * the tracked jobs' first starts (absent: not by until, or not by when every followed one had started).
+     * has started (and, where it follows them, the early arrivals within the horizon) or until (epoch seconds; past the
+     * moment's horizon, the same policy plays on in coarser steps); returns the tracked jobs' first starts (absent: not by
+     * until, or not by when every followed one had started).
      */
     Map<String, Long> firstStarts(Decision first, Set<String> tracked, Set<String> followed, long until) {
         apply(first, tracked);

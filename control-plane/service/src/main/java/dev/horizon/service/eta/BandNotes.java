@@ -48,8 +48,9 @@ final class BandNotes {
         if (p50 == null) return null;
         return new StartTimes.Shown(p50, p90, "it came after the plan of " + Instant.ofEpochSecond(bandsAt) + ", whose bands are the latest: this"
                 + " band is how long work like it (its team, class, priority and shape) waited in " + raw.starts().length + " of those " + futures
-                + " sampled futures, where it arrived within the hour of its submission, behind as much new work like it" + (p90 == null ? ", and with odds 9 in 10 it starts later than they"
-                + " reach (in " + raw.notStarted() + " of them that work had not started)" : "") + "; the bands of a later plan give it its own");
+                + " sampled futures, where it arrived within the hour of its submission, behind as much new work like it"
+                + (p90 == null ? ", and with odds 9 in 10 it starts later than they reach (in " + raw.notStarted() + " of them that work had not started)" : "")
+                + "; the bands of a later plan give it its own");
     }
 
     /**
