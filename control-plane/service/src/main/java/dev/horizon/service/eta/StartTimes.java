@@ -89,10 +89,9 @@ public class StartTimes {
          */
         Snapshot withLikeBands(ClusterMoment m, Decision decision) {
             if (bandsAt == null || learnt == null || like.futures() == 0) return this;
-            Set<String> started = new HashSet<>();
-            decision.starts().forEach(st -> started.add(st.jobId()));
+            Set<String> waiting = waiting(m, decision);
             List<ActiveJob> unbanded = new ArrayList<>();
-            for (ActiveJob j : m.jobs()) if (!j.isRunning() && !started.contains(j.id()) && !byJob.containsKey(j.id())) unbanded.add(j);
+            for (ActiveJob j : m.jobs()) if (waiting.contains(j.id()) && !byJob.containsKey(j.id())) unbanded.add(j);
             Map<String, Shown> shown = new HashMap<>(byJob);
             Map<String, StartBands.Band> raws = new HashMap<>(raw);
             like.bandsOf(unbanded, m.jobs(), m.now()).forEach((id, band) -> {
