@@ -54,6 +54,18 @@ class LauncherWhyTest {
             "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
 
+    /**
+     * A job explained at 11:45 on a demo's virtual clock, racing through the quiet hours: by the time the clock is read
+     * after it, it says noon. The explanation's readAt is what its times are said from.
+     */
+    private static final String RACED = "7d1e9c40-5b2a-4f6e-8c3d-1a2b3c4d5e6f";
+    private static final Map<String, String> READ_BEFORE_THE_CLOCK_MOVED = Map.of(
+            "/api/v1/jobs/" + RACED, "{\"id\":\"" + RACED + "\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\"}",
+            "/api/v1/jobs/" + RACED + "/explanation", "{\"id\":\"" + RACED + "\",\"state\":\"PENDING\",\"rule\":\"planned-start\",\"reason\":\"planned"
+                    + " to start when 8 GPUs free up\",\"plannedStartAt\":" + at(NOON - 900 + 1800) + ",\"startP50At\":" + at(NOON - 900)
+                    + ",\"startP90At\":" + at(NOON - 900 + 3600) + ",\"bandsAt\":" + at(NOON - 960) + ",\"ahead\":[],\"alternatives\":[],"
+                    + "\"readAt\":" + at(NOON - 900) + "}");
+
     /** GET /api/v1/jobs without a name: the waiting j1 (8 GPUs, planned) and j3 (two half-GPU shares, over its team's share). */
     private static final String LIST = "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":8,\"state\":\"PENDING\","
             + "\"submittedAt\":" + at(NOON - 600) + ",\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":"
@@ -84,7 +96,8 @@ class LauncherWhyTest {
         server.createContext("/api/v1/", exchange -> {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
-            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : path.equals("/api/v1/teams") ? TEAMS : ANSWERS.get(path);
+            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : path.equals("/api/v1/teams") ? TEAMS
+                    : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
@@ -153,6 +166,15 @@ class LauncherWhyTest {
                   ask for gpuTypes [A100-80GB] instead of [H100-80GB]: planned start 13:20 (in 1 h 20 min), 1 h 10 min sooner
                 """, run.out());
         assertTrue(asked.contains("/api/v1/jobs/j1/explanation Bearer tok"), "a person's why asks with the alternatives: " + asked);
+    }
+
+    @Test
+    void timesAreSaidFromTheClockTheExplanationWasReadAtNotFromOneReadAfterIt() throws Exception {
+        Run run = why(RACED);
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().contains("planned start: 12:15 (in 30 min) in the current plan"), run.out());
+        assertTrue(run.out().contains("starts by 11:45 (now) with odds 1 in 2 (P50), by 12:45 (in 1 h) with odds 9 in 10 (P90)"),
+                "a band is never before the clock it was read at, so it never reads as passed: " + run.out());
     }
 
     @Test

@@ -142,6 +142,7 @@ class StartTimesLiveTest {
                 assertEquals(e.getString("startBandNote"), plan.getString("pending.find { it.jobId == '" + id + "' }.startBandNote"),
                         "the plan's waiting entry, which the web view lists, carries the explanation's note: " + e.prettify());
             }
+            assertEquals(now, seconds(e, "readAt"), "the explanation says which clock it was read at: " + e.prettify());
             if ("RUNNING".equals(e.getString("state"))) continue;
             Long planned = seconds(e, "plannedStartAt"), p50 = seconds(e, "startP50At"), p90 = seconds(e, "startP90At");
             assertTrue(planned != null || p50 != null && p90 != null, "a planned start or a band for " + id + ": " + e.prettify());
@@ -163,6 +164,7 @@ class StartTimesLiveTest {
         long passed = seconds(before, "startP50At") + 120; // past the minute's grace a read gives a band
         clock.advanceTo(passed * 1000);
         JsonPath again = explanation(ADMIN, second, "?alternatives=false");
+        assertEquals(passed, seconds(again, "readAt"), "a client says when from the clock the band was read at: " + again.prettify());
         String note = again.getString("startBandNote");
         assertTrue(note != null && note.contains("passed without a start"), "the read says the band passed: " + again.prettify());
         Long p50 = seconds(again, "startP50At"), p90 = seconds(again, "startP90At");

@@ -36,8 +36,8 @@ public class Outlooks implements StartOutlook {
     private volatile Read read;
 
     @Override
-    public Band band(String jobId, Long plannedStart) {
-        BandReading.Read read = BandReading.read(latest(), jobId, clock.seconds(), plannedStart);
+    public Band band(String jobId, Long plannedStart, long now) {
+        BandReading.Read read = BandReading.read(latest(), jobId, now, plannedStart);
         if (read.stale()) bands.refresh();
         return read.band();
     }

@@ -48,10 +48,10 @@ public record JobView(String id, String name, String team, @JsonProperty("class"
                 startP50At, startP90At, startBandNote, preemptions, leaderEpoch, spec, planned.isEmpty() ? null : planned, peakGpuMemoryMiB);
     }
 
-    /** The view of a pending job with its start-time band as the outlook shows it now (none where bands are off); other states show none. */
-    public JobView withBand(StartOutlook outlook) {
+    /** The view of a pending job with its start-time band as the outlook shows it at now (none where bands are off); other states show none. */
+    public JobView withBand(StartOutlook outlook, long now) {
         if (state != JobState.PENDING) return this;
-        StartOutlook.Band band = outlook.band(id, plannedStart);
+        StartOutlook.Band band = outlook.band(id, plannedStart, now);
         if (band == null) return this;
         return new JobView(id, name, team, jobClass, priority, gpus, state, submittedAt, startedAt, endedAt, placement, fill, reason, plannedStart,
                 band.p50At(), band.p90At(), band.note(), preemptions, leaderEpoch, spec, devices, peakGpuMemoryMiB);

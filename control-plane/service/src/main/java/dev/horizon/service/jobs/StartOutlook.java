@@ -19,11 +19,12 @@ public interface StartOutlook {
     }
 
     /**
-     * The job's band from the latest bands computed, as shown now (a band whose time passed is read again, and fresh
-     * bands asked for); null when no bands are computed. plannedStart: the latest plan's start for it (null: none), which
-     * the note explains when it falls outside the band.
+     * The job's band from the latest bands computed, as shown at now (the caller's one reading of the control plane's clock,
+     * which it reports beside the band; a band whose time passed is read again, and fresh bands asked for); null when no
+     * bands are computed. plannedStart: the latest plan's start for it (null: none), which the note explains when it falls
+     * outside the band.
      */
-    Band band(String jobId, Long plannedStart);
+    Band band(String jobId, Long plannedStart, long now);
 
     /** Up to {@link Alternatives#MAX} changes that would start the waiting job sooner on the latest plan's moment; re-plans, so costly. */
     List<Alternatives.Alternative> alternatives(String jobId);

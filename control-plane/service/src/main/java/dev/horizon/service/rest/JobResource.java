@@ -58,11 +58,14 @@ public class JobResource {
      * For a pending job: plannedStartAt (the plan's start), startP50At/startP90At (its band as shown now, see
      * StartOutlook.Band), bandsAt (the plan they were computed for; they may lag by one plan), startBandNote (why there is
      * no band, or what else to know of it), alternatives (null when not asked for) and ahead; null and empty for other states.
+     * readAt: the control plane's clock when this was read, which the band is never before: a client says "in 5 min" from
+     * it, not from a clock it reads apart (on a demo's virtual clock, racing through the quiet hours, that one had moved on).
      */
     public record Explanation(String id, JobState state, String rule, String reason, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Integer queuePosition,
                               Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
                               List<MemoryViolations.Violation> memoryViolations, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStartAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
-                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, String startBandNote, List<Alternative> alternatives, List<AheadEntry> ahead) {
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, String startBandNote, List<Alternative> alternatives, List<AheadEntry> ahead,
+                              @JsonSerialize(using = ApiTime.Seconds.class) long readAt) {
     }
 
     /** An alternative as the API shows it: the allocator's, with its start in the API's time format. */
@@ -149,7 +152,7 @@ public class JobResource {
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
-        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook)).toList());
+        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook, now)).toList());
         if (rows.size() > l) {
             JobRow last = page.get(page.size() - 1);
             String next = JobCursor.encode(new JobStore.Position(last.submittedAt(), last.id()));
@@ -163,7 +166,8 @@ public class JobResource {
     public JobView get(@PathParam("id") String id) {
         JobRow j = find(id);
         caller.requireSeesTeam(j.team(), "job " + id);
-        return JobView.of(j, clock.seconds()).withDevices(devices.of(j)).withBand(outlook);
+        long now = clock.seconds();
+        return JobView.of(j, now).withDevices(devices.of(j)).withBand(outlook, now);
     }
 
     /**
@@ -187,20 +191,22 @@ public class JobResource {
     }
 
     private Explanation explanation(JobRow j, boolean withAlternatives) {
+        long now = clock.seconds();
         if (j.state() != JobState.PENDING) {
             String reason = switch (j.state()) {
                 case RUNNING -> "running on " + j.placement() + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
                 default -> "finished: " + j.state().name().toLowerCase(Locale.ROOT);
             };
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
-                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, List.of(), List.of());
+                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, List.of(), List.of(), now);
         }
         Map<String, Long> ahead = j.queueRank() == null ? Map.of() : jobs.pendingAheadByTeam(j.queueRank());
-        StartOutlook.Band band = outlook.band(j.id(), j.plannedStart());
-        return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), clock.seconds()), j.plannedStart(),
+        StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
+        return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
-                band == null ? null : band.note(), withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())));
+                band == null ? null : band.note(), withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())),
+                now);
     }
 
     @DELETE

@@ -106,7 +106,7 @@ public class PlanResource {
                 running.add(new Block(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
-                StartOutlook.Band band = outlook.band(j.id(), j.plannedStart());
+                StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
                 pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
                         own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
                         j.queueRank(), j.plannedStart(), left, band == null ? null : band.p50At(), band == null ? null : band.p90At(),
