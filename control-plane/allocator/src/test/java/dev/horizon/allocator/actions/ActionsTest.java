@@ -66,6 +66,29 @@ class ActionsTest {
         assertTrue(s.decision().waitReasons().get("later").startsWith("planned to start in about"), s.decision().waitReasons().get("later"));
     }
 
+    /**
+     * The demo's quiet hours: an idle cluster, and a job as wide as the room the forecast leaves at one step of its run. Its
+     * reason names the rise (the busiest minute of that slot), where it said only that "higher-value work and the inference
+     * reservation" held GPUs that stood idle.
+     */
+    @Test
+    void aJobKeptOutOfIdleGpusByAReservationRiseWithinItsRunSaysWhereItRises() {
+        double[] forecast = new double[16];
+        forecast[0] = 1;
+        forecast[6] = 4; // 4 GPUs at 10:00 + 6 steps of 15 min = 11:30, inside a 2 h run started now (ramped: 2 at 11:15)
+        dev.horizon.allocator.model.InferenceService svc = new dev.horizon.allocator.model.InferenceService("chat", "serving", 4, 2);
+        PlanningContext ctx = new PlanningContext(NOW, 900, 16, cluster, new Occupancy(cluster), List.of(),
+                List.of(pending("wide", 1, 14, 7200, RIGID), pending("short", 1, 14, 900, RIGID)),
+                Map.of("chat", new PlanningContext.ServiceView(svc, 0, 0, forecast, 4)));
+        Session s = Session.open(ctx);
+        new Allocate(0.99, new HeuristicPlanner()::plan).run(s);
+        String wide = s.decision().waitReasons().get("wide");
+        assertTrue(wide.startsWith("planned to start in about") && wide.endsWith(
+                "; within its estimated 2.0 h run the inference reservation rises to 4 GPUs (1970-01-01T11:30:00Z)"), wide);
+        assertTrue(s.decision().starts().stream().anyMatch(d -> d.jobId().equals("short")) || !s.decision().waitReasons().get("short").contains("rises"),
+                "a run that ends before the rise is not said to meet it");
+    }
+
     @Test
     void valuePreemptionTakesGpusOnlyFromOutrankedUnprotectedResumableWork() {
         Occupancy o = new Occupancy(cluster);

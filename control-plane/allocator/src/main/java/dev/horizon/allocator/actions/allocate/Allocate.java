@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
@@ -16,6 +17,7 @@ import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.allocator.placement.SlicePlacer;
 import dev.horizon.allocator.plan.Plan;
 import dev.horizon.allocator.plan.PlanProblem;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -51,6 +53,7 @@ public final class Allocate {
         session.decision().planObjective(plan.objective());
         if (plan.solver() != null) session.decision().solved(plan.solver());
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
+        int[] reserved = reservedForInference(ctx);
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
             if (sliced.contains(j.id())) continue;
@@ -68,7 +71,7 @@ public final class Allocate {
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
                 continue;
             }
-            if (!startIfPlannedNow(session, j, s, plan, fillPool)) notStarted.add(j);
+            if (!startIfPlannedNow(session, j, s, plan, fillPool, reserved)) notStarted.add(j);
         }
         return notStarted;
     }
@@ -151,8 +154,35 @@ public final class Allocate {
         return "its team already runs all it is owed now (" + owedGpus + " GPUs); ";
     }
 
+    /** Per step of the horizon, the GPUs the plan keeps for inference, every service together (as the protected grid keeps them). */
+    private static int[] reservedForInference(PlanningContext ctx) {
+        int[] out = new int[ctx.horizonSteps()];
+        for (PlanningContext.ServiceView view : ctx.services().values()) {
+            int[] path = InferenceReservation.path(view, out.length);
+            for (int t = 0; t < out.length; t++) out[t] += t == 0 ? Math.max(path[0], Math.max(view.reservedGpus(), view.heldGpus())) : path[t];
+        }
+        return out;
+    }
+
+    /**
+     * Where the inference reservation rises within the run the job would have if it started now, the clause that says
+     * so: idle GPUs now are not room for a run that reaches a step the forecast keeps for inference (the demo's 8-GPU job
+     * waited through the quiet hours on an idle node for a spike of the week's busiest minutes, its reason naming
+     * neither). Empty where the reservation does not rise above its level now.
+     */
+    static String reservationRise(PlanningContext ctx, int[] reserved, PendingJob j) {
+        if (reserved.length == 0) return "";
+        int run = Ranking.stepsUntil(ctx, ctx.now() + j.estimatedRemainingSeconds(), reserved.length);
+        int peak = 0;
+        for (int t = 1; t < run; t++) if (reserved[t] > reserved[peak]) peak = t;
+        if (peak == 0) return "";
+        // the level now is left out: it moves with inference minute by minute, and the stored reason must not
+        return "; within its estimated " + Ranking.minutes(j.estimatedRemainingSeconds()) + " run the inference reservation rises to "
+                + reserved[peak] + " GPUs (" + Instant.ofEpochSecond(ctx.plannedStart(peak)) + ")";
+    }
+
     /** Starts a whole-GPU job the plan starts in this step; otherwise records why it waits. Returns whether it started. */
-    private static boolean startIfPlannedNow(Session session, PendingJob j, Integer s, Plan plan, VictimPool fillPool) {
+    private static boolean startIfPlannedNow(Session session, PendingJob j, Integer s, Plan plan, VictimPool fillPool, int[] reserved) {
         PlanningContext ctx = session.context();
         long step = ctx.stepSeconds();
         if (s == null) {
@@ -164,7 +194,8 @@ public final class Allocate {
         if (s > 0) {
             long in = s * step - ctx.now() % step;
             session.decision().waiting(j.id(), () -> "planned to start in about " + Ranking.minutes(in)
-                    + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then");
+                    + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then"
+                    + reservationRise(ctx, reserved, j));
             return false;
         }
         Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision(), Price.PLANNED);
