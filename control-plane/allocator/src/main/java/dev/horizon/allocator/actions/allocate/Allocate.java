@@ -1,7 +1,6 @@
 package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.PlanningContext;
-import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
@@ -53,7 +52,6 @@ public final class Allocate {
         session.decision().planObjective(plan.objective());
         if (plan.solver() != null) session.decision().solved(plan.solver());
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
-        int[] reserved = reservedForInference(ctx);
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
             if (sliced.contains(j.id())) continue;
@@ -71,7 +69,7 @@ public final class Allocate {
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
                 continue;
             }
-            if (!startIfPlannedNow(session, j, s, plan, fillPool, reserved)) notStarted.add(j);
+            if (!startIfPlannedNow(session, j, s, plan, fillPool, grid.reserved())) notStarted.add(j);
         }
         return notStarted;
     }
@@ -152,16 +150,6 @@ public final class Allocate {
 
     private static String owed(String owedGpus) {
         return "its team already runs all it is owed now (" + owedGpus + " GPUs); ";
-    }
-
-    /** Per step of the horizon, the GPUs the plan keeps for inference, every service together (as the protected grid keeps them). */
-    private static int[] reservedForInference(PlanningContext ctx) {
-        int[] out = new int[ctx.horizonSteps()];
-        for (PlanningContext.ServiceView view : ctx.services().values()) {
-            int[] path = InferenceReservation.path(view, out.length);
-            for (int t = 0; t < out.length; t++) out[t] += t == 0 ? Math.max(path[0], Math.max(view.reservedGpus(), view.heldGpus())) : path[t];
-        }
-        return out;
     }
 
     /**

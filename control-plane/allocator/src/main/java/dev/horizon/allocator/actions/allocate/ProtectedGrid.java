@@ -24,10 +24,12 @@ import java.util.Set;
  * count against it, except fill that now fits for its whole estimated run: that is promoted to protected.
  *
  * @param capacity  per step, GPUs protected work may still use
+ * @param reserved  per step, the GPUs kept for inference, every service together (what capacity is short of the cluster
+ *                  for inference; a wait reason names where it rises)
  * @param nodeFree  per node and step, GPUs free (step 0 as the occupancy has it, fill counted free; none on a drained node)
  * @param fill      running fill work, not promoted (promotions go into the session's decision)
  */
-record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<RunningJob> fill) {
+record ProtectedGrid(int[] capacity, int[] reserved, int[][] nodeFree, int[] nodeSizes, List<RunningJob> fill) {
 
     static ProtectedGrid of(Session session) {
         PlanningContext ctx = session.context();
@@ -36,11 +38,13 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
         int nodes = cluster.nodes().size();
         int[] capacity = new int[h];
         Arrays.fill(capacity, cluster.totalGpus());
+        int[] reserved = new int[h];
         for (PlanningContext.ServiceView view : ctx.services().values()) {
             int[] path = InferenceReservation.path(view, h);
             path[0] = Math.max(path[0], view.reservedGpus());
-            for (int t = 0; t < h; t++) capacity[t] -= Math.max(path[t], t == 0 ? view.heldGpus() : 0);
+            for (int t = 0; t < h; t++) reserved[t] += Math.max(path[t], t == 0 ? view.heldGpus() : 0);
         }
+        for (int t = 0; t < h; t++) capacity[t] -= reserved[t];
         int[] nodeSizes = new int[nodes];
         int[][] nodeFree = new int[nodes][h];
         for (int n = 0; n < nodes; n++) {
@@ -63,7 +67,7 @@ record ProtectedGrid(int[] capacity, int[][] nodeFree, int[] nodeSizes, List<Run
         for (int n = 0; n < nodes; n++) if (ctx.occupancy().isDrained(n)) Arrays.fill(nodeFree[n], 0);
         Set<String> promoted = promoteFill(session, fill, capacity, nodeFree);
         fill.removeIf(r -> promoted.contains(r.id()));
-        return new ProtectedGrid(capacity, nodeFree, nodeSizes, fill);
+        return new ProtectedGrid(capacity, reserved, nodeFree, nodeSizes, fill);
     }
 
     /** Inherited work holds its GPUs until its estimated end; fill promoted now also holds them in step 0. */
