@@ -11,19 +11,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
  * Time-sliced processes share one GPU's memory with nothing to stop one from taking it all and crashing the
  * others (k8s-device-plugin#461). On every tick each process on a shared GPU is compared with its share; one
  * over it is reported once (log line, counter, the next telemetry report) and, with action KILL, terminated. Processes on MIG devices
- * are left alone: the hardware already confines them. A process is known by its GPU, PID and start time, and forgotten
- * once it is gone, so a PID the kernel hands out again is a new process; the guard keeps at most {@link #KEPT} violations.
+ * are left alone: the hardware already confines them. A process is known by its GPU and PID, and forgotten once it is
+ * gone, so a PID the kernel hands out again is a new process; the guard keeps at most {@link #KEPT} violations.
  */
 @ApplicationScoped
 public class MemoryGuard {
@@ -60,24 +59,31 @@ public class MemoryGuard {
     private final Deque<Violation> violations = new ArrayDeque<>();
     /** Violations not yet put in a telemetry report; guarded by this. */
     private final Deque<Violation> unreported = new ArrayDeque<>();
-    /** Per GPU, the processes (see {@link #identity}) already reported and still running; only the loop thread touches it. */
-    private final Map<String, Set<String>> reported = new HashMap<>();
+    /**
+     * A PID's start time where the agent sees the process (same PID namespace), empty where it does not. A process
+     * outside the agent's namespace can share its PID with one inside, so the answer may come and go for one process.
+     */
+    Function<Integer, Optional<Instant>> startTimes = pid -> ProcessHandle.of(pid).flatMap(h -> h.info().startInstant());
+
+    /** Per GPU, the PIDs already reported and still running, with their start time where one was read; only the loop thread touches it. */
+    private final Map<String, Map<Integer, Optional<Instant>>> reported = new HashMap<>();
 
     void check(List<GpuSnapshot> gpus) {
         for (GpuSnapshot gpu : gpus) {
             if (!gpu.readable()) continue; // its processes are unknown this tick, not gone
             Optional<Sharing.Share> share = sharing.of(gpu.uuid());
-            Set<String> before = reported.getOrDefault(gpu.uuid(), Set.of());
-            Set<String> still = new HashSet<>();
+            Map<Integer, Optional<Instant>> before = reported.getOrDefault(gpu.uuid(), Map.of());
+            Map<Integer, Optional<Instant>> still = new HashMap<>();
             for (GpuProcess p : gpu.processes()) {
                 if (share.isEmpty() || p.gpuInstanceId() != null || p.usedMemoryBytes() == null) continue;
-                String id = identity(gpu.uuid(), p.pid());
+                Optional<Instant> started = startTimes.apply(p.pid());
+                Optional<Instant> known = before.get(p.pid());
                 long used = p.usedMemoryBytes() / MIB;
-                if (before.contains(id)) {
-                    still.add(id);
+                if (known != null && sameProcess(known, started)) {
+                    still.put(p.pid(), started.or(() -> known));
                 } else if (used > share.get().allowedMiB()) {
                     act(gpu.uuid(), p, used, share.get());
-                    still.add(id);
+                    still.put(p.pid(), started);
                 }
             }
             if (still.isEmpty()) reported.remove(gpu.uuid());
@@ -85,10 +91,13 @@ public class MemoryGuard {
         }
     }
 
-    /** GPU, PID and, where the agent sees the process (same PID namespace), its start time: PIDs are reused. */
-    private static String identity(String gpuUuid, int pid) {
-        String started = ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(Instant::toString).orElse("?");
-        return gpuUuid + "/" + pid + "/" + started;
+    /**
+     * A PID listed on the GPU tick after tick is one process unless two start times read for it differ (the PID was
+     * reused between ticks). A start time that could not be read says nothing: reporting again on it would repeat one
+     * violation whenever an unrelated process in the agent's namespace took that PID number.
+     */
+    private static boolean sameProcess(Optional<Instant> before, Optional<Instant> now) {
+        return before.isEmpty() || now.isEmpty() || before.equals(now);
     }
 
     private void act(String gpuUuid, GpuProcess p, long usedMiB, Sharing.Share share) {

@@ -8,6 +8,7 @@ import dev.horizon.nvml.GpuReading;
 import dev.horizon.nvml.GpuProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +16,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The memory guard's bookkeeping: a PID used again is a new process, and what it keeps is bounded. */
+/** The memory guard's bookkeeping: a PID used again is a new process, one process is reported once, and what it keeps is bounded. */
 class MemoryGuardTest {
     private static final String GPU = "GPU-11111111-2222-4333-8444-555555555555";
     private static final long MIB = 1024L * 1024L;
@@ -58,6 +59,24 @@ class MemoryGuardTest {
         tick(over(FIRST_PID));
         assertEquals(2, guard.violations().size(), "the PID came back as another process");
         assertEquals(2, guard.takeUnreported().size());
+    }
+
+    @Test
+    void aProcessWhoseStartTimeComesAndGoesIsReportedOnce() {
+        Instant started = Instant.parse("2026-12-05T09:00:00Z");
+        List<Optional<Instant>> seen = new ArrayList<>(List.of(Optional.empty(), Optional.of(started), Optional.empty(), Optional.of(started)));
+        guard.startTimes = pid -> seen.remove(0);
+        for (int i = 0; i < 4; i++) tick(over(FIRST_PID));
+        assertEquals(1, guard.violations().size(), "an unrelated process in the agent's namespace taking the PID number now and then");
+    }
+
+    @Test
+    void aPidWhoseStartTimeChangesBetweenTicksIsANewProcess() {
+        List<Optional<Instant>> seen = new ArrayList<>(List.of(Optional.of(Instant.parse("2026-12-05T09:00:00Z")), Optional.empty(),
+                Optional.of(Instant.parse("2026-12-05T09:00:07Z"))));
+        guard.startTimes = pid -> seen.remove(0);
+        for (int i = 0; i < 3; i++) tick(over(FIRST_PID));
+        assertEquals(2, guard.violations().size(), "the first process exited and the PID was handed out again within one tick");
     }
 
     @Test
