@@ -3,15 +3,17 @@ package dev.horizon.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.UnmetDemandCost;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.trace.DemoDayScenario;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -107,14 +109,28 @@ final class Serving {
         return Math.max(heldAtStepStart - cap, Math.min(target, heldAtStepStart + cap));
     }
 
-    /** Whole GPUs nothing holds (no job, no MIG layout, not serving already), on the node with most of them first, highest index first. */
-    private List<String> free(List<Gpu> gpus, List<Runs.Job> running) {
+    /**
+     * Whole GPUs nothing holds (no job, no MIG layout, not serving already), in the order the simulator's services take
+     * them ({@link Occupancy#findSingles}: the fullest node first, so emptier nodes stay whole for gangs). Taking the
+     * emptiest node first put the service on the one node that can hold an 8-GPU job, which then waited through the
+     * quiet hours on a nearly idle cluster while the same day in the simulator started it on arrival.
+     */
+    List<String> free(List<Gpu> gpus, List<Runs.Job> running) {
         Set<String> busy = new HashSet<>(held);
         for (Runs.Job j : running) busy.addAll(uuidsOf(j.run.placement(), gpus));
-        List<Gpu> free = new ArrayList<>(gpus.stream().filter(g -> !g.migOn() && !busy.contains(g.uuid())).toList());
-        Map<String, Long> perNode = free.stream().collect(java.util.stream.Collectors.groupingBy(Gpu::node, java.util.stream.Collectors.counting()));
-        free.sort(Comparator.comparingLong((Gpu g) -> -perNode.get(g.node())).thenComparing(Gpu::node).thenComparing(Gpu::index, Comparator.reverseOrder()));
-        return new ArrayList<>(free.stream().map(Gpu::uuid).toList());
+        List<String> nodeNames = gpus.stream().map(Gpu::node).distinct().toList();
+        Cluster cluster = new Cluster(nodeNames.stream()
+                .map(n -> new GpuNode(n, "", (int) gpus.stream().filter(g -> g.node().equals(n)).count(), 0, null)).toList());
+        Occupancy occupancy = new Occupancy(cluster);
+        for (Gpu g : gpus) {
+            if (g.migOn() || busy.contains(g.uuid())) occupancy.occupy(new Placement(List.of(new Placement.Slice(nodeNames.indexOf(g.node()), g.index(), 1))));
+        }
+        Placement order = occupancy.findSingles(occupancy.totalFree());
+        List<String> free = new ArrayList<>();
+        for (Placement.Slice s : order.slices()) {
+            for (Gpu g : gpus) if (g.node().equals(nodeNames.get(s.node())) && g.index() == s.firstGpu()) free.add(g.uuid());
+        }
+        return free;
     }
 
     /** Horizon's choice of the batch work that gives GPUs back: whole-GPU runs only, cheapest loss first. */
