@@ -190,6 +190,17 @@ class DemoIT {
         }
         assertTrue(summary.get("evictions").asInt() > 0 || runs.stream().anyMatch(r -> "EVICTED".equals(r.path("endReason").asText()))
                 || summary.get("preemptionsSeen").asInt() > 0, "the inference service never took GPUs back");
+        // the day's MIG layouts and time-slicing, as the nodes view shows them to a viewer: applied, none failed
+        List<String> failedCommands = new ArrayList<>();
+        int sharingApplied = 0;
+        for (JsonNode node : cp.get("/api/v1/nodes", admin)) {
+            for (JsonNode c : cp.get("/api/v1/nodes/" + node.get("name").asText(), admin).path("commands")) {
+                if ("FAILED".equals(c.path("state").asText())) failedCommands.add(node.get("name").asText() + ": " + c);
+                if ("SUCCEEDED".equals(c.path("state").asText()) && c.path("action").path("setSharing").isObject()) sharingApplied++;
+            }
+        }
+        assertEquals(List.of(), failedCommands, "agents failed commands during the day");
+        assertTrue(sharingApplied > 0, "no time-slicing was applied among the nodes' newest commands");
     }
 
     private static Contract contract(JsonNode job) {
