@@ -112,6 +112,15 @@ class FractionalPlanningTest {
             List<Map<String, Object>> sharing = commands("setSharing");
             assertEquals(1, sharing.size(), "one SetSharing for the shared GPU: " + sharing);
             assertEquals("{gpuUuid=GPU-host-m-" + free + ", mode=TIME_SLICING, replicas=2}", ((Map<?, ?>) sharing.get(0).get("action")).get("setSharing").toString());
+
+            // both shares end; whole-GPU work on that GPU makes it exclusive again, or the agent would keep it time-sliced
+            for (String id : List.of(half, other)) as(ADMIN).body("{\"state\":\"SUCCEEDED\"}").post("/api/v1/jobs/" + id + "/outcome").then().statusCode(200);
+            String whole = Api.submit(ADMIN, "{\"name\":\"whole\",\"team\":\"serving\",\"class\":\"BATCH_INFERENCE\",\"perReplica\":{\"gpus\":1}}");
+            planner.planNow();
+            assertEquals("host-m[" + free + "-" + free + "]", job(whole).getString("placement"));
+            sharing = commands("setSharing"); // newest first
+            assertEquals(2, sharing.size(), "one more SetSharing, for the GPU the whole job starts on: " + sharing);
+            assertEquals("{gpuUuid=GPU-host-m-" + free + ", mode=EXCLUSIVE}", ((Map<?, ?>) sharing.get(0).get("action")).get("setSharing").toString());
         } finally {
             channel.shutdownNow();
         }

@@ -249,7 +249,9 @@ public class StartTimes {
             PlannedMoment last = lastPlan;
             shown.updateAndGet(s -> s.withLikeBands(last.moment(), last.decision()));
         } catch (RuntimeException e) {
-            LOG.error("start-time bands failed; the next plan computes them again", e);
+            // a computation running when the service stops meets its store and beans gone: that is the shutdown, not a fault
+            if (worker.isShutdown()) LOG.infof("start-time bands stopped by the shutdown: %s", e.getMessage());
+            else LOG.error("start-time bands failed; the next plan computes them again", e);
         }
         rest(System.nanoTime() - t0);
     }
