@@ -197,31 +197,23 @@ public class SlicePlanning {
      * A GPU an agent still time-slices (its newest SetSharing that did not fail shares it) goes back to exclusive when
      * whole-GPU work starts on it: shared, its device plugin hands it out as replicas, and the memory guard holds the job
      * to one replica's memory (in the demo's day, a training job on a GPU that had run two half-GPU actors was reported
-     * over its share every few seconds). Read only for the nodes where whole GPUs start, from their newest commands.
+     * over its share every few seconds). Read only for the nodes where whole GPUs start.
      */
     private void exclusiveAgain(Pools pools, Decision decision, List<Node> usable, List<Wanted> out) {
-        Map<String, List<NodeCommand>> newest = new HashMap<>();
+        Map<String, Map<String, CommandRequest.SetSharing>> sharing = new HashMap<>();
         for (Decision.Start s : decision.starts()) {
             for (Placement.Slice slice : s.placement().slices()) {
                 Node node = usable.get(slice.node());
                 if (slice.share() != null || pools.sharedPerNode().contains(slice.node()) || !Node.FROM_AGENT.equals(node.source())) continue;
-                List<NodeCommand> commandsOfNode = newest.computeIfAbsent(node.name(), commands::recent);
+                Map<String, CommandRequest.SetSharing> ofNode = sharing.computeIfAbsent(node.name(), commands::sharingByGpu);
                 for (int g = slice.firstGpu(); g < slice.firstGpu() + slice.count(); g++) {
                     String uuid = uuid(usable, slice.node(), g);
-                    if (!sharedNow(commandsOfNode, uuid)) continue;
+                    CommandRequest.SetSharing now = ofNode.get(uuid);
+                    if (now == null || "EXCLUSIVE".equals(now.mode())) continue;
                     out.add(new Wanted(node.name(), new CommandRequest(null, new CommandRequest.SetSharing(uuid, "EXCLUSIVE", null, null, null), null)));
                 }
             }
         }
-    }
-
-    private static boolean sharedNow(List<NodeCommand> newestFirst, String uuid) {
-        for (NodeCommand c : newestFirst) {
-            CommandRequest.SetSharing s = c.action().setSharing();
-            if (s == null || !uuid.equals(s.gpuUuid()) || NodeCommand.FAILED.equals(c.state())) continue;
-            return !"EXCLUSIVE".equals(s.mode());
-        }
-        return false;
     }
 
     /**

@@ -6,7 +6,6 @@ import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
-import dev.horizon.service.nodes.NodeCommand;
 import dev.horizon.service.nodes.NodePlatform;
 import dev.horizon.service.nodes.NodeStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -59,15 +58,11 @@ public class PlannedDevices {
                 sharing(node.name(), gpu.uuid()), mode);
     }
 
-    /** How the GPU is shared: its newest SetSharing, time-slicing between two when none was sent. */
+    /** How the GPU is shared: its newest SetSharing its agent did not fail, time-slicing between two when none was sent. */
     private PlannedDevice.Sharing sharing(String node, String uuid) {
-        for (NodeCommand c : commands.recent(node)) { // newest first
-            CommandRequest.SetSharing s = c.action().setSharing();
-            if (s != null && uuid.equals(s.gpuUuid())) {
-                return new PlannedDevice.Sharing(s.mode(), s.replicas() == null ? 1 : s.replicas(), s.activeThreadPercentage(), s.memoryLimitMiB());
-            }
-        }
-        return new PlannedDevice.Sharing("TIME_SLICING", 2, null, null);
+        CommandRequest.SetSharing s = commands.sharingByGpu(node).get(uuid);
+        if (s == null) return new PlannedDevice.Sharing("TIME_SLICING", 2, null, null);
+        return new PlannedDevice.Sharing(s.mode(), s.replicas() == null ? 1 : s.replicas(), s.activeThreadPercentage(), s.memoryLimitMiB());
     }
 
     private static Optional<Gpu> gpu(Node node, int index) {

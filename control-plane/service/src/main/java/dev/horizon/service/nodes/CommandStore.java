@@ -8,7 +8,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -72,6 +74,20 @@ public class CommandStore {
     /** The node's newest commands, newest first. */
     public List<NodeCommand> recent(String node) {
         return select(" WHERE node = ? ORDER BY created_at DESC, id FETCH FIRST " + SHOWN + " ROWS ONLY", node);
+    }
+
+    /**
+     * Per GPU of the node, the newest SetSharing its agent did not fail, whatever its age (until retention folds it into
+     * the node's events): how the control plane last told the agent to share the GPU. Matched in the stored JSON, where a
+     * SetSharing begins with its GPU's UUID.
+     */
+    public Map<String, CommandRequest.SetSharing> sharingByGpu(String node) {
+        Map<String, CommandRequest.SetSharing> out = new HashMap<>();
+        for (NodeCommand c : select(" WHERE node = ? AND state <> ? AND action LIKE ? ORDER BY created_at DESC, id", node, NodeCommand.FAILED,
+                "%\"setSharing\":{\"gpuUuid\":%")) {
+            out.putIfAbsent(c.action().setSharing().gpuUuid(), c.action().setSharing());
+        }
+        return out;
     }
 
     /** Every node's commands created at or after sinceMillis or still unanswered, newest first: one query per plan. */
