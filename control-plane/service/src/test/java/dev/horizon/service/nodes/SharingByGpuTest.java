@@ -3,6 +3,7 @@ package dev.horizon.service.nodes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.Leadership;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -18,18 +19,25 @@ class SharingByGpuTest {
     CommandStore commands;
     @Inject
     Leadership leadership;
+    @Inject
+    ServiceClock clock;
 
+    /** A SetSharing its agent applied (an unanswered one would expire, failed, in the service's own expiry pass). */
     private NodeCommand queue(String gpu, String mode, Integer replicas, long at) {
-        return commands.insert(NODE, new CommandRequest(null, new CommandRequest.SetSharing(gpu, mode, replicas, null, null), null), at, leadership.epoch());
+        NodeCommand c = commands.insert(NODE, new CommandRequest(null, new CommandRequest.SetSharing(gpu, mode, replicas, null, null), null), at,
+                leadership.epoch());
+        commands.finish(c.id(), true, null, at);
+        return c;
     }
 
     @Test
     void theNewestSharingOfEachGpuThatDidNotFailEvenPastTheNewestCommandsShown() {
-        long t = 1_000_000;
+        long t = clock.millis();
         queue("GPU-a", "TIME_SLICING", 2, t++);
         // more commands for another GPU than a node's view shows: GPU-a's sharing is still the one above
         for (int i = 0; i < 60; i++) queue("GPU-b", i % 2 == 0 ? "TIME_SLICING" : "EXCLUSIVE", i % 2 == 0 ? 2 : null, t++);
-        NodeCommand refused = queue("GPU-a", "TIME_SLICING", 4, t++);
+        NodeCommand refused = commands.insert(NODE, new CommandRequest(null, new CommandRequest.SetSharing("GPU-a", "TIME_SLICING", 4, null, null), null),
+                t++, leadership.epoch());
         commands.finish(refused.id(), false, "the agent could not write the config", t++);
         queue("GPU-c", "EXCLUSIVE", null, t++);
         // a MIG layout names its GPU too, and is no sharing
