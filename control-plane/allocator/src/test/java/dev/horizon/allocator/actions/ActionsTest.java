@@ -67,7 +67,7 @@ class ActionsTest {
     }
 
     /**
-     * The demo's quiet hours: an idle cluster, and a job as wide as the room the forecast leaves at one step of its run. Its
+     * An idle cluster, and a job as wide as the room the forecast leaves at one step of its run. Its
      * reason names the rise (the busiest minute of that slot), where it said only that "higher-value work and the inference
      * reservation" held GPUs that stood idle.
      */

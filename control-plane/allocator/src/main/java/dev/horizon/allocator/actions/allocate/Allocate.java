@@ -154,9 +154,9 @@ public final class Allocate {
 
     /**
      * Where the inference reservation rises within the run the job would have if it started now, the clause that says
-     * so: idle GPUs now are not room for a run that reaches a step the forecast keeps for inference (the demo's 8-GPU job
-     * waited through the quiet hours on an idle node for a spike of the week's busiest minutes, its reason naming
-     * neither). Empty where the reservation does not rise above its level now.
+     * so: idle GPUs now are not room for a run that reaches a step the forecast keeps for inference, and a reason that
+     * names only "the inference reservation" does not say where or when. Empty where the reservation does not rise above
+     * its level now.
      */
     static String reservationRise(PlanningContext ctx, int[] reserved, PendingJob j) {
         if (reserved.length == 0) return "";
