@@ -48,7 +48,11 @@ final class ControlPlane {
     }
 
     JsonNode put(String path, Object body, String token) {
-        return call("PUT", path, body, token, 200);
+        return put(path, body, token, 200);
+    }
+
+    JsonNode put(String path, Object body, String token, int expected) {
+        return call("PUT", path, body, token, expected);
     }
 
     /** Every job in a state, walking the pages the API hands out. */

@@ -3,6 +3,7 @@ package dev.horizon.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.horizon.fairshare.BudgetTree;
+import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.trace.DemoDayScenario;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -161,7 +162,10 @@ public final class DemoMain {
         return task;
     }
 
-    /** Teams (parents first) with their budgets, a submitter token per team, the inference service and its demand history. */
+    /**
+     * Teams (parents first) with their budgets, a submitter token per team, node-a100's MIG policy, the inference service
+     * and its demand history.
+     */
     private void setUp() {
         BudgetTree tree = day.scenario().budgets();
         for (var b : DemoDayScenario.BUDGETS) {
@@ -173,6 +177,7 @@ public final class DemoMain {
             ObjectNode token = ControlPlane.object().put("role", "submitter").put("team", b.name()).put("label", "demo: " + b.name());
             submitterOf.put(b.name(), cp.post("/api/v1/tokens", token, admin, 201).get("token").asText());
         }
+        putMigPolicy();
         var s = day.service().service();
         cp.post("/api/v1/inference-services", ControlPlane.object().put("name", s.name()).put("team", s.team()).put("weightPerGpuHour", s.weightPerGpuHour())
                 .put("swapCapGpus", s.swapCapGpus()), submitterOf.get(s.team()), 201);
@@ -183,6 +188,21 @@ public final class DemoMain {
         moveClock(0);
         out.println("horizon demo: teams " + String.join(", ", submitterOf.keySet()) + " and the inference service " + s.name()
                 + " (" + day.service().history().length + " steps of demand history) are set up");
+    }
+
+    /**
+     * The day's MIG policy, the one the bench's demo-day plans under: the plan may re-partition an idle A100 for MIG work
+     * no instance of the launcher's layouts can take, as it does in the simulator.
+     */
+    private void putMigPolicy() {
+        MigPolicy mig = DemoDayScenario.MIG;
+        ObjectNode policy = ControlPlane.object().put("layout", mig.layout().name()).put("drainTimeSeconds", mig.drainTime().toSeconds())
+                .put("maxConcurrentReconfigurations", mig.maxConcurrentReconfigurations());
+        var models = policy.putArray("partitionableModels");
+        mig.partitionableModels().stream().sorted().forEach(models::add);
+        var profiles = policy.putArray("allowedProfiles");
+        mig.allowedProfiles().stream().sorted().forEach(profiles::add);
+        cp.put("/api/v1/mig-policies/" + mig.nodePool(), policy, admin, 201);
     }
 
     /**

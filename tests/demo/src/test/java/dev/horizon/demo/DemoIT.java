@@ -201,6 +201,10 @@ class DemoIT {
         }
         assertEquals(List.of(), failedCommands, "agents failed commands during the day");
         assertTrue(sharingApplied > 0, "no time-slicing was applied among the nodes' newest commands");
+        // node-a100 plans under the day's MIG policy, as the bench's demo-day does
+        JsonNode mig = cp.get("/api/v1/mig-policies/" + DemoDayScenario.MIG.nodePool(), admin);
+        assertEquals(DemoDayScenario.MIG.layout().name(), mig.path("layout").asText(), "node-a100's MIG policy: " + mig);
+        assertEquals(DemoDayScenario.MIG.drainTime().toSeconds(), mig.path("drainTimeSeconds").asLong(), "node-a100's MIG policy: " + mig);
     }
 
     private static Contract contract(JsonNode job) {
