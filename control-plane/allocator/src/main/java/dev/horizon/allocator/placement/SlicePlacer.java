@@ -263,6 +263,18 @@ public final class SlicePlacer {
         return new Decision.Reconfigure(bestNode, bestGpu, packed(model, wanted), j.id());
     }
 
+    /**
+     * Whether some node that is not drained may re-partition a GPU for this MIG request (a DYNAMIC policy for its model
+     * and profile). Without one, the request runs only on instances of the layouts as they are and never takes a whole GPU.
+     */
+    public static boolean mayPartitionFor(Occupancy o, SliceRequest r) {
+        Cluster cluster = o.cluster();
+        for (int n = 0; n < cluster.nodes().size(); n++) {
+            if (!o.isDrained(n) && mayPartition(o.migPolicy(n), cluster.nodes().get(n).gpuModel(), r)) return true;
+        }
+        return false;
+    }
+
     private static boolean mayPartition(MigPolicy policy, String model, SliceRequest r) {
         return policy != null && policy.layout() == MigPolicy.Layout.DYNAMIC && policy.partitionableModels().contains(model)
                 && policy.allowedProfiles().contains(r.migProfile()) && r.accepts(model) && r.fitsModel(model, Long.MAX_VALUE);

@@ -94,7 +94,8 @@ public final class Allocate {
      * The grid problem: each whole-GPU job with its rules and the nodes of models it accepts; each fractional job as the
      * whole GPUs its replicas fill when packed (as many per GPU as the tightest model that can hold its slice takes) on
      * nodes of such a model. Planned as one GPU per replica, 2 x 500 milli-GPU needed 2 GPUs of room now where it opens
-     * one, so it was planned a step later at every decision and never opened a free GPU.
+     * one, so it was planned a step later at every decision and never opened a free GPU. MIG work that no GPU may be
+     * re-partitioned for is left out, since it never takes a whole GPU.
      */
     private PlanProblem problem(PlanningContext ctx, ProtectedGrid grid, List<PendingJob> pending, Session session, Set<String> sliced) {
         int h = ctx.horizonSteps();
@@ -103,9 +104,14 @@ public final class Allocate {
         // many jobs ask the same slice or accept the same models: each shape is sized, and its nodes found, against every
         // node once per decision, not once per job (and the jobs of one shape share one array of nodes)
         Map<SliceRequest, Integer> perGpuBySlice = new HashMap<>();
+        Map<SliceRequest, Boolean> onWholeGpus = new HashMap<>();
         Map<Object, Optional<boolean[]>> nodesByShape = new HashMap<>();
         for (PendingJob j : pending) {
             if (session.onlyAsFill(j.id()) || sliced.contains(j.id())) continue;
+            // MIG work no GPU may be re-partitioned for waits for an instance of the layouts as they are: counted on whole
+            // GPUs, it took one from the plan's current step at every decision it waited, and work below it waited beside it
+            if (j.slice() != null && j.slice().isMig()
+                    && !onWholeGpus.computeIfAbsent(j.slice(), slice -> SlicePlacer.mayPartitionFor(ctx.occupancy(), slice))) continue;
             int d = (int) Math.max(1, Math.min(h, (j.estimatedRemainingSeconds() + step - 1) / step));
             // what allowedNodes reads of a job: its slice, or without one its rules
             boolean[] allowed = nodesByShape.computeIfAbsent(j.slice() == null ? j.rules() : j.slice(),
