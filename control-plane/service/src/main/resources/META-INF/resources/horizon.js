@@ -428,13 +428,17 @@ function fillPending(plan) {
 }
 
 // nodes an approval-requiring enrollment token enrolled: the planner places nothing on them (they are not in the plan's
-// rows) until an admin approves them
+// rows) until an admin approves them; and nodes an admin drained, which take no new work until undrained
 function markWaitingNodes(nodes) {
   const waiting = nodes.filter(n => n.pendingApproval).map(n => n.name);
+  const drained = nodes.filter(n => n.drainReason).map(n => n.name + ' (' + n.drainReason + ')');
+  const said = [];
+  if (waiting.length) said.push(waiting.length + (waiting.length === 1 ? ' node waits' : ' nodes wait') + ' for approval, no work placed: '
+    + waiting.join(', ') + ' (./horizon node approve NAME)');
+  if (drained.length) said.push('drained, no new work: ' + drained.join(', ') + ' (./horizon node undrain NAME)');
   const mark = document.getElementById('waiting-nodes');
-  mark.textContent = waiting.length ? waiting.length + (waiting.length === 1 ? ' node waits' : ' nodes wait') + ' for approval, no work placed: '
-    + waiting.join(', ') + ' (./horizon node approve NAME)' : '';
-  mark.hidden = waiting.length === 0;
+  mark.textContent = said.join('; ');
+  mark.hidden = said.length === 0;
 }
 
 async function refresh() {

@@ -249,16 +249,33 @@ class SecurityOverProcessesIT {
             JsonNode waiting = admin.json("GET", "/api/v1/jobs/" + waits, null, 200);
             assertEquals("PENDING", waiting.path("state").asText(), "never placed on the unapproved node: " + waiting);
             assertFalse(admin.json("GET", "/api/v1/plan", null, 200).toString().contains("mallory["), "mallory is in no plan");
-            Process approve = new ProcessBuilder(Horizon.ROOT.resolve("horizon").toString(), "node", "approve", "mallory", "--url", "https://127.0.0.1:"
-                    + port, "--token", ADMIN, "--ca", certs.ca().toString()).redirectErrorStream(true).start();
-            String said = new String(approve.getInputStream().readAllBytes());
-            assertEquals(0, approve.waitFor(), said);
+            String said = cli("node", "approve", "mallory");
             assertTrue(said.contains("approved node mallory"), said);
             await("the job placed on mallory once approved", 30, dir, () -> admin.json("GET", "/api/v1/jobs/" + waits, null, 200),
                     j -> j.path("placement").asText().startsWith("mallory["));
+
+            // an admin drains it for maintenance and gives it work again, through the CLI
+            String drained = cli("node", "drain", "mallory", "--reason", "burn-in after approval");
+            assertTrue(drained.contains("drained node mallory"), drained);
+            assertEquals("burn-in after approval", admin.json("GET", "/api/v1/nodes/mallory", null, 200).path("drainReason").asText());
+            String status = cli("status");
+            assertTrue(status.contains("drained (no new work until ./horizon node undrain mallory): mallory: burn-in after approval"), status);
+            assertTrue(cli("node", "undrain", "mallory").contains("undrained node mallory"));
+            assertTrue(admin.json("GET", "/api/v1/nodes/mallory", null, 200).path("drainReason").isNull());
             admin.json("DELETE", "/api/v1/jobs/" + waits, null, 200);
         }
         admin.json("DELETE", "/api/v1/jobs/" + onA, null, 200);
+    }
+
+    /** What ./horizon ARGS printed against this control plane as its admin; fails unless it exits 0. */
+    private String cli(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Horizon.ROOT.resolve("horizon").toString()));
+        command.addAll(List.of(args));
+        command.addAll(List.of("--url", "https://127.0.0.1:" + port, "--token", ADMIN, "--ca", certs.ca().toString()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), String.join(" ", args) + ": " + said);
+        return said;
     }
 
     /** What a telemetry stream with one report ends with. */

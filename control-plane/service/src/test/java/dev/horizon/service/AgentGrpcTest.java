@@ -5,6 +5,7 @@ import static dev.horizon.service.Api.as;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -292,6 +293,15 @@ class AgentGrpcTest {
         as(enrollment).body("{\"drain\":{\"reason\":\"maintenance\"}}").post("/api/v1/nodes/host-d/commands").then().statusCode(403);
         agent.register(host("host-d", 1)).await().atMost(WAIT);
         as(ADMIN).get("/api/v1/nodes/host-d").then().body("commands", hasSize(0));
+    }
+
+    @Test
+    void aDrainCommandDrainsTheNodeSoNoNewWorkKeepsItsAgentWaiting() {
+        enrolled(host("host-drain", 1));
+        as(ADMIN).body("{\"drain\":{\"reason\":\"maintenance\"}}").post("/api/v1/nodes/host-drain/commands").then().statusCode(201);
+        as(ADMIN).get("/api/v1/nodes/host-drain").then().body("drainReason", equalTo("maintenance"))
+                .body("commands[0].action.drain.reason", equalTo("maintenance"));
+        as(ADMIN).delete("/api/v1/nodes/host-drain/drain").then().statusCode(200).body("drainReason", nullValue());
     }
 
     // agent identity: an enrollment token enrolls a node once and gets its credential, which acts for that node only

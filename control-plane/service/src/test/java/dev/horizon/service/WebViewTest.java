@@ -112,7 +112,8 @@ class WebViewTest {
             "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]},"
-                    + "{'name':'mallory','pendingApproval':true,'gpus':[{'model':'H100-80GB','migDevices':[]}]}]",
+                    + "{'name':'mallory','pendingApproval':true,'gpus':[{'model':'H100-80GB','migDevices':[]}]},"
+                    + "{'name':'node-2','drainReason':'new PSU','gpus':[{'model':'H100-80GB','migDevices':[]}]}]",
             "/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON)),
             "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]", "/api/v1/inference-services", "[]");
 
@@ -149,7 +150,8 @@ class WebViewTest {
                     "a job no band can be given says so, the note on hover");
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
-                    + " (./horizon node approve NAME)</span>"), "a node waiting for approval is marked, with how to approve it");
+                    + " (./horizon node approve NAME); drained, no new work: node-2 (new PSU) (./horizon node undrain NAME)</span>"),
+                    "a node waiting for approval and a drained one are marked, with how to give them work: " + dom);
         } finally {
             api.stop(0);
             try (Stream<Path> files = Files.walk(dir)) {

@@ -21,7 +21,6 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
     private static final int MAX_SHARING_REPLICAS = 64;
     /** A GPU has at most 7 MIG instances; more slots than this cannot be a layout. */
     private static final int MAX_SLOTS = 8;
-    private static final int MAX_REASON = 1000;
 
     /** slots: the GPU's MIG instances after the change; an empty list turns MIG off. */
     public record ApplyMigLayout(String gpuUuid, List<Slot> slots) {
@@ -48,7 +47,7 @@ public record CommandRequest(ApplyMigLayout applyMigLayout, SetSharing setSharin
         }
         if (applyMigLayout != null) migProblems(node, problems);
         if (setSharing != null) sharingProblems(node, problems);
-        if (drain != null) Limits.text("drain.reason", drain.reason(), MAX_REASON, problems);
+        if (drain != null) Limits.text("drain.reason", drain.reason(), DrainRequest.MAX_REASON, problems);
         return problems;
     }
 

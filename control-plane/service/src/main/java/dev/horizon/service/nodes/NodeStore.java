@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +97,29 @@ public class NodeStore {
         return db.update("DELETE FROM pending_nodes WHERE node = ?", ps -> ps.setString(1, node)) == 1;
     }
 
+    /** Drains a node (see {@link Node#drainReason()}), or gives a drained one a new reason; now: when, in epoch milliseconds. */
+    public void drain(String node, String reason, long now) {
+        try {
+            db.update("INSERT INTO drained_nodes (node, reason, since) VALUES (?, ?, ?)", ps -> {
+                ps.setString(1, node);
+                ps.setString(2, reason);
+                ps.setLong(3, now);
+            });
+        } catch (StoreException e) {
+            // drained before (or by a request racing this one): it stays drained since then, for the newest reason
+            if (!e.duplicateKey()) throw e;
+            db.update("UPDATE drained_nodes SET reason = ? WHERE node = ?", ps -> {
+                ps.setString(1, reason);
+                ps.setString(2, node);
+            });
+        }
+    }
+
+    /** Gives a drained node new work again; false when it was not drained. */
+    public boolean undrain(String node) {
+        return db.update("DELETE FROM drained_nodes WHERE node = ?", ps -> ps.setString(1, node)) == 1;
+    }
+
     /** How many nodes have each health. */
     public Map<String, Integer> countByHealth() {
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -121,11 +145,13 @@ public class NodeStore {
         }
         java.util.Set<String> pending = new java.util.HashSet<>(db.query("SELECT node FROM pending_nodes" + (name == null ? "" : " WHERE node = ?"),
                 bind, rs -> rs.getString(1)));
+        Map<String, String> drained = new HashMap<>();
+        db.query("SELECT node, reason FROM drained_nodes" + (name == null ? "" : " WHERE node = ?"), bind, rs -> drained.put(rs.getString(1), rs.getString(2)));
         List<Node> out = new ArrayList<>();
         rows.sort(Comparator.comparing(NodeRow::name, NodeStore::naturalOrder));
         for (NodeRow r : rows) {
             out.add(new Node(r.name(), r.model(), r.memory(), r.domain(), r.source(), r.health(), r.healthReason(), r.lastSeen(),
-                    gpus.getOrDefault(r.name(), List.of()), pending.contains(r.name())));
+                    gpus.getOrDefault(r.name(), List.of()), pending.contains(r.name()), drained.get(r.name())));
         }
         return out;
     }

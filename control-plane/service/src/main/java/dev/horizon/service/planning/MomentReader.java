@@ -71,7 +71,8 @@ public class MomentReader {
             nodeIndex.put(node.name(), n);
             for (Gpu g : node.gpus()) gpuByUuid.put(g.uuid(), new int[] {n, g.index()});
             GpuNode shape = new GpuNode(node.name(), node.gpuModel(), node.gpus().size(), node.gpuMemoryMiB(), node.nvlinkDomain());
-            nodes.add(new NodeState(shape, node.drained() ? NodeState.Health.UNHEALTHY : NodeState.Health.READY, prepared.pools().byNode().get(n),
+            NodeState.Health health = node.unhealthy() ? NodeState.Health.UNHEALTHY : node.drained() ? NodeState.Health.DRAINED : NodeState.Health.READY;
+            nodes.add(new NodeState(shape, health, prepared.pools().byNode().get(n),
                     prepared.gpus().get(n), prepared.sharingPerNode().get(n)));
         }
         List<ServiceState> services = services(gpuByUuid);

@@ -3,11 +3,13 @@ package dev.horizon.service.rest;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.integration.GpuMode;
+import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.leadership.LeaderForwarding;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.nodes.CommandQueue;
 import dev.horizon.service.nodes.CommandRequest;
 import dev.horizon.service.nodes.CommandStore;
+import dev.horizon.service.nodes.DrainRequest;
 import dev.horizon.service.nodes.MemoryViolations;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeCommand;
@@ -18,8 +20,10 @@ import dev.horizon.service.security.Caller;
 import dev.horizon.service.web.ApiException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -63,6 +67,8 @@ public class NodeResource {
     NodePlatform platform;
     @Inject
     PlanRequests planner;
+    @Inject
+    ServiceClock clock;
 
     /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET
@@ -101,8 +107,47 @@ public class NodeResource {
         if (!Node.FROM_AGENT.equals(node.source())) {
             throw new ApiException(409, "node " + name + " was declared in horizon.nodes and has no agent to run commands; start its agent");
         }
+        // the agent waits for its GPUs' processes to end: new work landing there meanwhile would keep it waiting
+        if (request.drain() != null) drainFor(name, request.drain().reason() == null || request.drain().reason().isBlank()
+                ? "its agent was sent a drain command" : request.drain().reason());
         NodeCommand command = queue.queue(name, request);
         return Response.created(URI.create("/api/v1/nodes/" + name)).entity(command).build();
+    }
+
+    /**
+     * Drains a node (Slurm's DRAIN, kubectl drain): the planner gives it no new work and moves the work running there
+     * elsewhere as each job's contract allows (inside its minimum runtime, work stays); reason is shown in the node view.
+     * Draining a drained node gives it the newer reason. Any replica answers: every planner reads it from the store.
+     */
+    @PUT
+    @Path("/{name}/drain")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Node drain(@PathParam("name") String name, String body) {
+        caller.requireAdmin("draining nodes");
+        find(name);
+        DrainRequest request = JsonBodies.read(body, DrainRequest.class, DrainRequest.EXAMPLE);
+        List<String> problems = request.problems();
+        if (!problems.isEmpty()) throw new ApiException(400, "invalid drain", problems);
+        drainFor(name, request.reason());
+        return find(name);
+    }
+
+    private void drainFor(String name, String reason) {
+        nodes.drain(name, reason, clock.millis());
+        caller.noteForAudit("drained node " + name + " (" + reason + "): no new work lands there, and work leaves as its contract allows");
+        planner.requestPlan();
+    }
+
+    /** Undrains a node: the planner places work on it again. 409 when it is not drained. */
+    @DELETE
+    @Path("/{name}/drain")
+    public Node undrain(@PathParam("name") String name) {
+        caller.requireAdmin("undraining nodes");
+        find(name);
+        if (!nodes.undrain(name)) throw new ApiException(409, "node " + name + " is not drained; PUT /api/v1/nodes/" + name + "/drain drains it");
+        caller.noteForAudit("undrained node " + name + ": the planner places work on it again");
+        planner.requestPlan();
+        return find(name);
     }
 
     /**
