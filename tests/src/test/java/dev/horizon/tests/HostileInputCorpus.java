@@ -292,6 +292,14 @@ final class HostileInputCorpus {
         add("approving a node by its own credential", "POST", "/api/v1/nodes/" + HostileInput.NODE + "/approval", "node", null, 403, "admin");
         add("approving a node that does not wait", "POST", "/api/v1/nodes/" + HostileInput.NODE + "/approval", "admin", null, 409, "not waiting");
         add("approving an unknown node", "POST", "/api/v1/nodes/" + LONG_300 + "/approval", "admin", null, 404, "no node");
+        String drain = "/api/v1/nodes/" + HostileInput.NODE + "/drain";
+        add("draining a node by a submitter", "PUT", drain, "submitter", "{\"reason\":\"x\"}", 403, "admin");
+        add("draining a node by its own credential", "PUT", drain, "node", "{\"reason\":\"x\"}", 403, "admin");
+        add("drain without a reason", "PUT", drain, "admin", "{}", 400, "reason: required");
+        add("drain reason of 10,000 characters", "PUT", drain, "admin", "{\"reason\":\"" + LONG_10K + "\"}", 400, "reason is 10000 characters");
+        add("drain reason with NUL", "PUT", drain, "admin", "{\"reason\":\"a\\u0000\"}", 400, "reason holds a control character");
+        add("draining an unknown node", "PUT", "/api/v1/nodes/" + LONG_300 + "/drain", "admin", "{\"reason\":\"x\"}", 404, "no node");
+        add("undraining a node that is not drained", "DELETE", drain, "admin", null, 409, "is not drained");
     }
 
     private void authAndTransport() {
