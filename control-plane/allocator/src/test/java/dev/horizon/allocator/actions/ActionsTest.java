@@ -9,11 +9,13 @@ import dev.horizon.allocator.actions.drain.LeaveDrainedNodes;
 import dev.horizon.allocator.actions.lend.Lend;
 import dev.horizon.allocator.actions.preempt.ValuePreemption;
 import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.plan.HeuristicPlanner;
+import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import java.util.List;
@@ -53,6 +55,21 @@ class ActionsTest {
         assertEquals(List.of("old"), s.decision().preemptions());
         assertEquals(List.of("young"), s.context().running().stream().map(RunningJob::id).toList());
         assertEquals(0, o.freeOn(0), "a drained node's freed GPUs take no new work");
+    }
+
+    @Test
+    void aJobWithNoRoomInTheHorizonIsToldWhichNodesOfItsModelTakeNoNewWork() {
+        Cluster two = Cluster.homogeneous(16, 8, "H100-80GB", 81_559);
+        Occupancy o = new Occupancy(two);
+        Placement whole = new Placement(List.of(new Placement.Slice(0, 0, 8)));
+        o.occupy(whole);
+        RunningJob day = new RunningJob("day", "t", JobClass.TRAINING, 8, 8, NOW - 600, NOW - 600, NOW + 86_400, RIGID, whole, false);
+        o.drain(1);
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, two, o, List.of(day),
+                List.of(pending("waits", 1, 8, 3600, RESUMABLE)), Map.of()));
+        String reason = d.waitReasons().get("waits");
+        assertTrue(reason.startsWith("no room for 8 GPUs") && reason.endsWith("; " + two.nodes().get(1).name()
+                + " takes no new work now (drained by an admin, or unhealthy)"), reason);
     }
 
     @Test

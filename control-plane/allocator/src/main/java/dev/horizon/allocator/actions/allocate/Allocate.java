@@ -8,6 +8,7 @@ import dev.horizon.allocator.actions.preempt.Price;
 import dev.horizon.allocator.actions.preempt.VictimPool;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.ModelGroups;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
@@ -52,6 +53,7 @@ public final class Allocate {
         session.decision().planObjective(plan.objective());
         if (plan.solver() != null) session.decision().solved(plan.solver());
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
+        List<Integer> outNodes = nodesTakingNoWork(session);
         List<PendingJob> notStarted = new ArrayList<>();
         for (PendingJob j : pending) {
             if (sliced.contains(j.id())) continue;
@@ -69,7 +71,7 @@ public final class Allocate {
                 SliceStarts.apply(slicer.place(session.occupancy(), j, s != null && s == 0), j, session, true);
                 continue;
             }
-            if (!startIfPlannedNow(session, j, s, plan, fillPool, grid.reserved())) notStarted.add(j);
+            if (!startIfPlannedNow(session, j, s, plan, fillPool, grid.reserved(), outNodes)) notStarted.add(j);
         }
         return notStarted;
     }
@@ -175,14 +177,34 @@ public final class Allocate {
                 + reserved[peak] + " GPUs (" + Instant.ofEpochSecond(ctx.plannedStart(peak)) + ")";
     }
 
+    /** The nodes that take no new work as the decision begins (drained or unhealthy), by index; read before later actions hold any. */
+    private static List<Integer> nodesTakingNoWork(Session session) {
+        List<Integer> out = new ArrayList<>();
+        for (int n = 0; n < session.context().cluster().nodes().size(); n++) if (session.occupancy().isDrained(n)) out.add(n);
+        return out;
+    }
+
+    /** "; node-1 takes no new work (...)" for the nodes of a model the job accepts among those out; empty where none is. */
+    private static String outClause(PlanningContext ctx, PendingJob j, List<Integer> out) {
+        if (out.isEmpty()) return "";
+        List<String> names = out.stream().map(n -> ctx.cluster().nodes().get(n)).filter(node -> j.rules().accepts(node.gpuModel()))
+                .map(GpuNode::name).toList();
+        if (names.isEmpty()) return "";
+        // three named at most: a large cluster drains many nodes at once, and the reason is stored with every waiting job
+        String named = names.size() <= 3 ? String.join(", ", names) : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
+        return "; " + named + (names.size() == 1 ? " takes" : " take") + " no new work now (drained by an admin, or unhealthy)";
+    }
+
     /** Starts a whole-GPU job the plan starts in this step; otherwise records why it waits. Returns whether it started. */
-    private static boolean startIfPlannedNow(Session session, PendingJob j, Integer s, Plan plan, VictimPool fillPool, int[] reserved) {
+    private static boolean startIfPlannedNow(Session session, PendingJob j, Integer s, Plan plan, VictimPool fillPool, int[] reserved,
+                                             List<Integer> outNodes) {
         PlanningContext ctx = session.context();
         long step = ctx.stepSeconds();
         if (s == null) {
             long horizonSeconds = ctx.horizonSteps() * step;
+            String out = outClause(ctx, j, outNodes);
             session.decision().waiting(j.id(), () -> "no room for " + j.gpus() + " GPUs for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
-                    + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation");
+                    + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation" + out);
             return false;
         }
         if (s > 0) {
