@@ -180,8 +180,8 @@ public class Planner implements PlanRequests {
         List<JobRow> active = jobs.active();
         List<String> fingerprint = new ArrayList<>();
         // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be
-        // adopted once its agent reported the new instances
-        usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.gpus().stream()
+        // adopted once its agent reported the new instances; nor one solved before a node was drained
+        usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.drained() + " " + n.gpus().stream()
                 .map(g -> g.uuid() + " " + g.health() + " " + g.migMode() + " " + g.migDevices()).toList()));
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
         PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);

@@ -64,6 +64,19 @@ class FullModeTest {
         assertFalse(planner.adopt(before, outcome, 0.1), "a job arrived while CP-SAT solved: its plan no longer holds");
     }
 
+    @Test
+    void aPlanMadeBeforeANodeWasDrainedIsNotAdopted() {
+        setUp();
+        Planner.Moment before = planner.moment();
+        as(ADMIN).body("{\"reason\":\"while CP-SAT solved\"}").put("/api/v1/nodes/node-1/drain").then().statusCode(200);
+        try {
+            PlanningPolicy.Outcome outcome = new PlanningPolicy.Outcome(new dev.horizon.allocator.model.Decision(), "cpsat", List.of());
+            assertFalse(planner.adopt(before, outcome, 0.1), "node-1 was drained while CP-SAT solved: its plan may place work there");
+        } finally {
+            as(ADMIN).delete("/api/v1/nodes/node-1/drain").then().statusCode(200);
+        }
+    }
+
     /** One node taken by a long job, the three jobs waiting for the other; the heuristic has planned them. Returns the two small ones. */
     private List<String> setUp() {
         Api.cancelEverything();
