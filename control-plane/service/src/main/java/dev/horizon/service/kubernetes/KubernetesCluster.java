@@ -57,9 +57,13 @@ public class KubernetesCluster {
     private MigManager mig;
     private DevicePluginSharing sharing;
     private ResourceSlices slices;
-    /** Node name to its labels, as last listed; guarded by this. */
-    private Map<String, Map<String, String>> labels = Map.of();
-    private long labelsListedAt;
+    /** What a listed Kubernetes node says that Horizon reads: its labels, and whether it is cordoned (spec.unschedulable). */
+    private record Listed(Map<String, String> labels, boolean unschedulable) {
+    }
+
+    /** Node name to what it said, as last listed; guarded by this. */
+    private Map<String, Listed> listed = Map.of();
+    private long listedAt;
 
     @PostConstruct
     void start() {
@@ -97,9 +101,19 @@ public class KubernetesCluster {
         return DevicePluginSharing.NodeSharing.replicasOf(l == null ? null : l.get(DevicePluginSharing.CONFIG_LABEL));
     }
 
+    /**
+     * Whether an admin cordoned the node (kubectl cordon or drain: spec.unschedulable). Horizon binds pods itself, and a pod
+     * bound to a node passes a cordon by, so the planner must keep new work off such a node itself. False off Kubernetes.
+     */
+    public boolean cordoned(String node) {
+        if (!enabled) return false;
+        Listed n = node(node);
+        return n != null && n.unschedulable();
+    }
+
     /** Lists the nodes again on the next question: Horizon just changed their labels. */
     public synchronized void forgetLabels() {
-        labelsListedAt = 0;
+        listedAt = 0;
     }
 
     public MigManager mig() {
@@ -114,21 +128,27 @@ public class KubernetesCluster {
         return slices;
     }
 
-    /** The node's labels as last listed; listed again when stale, or when the node is new and the last list is a second old. */
-    private synchronized Map<String, String> labels(String node) {
+    private Map<String, String> labels(String node) {
+        Listed n = node(node);
+        return n == null ? null : n.labels();
+    }
+
+    /** What the node said when last listed; listed again when stale, or when the node is new and the last list is a second old. */
+    private synchronized Listed node(String node) {
         long now = System.currentTimeMillis();
-        long age = now - labelsListedAt;
-        if (age < LABELS_FRESH.toMillis() && (labels.containsKey(node) || age < NEW_NODE_RELIST.toMillis())) return labels.get(node);
+        long age = now - listedAt;
+        if (age < LABELS_FRESH.toMillis() && (listed.containsKey(node) || age < NEW_NODE_RELIST.toMillis())) return listed.get(node);
         try {
-            Map<String, Map<String, String>> listed = new HashMap<>();
+            Map<String, Listed> fresh = new HashMap<>();
             for (Node n : client.nodes().list().getItems()) {
-                listed.put(n.getMetadata().getName(), n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels());
+                Map<String, String> l = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+                fresh.put(n.getMetadata().getName(), new Listed(l, n.getSpec() != null && Boolean.TRUE.equals(n.getSpec().getUnschedulable())));
             }
-            labels = listed;
-            labelsListedAt = now;
+            listed = fresh;
+            listedAt = now;
         } catch (RuntimeException e) {
-            LOG.warnf("listing Kubernetes nodes for their GPU modes failed (%s); using the labels listed before", e.getMessage());
+            LOG.warnf("listing Kubernetes nodes for their GPU modes and cordons failed (%s); using what was listed before", e.getMessage());
         }
-        return labels.get(node);
+        return listed.get(node);
     }
 }

@@ -36,4 +36,9 @@ public class KubernetesPlatform implements NodePlatform {
     public boolean appliesInsteadOfAgent(NodeCommand command) {
         return gpuOperator.takesOver(command);
     }
+
+    @Override
+    public boolean cordoned(String node) {
+        return cluster.cordoned(node);
+    }
 }

@@ -35,6 +35,11 @@ public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlin
         return drainReason != null;
     }
 
+    /** The node drained, for that reason. */
+    public Node drainedFor(String reason) {
+        return new Node(name, gpuModel, gpuMemoryMiB, nvlinkDomain, source, health, healthReason, lastSeen, gpus, pendingApproval, reason);
+    }
+
     /** The node without its GPUs' processes, whose names and pids belong to whichever teams' jobs run there. */
     public Node withoutProcesses() {
         return new Node(name, gpuModel, gpuMemoryMiB, nvlinkDomain, source, health, healthReason, lastSeen, gpus.stream()

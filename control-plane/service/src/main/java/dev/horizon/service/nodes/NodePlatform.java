@@ -23,4 +23,15 @@ public interface NodePlatform {
 
     /** Whether the command is applied by the platform rather than streamed to the node's agent. */
     boolean appliesInsteadOfAgent(NodeCommand command);
+
+    /** Whether the platform keeps new work off the node (Kubernetes: cordoned, spec.unschedulable). */
+    boolean cordoned(String node);
+
+    /** Why a cordoned node takes no new work, as its drain reason says it. */
+    String CORDONED = "cordoned in Kubernetes (spec.unschedulable: kubectl cordon or drain); kubectl uncordon gives it work again";
+
+    /** The node as the planner and the views take it: drained too where the platform cordoned it and no admin drained it here. */
+    default Node asSeen(Node node) {
+        return !node.drained() && cordoned(node.name()) ? node.drainedFor(CORDONED) : node;
+    }
 }

@@ -9,6 +9,7 @@ import dev.horizon.service.jobs.RunSegments;
 import dev.horizon.service.leadership.Leadership;
 import dev.horizon.service.leadership.NotLeaderException;
 import dev.horizon.service.nodes.Node;
+import dev.horizon.service.nodes.NodePlatform;
 import dev.horizon.service.nodes.NodeStore;
 import dev.horizon.service.plans.PlanRequests;
 import dev.horizon.service.plans.PlannerSettings;
@@ -47,6 +48,8 @@ public class Planner implements PlanRequests {
     JobStore jobs;
     @Inject
     NodeStore nodes;
+    @Inject
+    NodePlatform platform;
     @Inject
     MomentReader contexts;
     @Inject
@@ -176,7 +179,7 @@ public class Planner implements PlanRequests {
     /** Reads the moment now; any thread may (the full mode reads one to solve on). */
     Moment moment() {
         long nowMillis = clock.millis();
-        List<Node> usable = nodes.planned();
+        List<Node> usable = nodes.planned().stream().map(platform::asSeen).toList();
         List<JobRow> active = jobs.active();
         List<String> fingerprint = new ArrayList<>();
         // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be

@@ -73,7 +73,7 @@ public class NodeResource {
     /** Every node; to others than admins without the GPUs' processes (other teams' work). */
     @GET
     public List<Node> list() {
-        return nodes.all().stream().map(this::visible).toList();
+        return nodes.all().stream().map(platform::asSeen).map(this::visible).toList();
     }
 
     /** A node; admins also see its agent's commands, the processes on its GPUs and those its memory guard caught. */
@@ -144,7 +144,10 @@ public class NodeResource {
     public Node undrain(@PathParam("name") String name) {
         caller.requireAdmin("undraining nodes");
         find(name);
-        if (!nodes.undrain(name)) throw new ApiException(409, "node " + name + " is not drained; PUT /api/v1/nodes/" + name + "/drain drains it");
+        if (!nodes.undrain(name)) {
+            if (platform.cordoned(name)) throw new ApiException(409, "node " + name + " is " + NodePlatform.CORDONED);
+            throw new ApiException(409, "node " + name + " is not drained; PUT /api/v1/nodes/" + name + "/drain drains it");
+        }
         caller.noteForAudit("undrained node " + name + ": the planner places work on it again");
         planner.requestPlan();
         return find(name);
@@ -166,6 +169,6 @@ public class NodeResource {
     }
 
     private Node find(String name) {
-        return nodes.find(name).orElseThrow(() -> ApiException.notFound("node", name));
+        return nodes.find(name).map(platform::asSeen).orElseThrow(() -> ApiException.notFound("node", name));
     }
 }
