@@ -9,8 +9,9 @@ import java.util.List;
  * HEALTHY, UNHEALTHY (the planner gives it no new work; healthReason says why) or LOST (out of the cluster: its
  * agent has been silent for horizon.agents.heartbeat-timeout-seconds; healthReason says since when). pendingApproval: an
  * enrollment token that requires approval enrolled it, and no admin has approved it yet; the planner never places on it.
- * drainReason: why an admin drained it (null: not drained); the planner gives it no new work and moves work off it as
- * each job's contract allows, whatever its health, until an admin undrains it.
+ * drainReason: why it is drained (null: not drained), by an admin until undrained, or as the store has none by the
+ * platform it runs on ({@link NodePlatform#asSeen}: cordoned in Kubernetes); the planner gives it no new work and moves
+ * work off it as each job's contract allows, whatever its health.
  */
 public record Node(String name, String gpuModel, long gpuMemoryMiB, String nvlinkDomain, String source, String health,
                    String healthReason, @JsonSerialize(using = ApiTime.Millis.class) long lastSeen, List<Gpu> gpus, boolean pendingApproval,
