@@ -7,6 +7,7 @@ import dev.horizon.allocator.actions.InferenceReservation;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.allocate.Allocate;
+import dev.horizon.allocator.actions.consolidate.Consolidate;
 import dev.horizon.allocator.actions.drain.LeaveDrainedNodes;
 import dev.horizon.allocator.actions.lend.Lend;
 import dev.horizon.allocator.actions.preempt.ValuePreemption;
@@ -32,7 +33,8 @@ import java.util.function.Function;
  *
  * <p>A decision runs Horizon's actions in turn on one {@link Session}, in the spirit of KAI-Scheduler's actions: work on
  * drained nodes leaves ({@link LeaveDrainedNodes}), the plan starts what it places now ({@link Allocate}), waiting work
- * takes GPUs from work it outranks ({@link ValuePreemption}), and idle GPUs are lent as fill ({@link Lend}). Inference
+ * takes GPUs from work it outranks ({@link ValuePreemption}), time-slicing shares move off the GPUs a waiting job needs
+ * where they fit elsewhere at once ({@link Consolidate}), and idle GPUs are lent as fill ({@link Lend}). Inference
  * takes GPUs back between decisions ({@link Reclaim}).
  */
 public final class HorizonPolicy implements SchedulingPolicy {
@@ -141,7 +143,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
         Session session = Session.open(given);
         LeaveDrainedNodes.run(session);
         List<PendingJob> notStarted = allocate.run(session);
-        List<PendingJob> stillWaiting = ValuePreemption.run(session, notStarted);
+        List<PendingJob> stillWaiting = Consolidate.run(session, ValuePreemption.run(session, notStarted));
         Lend.run(session, stillWaiting);
         return session.decision();
     }

@@ -94,13 +94,39 @@ public final class Price {
     }
 
     Loss lossOf(List<RunningJob> victims) {
+        return lossOf(victims, advanceSeconds);
+    }
+
+    /**
+     * Whether moving these jobs pays: each fits elsewhere at once, so it waits for its GPUs no longer than a step (the
+     * next decision places it), and loses its work since its checkpoint and a restart.
+     */
+    public boolean paysForMoving(List<RunningJob> moved, long stepSeconds) {
+        return unpriced != null || gain > movingLoss(moved, stepSeconds);
+    }
+
+    /** What moving these jobs loses, in priority-weighted GPU-seconds (see {@link #paysForMoving}). */
+    public double movingLoss(List<RunningJob> moved, long stepSeconds) {
+        return lossOf(moved, Math.min(advanceSeconds, stepSeconds)).total();
+    }
+
+    /** What the jobs moved off a block are told: for whom, and what it gained against what the move costs them. */
+    public String moved(PendingJob preemptor, List<RunningJob> moved, long stepSeconds) {
+        Loss loss = lossOf(moved, Math.min(advanceSeconds, stepSeconds));
+        return "moved to free whole GPUs for " + preemptor.id() + " (" + preemptor.gpus() + " GPUs, weight " + preemptor.weight()
+                + "): starting it now does " + Math.round(advanceSeconds / 60.0) + " min of its work sooner, worth " + gpuHours(gain)
+                + " weighted GPU-h, more than the move costs the " + moved.size() + " job(s) moved, " + gpuHours(loss.total()) + " (since their checkpoint "
+                + gpuHours(loss.sinceCheckpoint()) + ", restart " + gpuHours(loss.restart()) + ", waiting for the next decision " + gpuHours(loss.waiting()) + ")";
+    }
+
+    private Loss lossOf(List<RunningJob> victims, long waitSeconds) {
         double sinceCheckpoint = 0, restart = 0, waiting = 0;
         for (RunningJob v : victims) {
             double weighted = v.weight() * v.gpuFraction();
             long ran = Math.max(0, now - v.startSeconds());
             sinceCheckpoint += weighted * (ran - v.contract().keptWork(ran));
             restart += weighted * Math.max(MIN_RESTART_SECONDS, v.contract().checkpointCostSeconds());
-            waiting += weighted * Math.min(advanceSeconds, Math.max(0, v.estimatedEndSeconds() - now));
+            waiting += weighted * Math.min(waitSeconds, Math.max(0, v.estimatedEndSeconds() - now));
         }
         return new Loss(sinceCheckpoint, restart, waiting);
     }

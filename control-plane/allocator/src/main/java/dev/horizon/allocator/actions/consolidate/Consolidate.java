@@ -1,0 +1,170 @@
+package dev.horizon.allocator.actions.consolidate;
+
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.actions.Ranking;
+import dev.horizon.allocator.actions.Session;
+import dev.horizon.allocator.actions.preempt.Price;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.NodeOrder;
+import dev.horizon.allocator.placement.Occupancy;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Consolidation of time-slicing shares (KAI-Scheduler's consolidate action in spirit): shares opened on free GPUs at
+ * different times end up one or two to a GPU across many nodes, and a GPU that holds shares of two jobs is freed by
+ * neither alone, so no preemption ever frees it and a node with two small actors on it never hosts an 8-GPU job. For
+ * each job the earlier actions left waiting that needs whole GPUs on one node, this action looks for the node where
+ * moving the shares off some of its GPUs frees the job's block, and moves them only where every moved job fits at once
+ * beside the shares other GPUs already hold (so it waits no longer than a step) and the job's {@link Price} gain pays
+ * for what they lose. Moved work must be resumable, past its minimum runtime (or fill), not outranking the job and not
+ * beyond its team's owed share (fractional work there never runs as fill, so it would not come back). The moved jobs
+ * are preempted with a reason that says where they fit; the next decision places them beside held work, first. One
+ * move a decision: the room its jobs fit in is theirs until then.
+ * MIG instances are not moved: the layout stays behind, and re-partitioning is the slice placer's business.
+ */
+public final class Consolidate {
+    private final Session session;
+    private final Occupancy occupancy;
+    /** The running jobs holding shares of each time-sliced GPU, movable or not, in GPU order. */
+    private final Map<GpuRef, List<RunningJob>> holders = new LinkedHashMap<>();
+    private final Set<RunningJob> movable = new LinkedHashSet<>();
+
+    private Consolidate(Session session) {
+        this.session = session;
+        this.occupancy = session.occupancy();
+        Set<String> preempted = Set.copyOf(session.decision().preemptions());
+        for (RunningJob r : session.context().running()) {
+            if (!r.placement().shared() || preempted.contains(r.id())) continue;
+            boolean timeSliced = true;
+            for (Placement.Slice s : r.placement().slices()) {
+                if (s.share() == null || s.share().isMig()) timeSliced = false;
+                else holders.computeIfAbsent(new GpuRef(s.node(), s.firstGpu()), g -> new ArrayList<>()).add(r);
+            }
+            if (timeSliced && mayMove(r)) movable.add(r);
+        }
+    }
+
+    private boolean mayMove(RunningJob r) {
+        return r.contract().resumable() && (r.fill() || !r.protectedAt(session.now())) && !session.staysFill(r.id());
+    }
+
+    /** Tries each job the earlier actions left waiting, in the order given; returns those still waiting. */
+    public static List<PendingJob> run(Session session, List<PendingJob> stillWaiting) {
+        if (!session.occupancy().hasFractional()) return stillWaiting;
+        Consolidate action = new Consolidate(session);
+        if (action.movable.isEmpty()) return stillWaiting;
+        // one move a decision: the room its jobs fit in at once is theirs until the next decision places them
+        for (PendingJob j : stillWaiting) {
+            boolean wanted = j.slice() == null && !session.onlyAsFill(j.id()) && action.occupancy.fitsOneNode(j.gpus(), j.rules());
+            if (wanted && action.tryFor(j)) return stillWaiting.stream().filter(w -> w != j).toList();
+        }
+        return stillWaiting;
+    }
+
+    /** A way to start one job: its block, and the jobs moved off it with the GPUs each fits on at once. */
+    private record Move(Placement block, Map<RunningJob, Placement> moved, double loss) {
+    }
+
+    private boolean tryFor(PendingJob j) {
+        PlanningContext ctx = session.context();
+        Price price = Price.of(j, j.gpus(), session.decision().plannedStarts().get(j.id()), ctx.now(), ctx.stepSeconds(),
+                ctx.horizonSteps() * ctx.stepSeconds());
+        Move best = null;
+        for (int n = 0; n < ctx.cluster().nodes().size(); n++) {
+            if (occupancy.isDrained(n) || !j.rules().accepts(ctx.cluster().nodes().get(n).gpuModel())) continue;
+            Move move = moveOn(n, j, price);
+            if (move != null && (best == null || move.loss() < best.loss())) best = move;
+        }
+        if (best == null) return false;
+        String why = price.moved(j, List.copyOf(best.moved().keySet()), ctx.stepSeconds());
+        for (Map.Entry<RunningJob, Placement> m : best.moved().entrySet()) {
+            occupancy.release(m.getKey().placement());
+            session.decision().preempt(m.getKey().id(), why + "; it fits at once on " + m.getValue().describe(ctx.cluster()));
+        }
+        // as value preemption: budgeted work runs protected only where the protected room has it, else as fill
+        session.start(j.id(), best.block(), !session.underFairShare() || !session.protectedRoomFor(best.block()));
+        return true;
+    }
+
+    /**
+     * On node n: the GPUs whose every share may move for j, fewest shares first, moved off one GPU at a time until j's
+     * block is free; then every job holding a share of the block must fit elsewhere at once, and the move must pay.
+     */
+    private Move moveOn(int n, PendingJob j, Price price) {
+        List<GpuRef> freeable = new ArrayList<>();
+        for (Map.Entry<GpuRef, List<RunningJob>> e : holders.entrySet()) {
+            GpuRef g = e.getKey();
+            if (g.node() != n || occupancy.migLayout(n, g.gpu()) != null || occupancy.isReconfiguring(n, g.gpu())) continue;
+            if (e.getValue().stream().allMatch(r -> movable.contains(r) && !Ranking.outranks(r.weight(), j.weight()))) freeable.add(g);
+        }
+        if (freeable.isEmpty() || occupancy.freeOn(n) + freeable.size() < j.gpus()) return null;
+        freeable.sort(Comparator.comparingInt(g -> holders.get(g).size()));
+        Occupancy trial = occupancy.copy();
+        Placement block = null;
+        Set<RunningJob> released = new LinkedHashSet<>();
+        for (GpuRef g : freeable) {
+            for (RunningJob r : holders.get(g)) if (released.add(r)) trial.release(r.placement());
+            block = trial.freeOn(n) < j.gpus() ? null : trial.findBlockOn(n, j.gpus(), j.rules(), NodeOrder.BEST_FIT);
+            if (block != null) break;
+        }
+        if (block == null) return null;
+        Map<RunningJob, Placement> moved = landings(block, released);
+        if (moved == null || !price.paysForMoving(List.copyOf(moved.keySet()), session.context().stepSeconds())) return null;
+        return new Move(block, moved, price.movingLoss(List.copyOf(moved.keySet()), session.context().stepSeconds()));
+    }
+
+    /**
+     * The jobs holding a share of the block, each with the GPUs it fits on at once once the block is taken, in value
+     * order; null where one does not fit. Released jobs off the block keep their GPUs.
+     */
+    private Map<RunningJob, Placement> landings(Placement block, Set<RunningJob> released) {
+        List<RunningJob> onBlock = new ArrayList<>();
+        for (RunningJob r : released) if (r.placement().overlaps(block)) onBlock.add(r);
+        onBlock.sort(Comparator.comparingDouble(RunningJob::weight).reversed().thenComparing(RunningJob::id));
+        Occupancy trial = occupancy.copy();
+        for (RunningJob r : onBlock) trial.release(r.placement());
+        trial.occupy(block);
+        Map<RunningJob, Placement> out = new LinkedHashMap<>();
+        for (RunningJob r : onBlock) {
+            List<Placement.Slice> slices = new ArrayList<>();
+            for (Placement.Slice s : r.placement().slices()) {
+                Placement.Slice at = besideHeldShares(trial, r, s);
+                if (at == null) return null;
+                Placement one = new Placement(List.of(at));
+                trial.occupy(one);
+                slices.add(at);
+            }
+            out.put(r, new Placement(slices));
+        }
+        return out;
+    }
+
+    /** The fullest GPU that already holds shares and has room for this one, of a model the job accepts; null if none. */
+    private static Placement.Slice besideHeldShares(Occupancy trial, RunningJob r, Placement.Slice s) {
+        Cluster cluster = trial.cluster();
+        Placement.Slice best = null;
+        int bestFree = Integer.MAX_VALUE;
+        for (int n = 0; n < cluster.nodes().size(); n++) {
+            if (trial.isDrained(n) || !r.rules().accepts(cluster.nodes().get(n).gpuModel())) continue;
+            for (int g = 0; g < cluster.nodes().get(n).gpus(); g++) {
+                if (trial.sharesOn(n, g).isEmpty() || !trial.canHold(n, g, s.share())) continue;
+                int free = trial.freeMilli(n, g);
+                if (free < bestFree) {
+                    bestFree = free;
+                    best = new Placement.Slice(n, g, 1, s.share());
+                }
+            }
+        }
+        return best;
+    }
+}
