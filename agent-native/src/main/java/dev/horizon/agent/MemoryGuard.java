@@ -20,7 +20,10 @@ import org.jboss.logging.Logger;
 /**
  * Time-sliced processes share one GPU's memory with nothing to stop one from taking it all and crashing the
  * others (k8s-device-plugin#461). On every tick each process on a shared GPU is compared with its share; one
- * over it is reported once (log line, counter, the next telemetry report) and, with action KILL, terminated. Processes on MIG devices
+ * over it on two ticks in a row is reported once (log line, counter, the next telemetry report) and, with action KILL,
+ * terminated. One tick is not enough: the control plane makes a GPU exclusive in the same plan that starts a whole-GPU
+ * job on it, and the job's process can appear before the agent applies that command, so for a tick it is held to the
+ * share the GPU no longer has (the demo's day showed four such reports; with KILL they would have killed the job). Processes on MIG devices
  * are left alone: the hardware already confines them. A process is known by its GPU and PID, and forgotten once it is
  * gone, so a PID the kernel hands out again is a new process; the guard keeps at most {@link #KEPT} violations.
  */
@@ -67,28 +70,40 @@ public class MemoryGuard {
 
     /** Per GPU, the PIDs already reported and still running, with their start time where one was read; only the loop thread touches it. */
     private final Map<String, Map<Integer, Optional<Instant>>> reported = new HashMap<>();
+    /** Per GPU, the PIDs found over their share on the last tick and not yet acted on, with their start time; the loop thread's. */
+    private final Map<String, Map<Integer, Optional<Instant>>> overLastTick = new HashMap<>();
 
     void check(List<GpuSnapshot> gpus) {
         for (GpuSnapshot gpu : gpus) {
             if (!gpu.readable()) continue; // its processes are unknown this tick, not gone
             Optional<Sharing.Share> share = sharing.of(gpu.uuid());
             Map<Integer, Optional<Instant>> before = reported.getOrDefault(gpu.uuid(), Map.of());
+            Map<Integer, Optional<Instant>> wasOver = overLastTick.getOrDefault(gpu.uuid(), Map.of());
             Map<Integer, Optional<Instant>> still = new HashMap<>();
+            Map<Integer, Optional<Instant>> over = new HashMap<>();
             for (GpuProcess p : gpu.processes()) {
                 if (share.isEmpty() || p.gpuInstanceId() != null || p.usedMemoryBytes() == null) continue;
                 Optional<Instant> started = startTimes.apply(p.pid());
                 Optional<Instant> known = before.get(p.pid());
+                Optional<Instant> suspected = wasOver.get(p.pid());
                 long used = p.usedMemoryBytes() / MIB;
                 if (known != null && sameProcess(known, started)) {
                     still.put(p.pid(), started.or(() -> known));
-                } else if (used > share.get().allowedMiB()) {
+                } else if (used > share.get().allowedMiB() && suspected != null && sameProcess(suspected, started)) {
                     act(gpu.uuid(), p, used, share.get());
-                    still.put(p.pid(), started);
+                    still.put(p.pid(), started.or(() -> suspected));
+                } else if (used > share.get().allowedMiB()) {
+                    over.put(p.pid(), started);
                 }
             }
-            if (still.isEmpty()) reported.remove(gpu.uuid());
-            else reported.put(gpu.uuid(), still);
+            keepOrDrop(reported, gpu.uuid(), still);
+            keepOrDrop(overLastTick, gpu.uuid(), over);
         }
+    }
+
+    private static void keepOrDrop(Map<String, Map<Integer, Optional<Instant>>> byGpu, String gpuUuid, Map<Integer, Optional<Instant>> pids) {
+        if (pids.isEmpty()) byGpu.remove(gpuUuid);
+        else byGpu.put(gpuUuid, pids);
     }
 
     /**

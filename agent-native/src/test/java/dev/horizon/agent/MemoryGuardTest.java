@@ -16,7 +16,10 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The memory guard's bookkeeping: a PID used again is a new process, one process is reported once, and what it keeps is bounded. */
+/**
+ * The memory guard's bookkeeping: a process is reported once it has been over its share on two ticks in a row, a PID used
+ * again is a new process, one process is reported once, and what it keeps is bounded.
+ */
 class MemoryGuardTest {
     private static final String GPU = "GPU-11111111-2222-4333-8444-555555555555";
     private static final long MIB = 1024L * 1024L;
@@ -26,13 +29,15 @@ class MemoryGuardTest {
     private static final int FIRST_PID = 1 << 23;
 
     private final MemoryGuard guard = new MemoryGuard();
+    /** The GPU's share as the agent applies it now; empty once it is made exclusive. */
+    private Optional<Sharing.Share> applied = Optional.of(QUARTER);
 
     @BeforeEach
     void wire() {
         guard.sharing = new Sharing() {
             @Override
             public synchronized Optional<Share> of(String gpuUuid) {
-                return GPU.equals(gpuUuid) ? Optional.of(QUARTER) : Optional.empty();
+                return GPU.equals(gpuUuid) ? applied : Optional.empty();
             }
         };
         guard.config = (AgentConfig) Proxy.newProxyInstance(AgentConfig.class.getClassLoader(), new Class<?>[] {AgentConfig.class},
@@ -51,11 +56,31 @@ class MemoryGuardTest {
     }
 
     @Test
+    void aProcessOverItsShareOnTwoTicksInARowIsReportedOnce() {
+        tick(over(FIRST_PID));
+        assertEquals(0, guard.violations().size(), "one tick over its share is not yet a violation");
+        tick(over(FIRST_PID));
+        tick(over(FIRST_PID));
+        assertEquals(1, guard.violations().size(), "one process, reported once");
+    }
+
+    @Test
+    void aWholeGpuJobsProcessSeenBeforeItsGpuIsMadeExclusiveIsNotReported() {
+        // the plan that starts a whole-GPU job also makes its GPU exclusive; the job's process can come first
+        tick(over(FIRST_PID));
+        applied = Optional.empty();
+        tick(over(FIRST_PID));
+        tick(over(FIRST_PID));
+        assertEquals(0, guard.violations().size(), "held for one tick to a share the GPU no longer has");
+    }
+
+    @Test
     void aPidUsedAgainByANewProcessIsReportedAgain() {
         tick(over(FIRST_PID));
         tick(over(FIRST_PID));
         assertEquals(1, guard.violations().size(), "one process, reported once");
         tick();
+        tick(over(FIRST_PID));
         tick(over(FIRST_PID));
         assertEquals(2, guard.violations().size(), "the PID came back as another process");
         assertEquals(2, guard.takeUnreported().size());
@@ -73,16 +98,18 @@ class MemoryGuardTest {
     @Test
     void aPidWhoseStartTimeChangesBetweenTicksIsANewProcess() {
         List<Optional<Instant>> seen = new ArrayList<>(List.of(Optional.of(Instant.parse("2026-12-05T09:00:00Z")), Optional.empty(),
-                Optional.of(Instant.parse("2026-12-05T09:00:07Z"))));
+                Optional.of(Instant.parse("2026-12-05T09:00:07Z")), Optional.of(Instant.parse("2026-12-05T09:00:07Z"))));
         guard.startTimes = pid -> seen.remove(0);
-        for (int i = 0; i < 3; i++) tick(over(FIRST_PID));
+        for (int i = 0; i < 4; i++) tick(over(FIRST_PID));
         assertEquals(2, guard.violations().size(), "the first process exited and the PID was handed out again within one tick");
     }
 
     @Test
     void keepsTheNewestViolationsOnly() {
         int many = MemoryGuard.KEPT + 88;
-        tick(IntStream.range(0, many).mapToObj(i -> over(FIRST_PID + i)).toArray(GpuProcess[]::new));
+        GpuProcess[] greedy = IntStream.range(0, many).mapToObj(i -> over(FIRST_PID + i)).toArray(GpuProcess[]::new);
+        tick(greedy);
+        tick(greedy);
         List<MemoryGuard.Violation> kept = guard.violations();
         assertEquals(MemoryGuard.KEPT, kept.size());
         assertEquals(FIRST_PID + many - 1, kept.get(kept.size() - 1).pid(), "the newest is kept");
