@@ -68,6 +68,26 @@ class HealthAndMetricsTest {
     }
 
     @Test
+    void aNodeAnAdminDrainedIsCountedApartFromItsHealth() throws InterruptedException {
+        Api.as(Api.ADMIN).body("{\"reason\":\"firmware update\"}").put("/api/v1/nodes/node-0/drain").then().statusCode(200);
+        try {
+            awaitMetric("horizon_nodes_drained 1.0");
+        } finally {
+            Api.as(Api.ADMIN).delete("/api/v1/nodes/node-0/drain").then().statusCode(200);
+        }
+        awaitMetric("horizon_nodes_drained 0.0");
+    }
+
+    /** The node gauges are refreshed every 15 s from the store. */
+    private void awaitMetric(String line) throws InterruptedException {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!given().get(management + "metrics").asString().contains(line)) {
+            assertTrue(System.nanoTime() < deadline, line + " within 20 s");
+            Thread.sleep(500);
+        }
+    }
+
+    @Test
     void owedGpuHoursDeliveredIsAGaugePerTeamAndATeamField() throws InterruptedException {
         PlannerTest.cancelEverything();
         Api.team("owed", 0.3);

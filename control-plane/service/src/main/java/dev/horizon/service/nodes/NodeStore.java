@@ -127,6 +127,11 @@ public class NodeStore {
         return counts;
     }
 
+    /** How many nodes an admin drained. */
+    public int countDrained() {
+        return db.query("SELECT COUNT(*) FROM drained_nodes", ps -> { }, rs -> rs.getInt(1)).get(0);
+    }
+
     /** One node, or every node when name is null. */
     private List<Node> select(String name) {
         Db.Binder bind = ps -> {
