@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
+import dev.horizon.baseline.HpaSettings;
 import dev.horizon.simulation.Scenario;
 import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimJob;
@@ -17,7 +20,10 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Each policy's inference knob is set to the service level on the day before the window, with its batch work, and on nothing else. */
+/**
+ * Each policy's inference knob is set to the service level on the day before the window, with its batch work, and on nothing
+ * else, over both serving autoscalers.
+ */
 class SloCalibrationTest {
     private static final int DAY = 1440;
 
@@ -54,6 +60,28 @@ class SloCalibrationTest {
         SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(bursty, calm), "horizon", 0.99);
         assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's price of a missed minute too");
         assertNull(SloCalibration.calibrate(scenario(calm, calm), "fifo", 0.99), "FIFO holds inference at its peak: no knob");
+    }
+
+    @Test
+    void horizonIsCalibratedOverItsBurstSizingAndThePeersHpaSettings() {
+        double[] flat = day(3, false, 1);
+        SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(flat, flat), "horizon", 0.99);
+        assertEquals(36, horizon.settingsTried(), "12 prices and the peers' 24 HPA settings");
+        assertEquals(new InferenceKnob.MissPrice(16), horizon.knob(), "a flat day: the burst sizing holds exactly the demand, an HPA at 0.9 a GPU more");
+        for (InferenceKnob peer : InferenceKnob.candidates("slurm")) {
+            assertTrue(InferenceKnob.candidates("horizon").contains(new InferenceKnob.Hpa("horizon", ((InferenceKnob.Hpa) peer).settings())), peer.toString());
+        }
+        assertEquals(24, InferenceKnob.candidates("slurm").size(), "the peers keep the HPA they run");
+    }
+
+    @Test
+    void horizonServedByAnHpaSizesItsServicesAsTheHpaDoesAndPlansAsHorizon() {
+        SchedulingPolicy served = new InferenceKnob.Hpa("horizon", new HpaSettings(0.5, 300)).create();
+        PlanningContext.ServiceView view = new PlanningContext.ServiceView(new InferenceService("chat", "serving", 4, 16), 0, 0, new double[0], 3,
+                new double[] {2.9});
+        assertEquals(Map.of("chat", 6), served.inferenceTargets(0, Map.of("chat", view)), "ceil(2.9 / 0.5): the HPA's rule");
+        assertEquals("horizon", served.name());
+        assertTrue(served.lendsReservation(), "Horizon still lends what inference does not hold");
     }
 
     @Test
