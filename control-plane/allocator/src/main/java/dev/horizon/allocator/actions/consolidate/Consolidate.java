@@ -101,7 +101,7 @@ public final class Consolidate {
         for (Move move : found.computeIfAbsent(new Ask(j.gpus(), j.rules(), Math.floor(j.weight())), ask -> moves(j))) {
             List<RunningJob> moved = List.copyOf(move.moved().keySet());
             double loss = price.movingLoss(moved, ctx.stepSeconds());
-            if (loss < bestLoss && price.paysForMoving(moved, ctx.stepSeconds())) {
+            if (loss < bestLoss && loss < price.gain()) {
                 best = move;
                 bestLoss = loss;
             }

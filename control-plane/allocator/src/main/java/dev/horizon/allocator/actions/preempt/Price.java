@@ -98,14 +98,10 @@ public final class Price {
     }
 
     /**
-     * Whether moving these jobs pays: each fits elsewhere at once, so it waits for its GPUs no longer than a step (the
-     * next decision places it), and loses its work since its checkpoint and a restart.
+     * What moving these jobs loses, in priority-weighted GPU-seconds: each fits elsewhere at once, so it waits for its
+     * GPUs no longer than a step (the next decision places it), and loses its work since its checkpoint and a restart. A
+     * move pays where {@link #gain()} exceeds it.
      */
-    public boolean paysForMoving(List<RunningJob> moved, long stepSeconds) {
-        return unpriced != null || gain > movingLoss(moved, stepSeconds);
-    }
-
-    /** What moving these jobs loses, in priority-weighted GPU-seconds (see {@link #paysForMoving}). */
     public double movingLoss(List<RunningJob> moved, long stepSeconds) {
         return lossOf(moved, Math.min(advanceSeconds, stepSeconds)).total();
     }
