@@ -120,7 +120,7 @@ public final class QuietTimeMargin {
                 else if (base[m] <= EPS && base[m - 1] <= EPS) quiet[quietCount++] = observed[m];
                 else score(margins, null, observed, base, m, held, missed);
             }
-            addQuietMinutes(Arrays.copyOf(quiet, quietCount), margins, held, missed);
+            addQuietMinutes(quiet, quietCount, margins, held, missed);
             return new StateMinutes(margins, held, missed, entered, observed, state, base);
         }
 
@@ -148,14 +148,21 @@ public final class QuietTimeMargin {
 
     /**
      * Minutes quiet for the whole lookback and the minute before it (most minutes of a bursty service) all hold a
-     * margin's GPUs over nothing: counted at once from their demands sorted, not minute by minute.
+     * margin's GPUs over nothing: counted at once, not minute by minute. Most of them are quiet themselves and every
+     * margin covers those, so only the others' demands are sorted to count what each margin misses: the start-time bands'
+     * futures size inference at every step of every future, and sorted whole, a day of quiet minutes was among the most
+     * of what a computation of the demo's bands spent (docs/control-plane.md, "Inference sized at every step").
      */
-    private static void addQuietMinutes(double[] demands, Margin[] margins, double[] held, int[] missed) {
-        Arrays.sort(demands);
+    private static void addQuietMinutes(double[] demands, int count, Margin[] margins, double[] held, int[] missed) {
+        double[] busy = new double[count];
+        int busyCount = 0;
+        for (int m = 0; m < count; m++) if (demands[m] > EPS) busy[busyCount++] = demands[m];
+        busy = Arrays.copyOf(busy, busyCount);
+        Arrays.sort(busy);
         for (int i = 0; i < margins.length; i++) {
             int h = margins[i].held(0);
-            held[i] += (double) h * demands.length;
-            missed[i] += demands.length - coveredBy(demands, h);
+            held[i] += (double) h * count;
+            missed[i] += busyCount - coveredBy(busy, h);
         }
     }
 

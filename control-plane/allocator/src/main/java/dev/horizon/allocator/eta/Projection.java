@@ -252,13 +252,13 @@ final class Projection {
             if (observed.length > MINUTES_PER_DAY) observed = Arrays.copyOfRange(observed, observed.length - MINUTES_PER_DAY, observed.length);
             services.set(i, new ServiceState(s.service(), s.held(), s.reservedGpus(), append(s.observedSteps(), peak), observed, s.historicalPeakGpus()));
         }
-        Map<String, Integer> reserved = policy.inferenceReservation(ContextBuilder.build(moment()));
+        Map<String, Integer> reserved = policy.inferenceReservation(ContextBuilder.build(servicesAlone()));
         for (int i = 0; i < services.size(); i++) {
             ServiceState s = services.get(i);
             services.set(i, new ServiceState(s.service(), s.held(), reserved.getOrDefault(s.service().name(), s.reservedGpus()), s.observedSteps(),
                     s.observedMinutes(), s.historicalPeakGpus()));
         }
-        Map<String, Integer> targets = policy.inferenceTargets(now, ContextBuilder.services(moment()));
+        Map<String, Integer> targets = policy.inferenceTargets(now, ContextBuilder.services(servicesAlone()));
         for (int i = 0; i < services.size(); i++) services.set(i, resized(services.get(i), targets.getOrDefault(services.get(i).service().name(), 0)));
     }
 
@@ -394,6 +394,15 @@ final class Projection {
                 j.history().peakGpuMemoryMiB()) : j.history();
         return new ActiveJob(j.id(), j.team(), j.jobClass(), j.priority(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
                 j.contract(), j.slice(), j.rules(), h, running);
+    }
+
+    /**
+     * The moment now without its jobs, for the sizing of inference at a step's start: a policy reads only the services
+     * there ({@link SchedulingPolicy#inferenceReservation}), and a future begins hundreds of steps past the horizon
+     * between two decisions, each of which turned every waiting job into a planning job for nothing.
+     */
+    private ClusterMoment servicesAlone() {
+        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), List.of(), origin.teams(), services, origin.durations());
     }
 
     /** The moment as the policy would see it now: running jobs first, then waiting ones, each in the order they came. */
