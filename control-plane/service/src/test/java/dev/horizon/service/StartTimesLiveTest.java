@@ -176,7 +176,12 @@ class StartTimesLiveTest {
         bands.awaitLatest();
         JsonPath fresh = explanation(ADMIN, second, "?alternatives=false");
         assertEquals(passed, seconds(fresh, "bandsAt"), "the next plan's bands replace it");
-        assertTrue(seconds(fresh, "startP50At") >= passed, fresh.prettify());
+        // a fresh answer: a band from now on, or (the futures drawn from this moment did not start it in most of them;
+        // seen once in CI) the reason none can be given, never the passed band again
+        Long freshP50 = seconds(fresh, "startP50At");
+        String freshNote = fresh.getString("startBandNote");
+        assertTrue(freshP50 != null ? freshP50 >= passed : freshNote != null && freshNote.contains("sampled futures"), fresh.prettify());
+        assertTrue(freshNote == null || !freshNote.contains("passed without a start"), "the fresh band is not the passed one read again: " + fresh.prettify());
     }
 
     @Test
