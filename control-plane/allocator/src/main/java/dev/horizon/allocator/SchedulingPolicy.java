@@ -13,7 +13,7 @@ public interface SchedulingPolicy {
     /**
      * GPUs each inference service keeps out of protected planning for the step that starts now. When
      * {@link #lendsReservation()} is false they are held idle whatever the demand; otherwise the unused part may run fill.
-     * Read from the context's clock and services alone: the start-time bands' futures ask it with the jobs left out.
+     * Read from the context's clock, horizon and services alone: the start-time bands' futures ask it with the jobs left out.
      */
     Map<String, Integer> inferenceReservation(PlanningContext ctx);
 
