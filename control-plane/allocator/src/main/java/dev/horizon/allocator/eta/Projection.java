@@ -398,8 +398,8 @@ final class Projection {
 
     /**
      * The moment now without its jobs, for the sizing of inference at a step's start: a policy reads only the services
-     * there ({@link SchedulingPolicy#inferenceReservation}), and a future begins hundreds of steps past the horizon
-     * between two decisions, each of which turned every waiting job into a planning job for nothing.
+     * there ({@link SchedulingPolicy#inferenceReservation}), and a future begins every step out to where it ends, past
+     * the horizon mostly between decisions, each of which turned every waiting job into a planning job for nothing.
      */
     private ClusterMoment servicesAlone() {
         return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), List.of(), origin.teams(), services, origin.durations());
