@@ -111,16 +111,19 @@ public final class QuietTimeMargin {
             double[] held = new double[margins.length];
             int[] missed = new int[margins.length];
             int[] entered = new int[enteredCount];
-            double[] quiet = new double[count];
-            int quietCount = 0;
+            // quiet minutes are counted; only the demands of those that had any are kept (every margin covers the rest)
+            double[] busyQuiet = new double[count];
+            int quietCount = 0, busyCount = 0;
             enteredCount = 0;
             for (int m = LOOKBACK; m < observed.length; m++) {
                 if (state[m] != s) continue;
                 if (state[m - 1] != s) entered[enteredCount++] = m;
-                else if (base[m] <= EPS && base[m - 1] <= EPS) quiet[quietCount++] = observed[m];
-                else score(margins, null, observed, base, m, held, missed);
+                else if (base[m] <= EPS && base[m - 1] <= EPS) {
+                    quietCount++;
+                    if (observed[m] > EPS) busyQuiet[busyCount++] = observed[m];
+                } else score(margins, null, observed, base, m, held, missed);
             }
-            addQuietMinutes(quiet, quietCount, margins, held, missed);
+            addQuietMinutes(quietCount, Arrays.copyOf(busyQuiet, busyCount), margins, held, missed);
             return new StateMinutes(margins, held, missed, entered, observed, state, base);
         }
 
@@ -149,20 +152,16 @@ public final class QuietTimeMargin {
     /**
      * Minutes quiet for the whole lookback and the minute before it (most minutes of a bursty service) all hold a
      * margin's GPUs over nothing: counted at once, not minute by minute. Most of them are quiet themselves and every
-     * margin covers those, so only the others' demands are sorted to count what each margin misses: the start-time bands'
+     * margin covers those, so only the others' demands (busy) are sorted to count what each margin misses: the start-time bands'
      * futures size inference at every step of every future, and sorted whole, a day of quiet minutes was among the most
      * of what a computation of the demo's bands spent (docs/control-plane.md, "Inference sized at every step").
      */
-    private static void addQuietMinutes(double[] demands, int count, Margin[] margins, double[] held, int[] missed) {
-        double[] busy = new double[count];
-        int busyCount = 0;
-        for (int m = 0; m < count; m++) if (demands[m] > EPS) busy[busyCount++] = demands[m];
-        busy = Arrays.copyOf(busy, busyCount);
+    private static void addQuietMinutes(int count, double[] busy, Margin[] margins, double[] held, int[] missed) {
         Arrays.sort(busy);
         for (int i = 0; i < margins.length; i++) {
             int h = margins[i].held(0);
             held[i] += (double) h * count;
-            missed[i] += busyCount - coveredBy(busy, h);
+            missed[i] += busy.length - coveredBy(busy, h);
         }
     }
 
