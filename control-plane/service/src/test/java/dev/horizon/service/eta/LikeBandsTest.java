@@ -108,6 +108,19 @@ class LikeBandsTest {
         assertSame(with, with.withLikeBands(again, plannedAt(again)), "a band read off the futures is kept, not drawn again at every plan");
     }
 
+    /** What decides whether the worker rests before the next computation: a waiting job with no band even off the work like it. */
+    @Test
+    void onlyAJobNoFutureBroughtTheLikeOfLeavesThePlanWithoutABand() {
+        StartTimes.Snapshot s = computedAtNow();
+        ClusterMoment same = moment(NOW + 600, List.of(running, waiting));
+        assertFalse(s.leavesWithoutBand(same, plannedAt(same)), "the computed job has its band");
+        ClusterMoment like = moment(NOW + 600, List.of(running, waiting, job("new", 8, NOW + 570, null)));
+        assertFalse(s.leavesWithoutBand(like, plannedAt(like)), "a job like the futures' arrivals reads its band off them");
+        ClusterMoment unlike = moment(NOW + 600, List.of(running, waiting, job("new", 8, NOW + 570, null), job("unlike", 2, NOW + 570, null)));
+        assertTrue(s.leavesWithoutBand(unlike, plannedAt(unlike)), "no future brought a 2-GPU job");
+        assertTrue(StartTimes.Snapshot.NONE.leavesWithoutBand(same, plannedAt(same)), "before the first computation every waiting job has none");
+    }
+
     @Test
     void bandsFromTheStoreHaveNoFuturesToReadFrom() {
         StartTimes.Snapshot stored = StartTimes.Snapshot.stored(NOW, Map.of("w", new StartTimes.Shown(NOW + 3000, NOW + 3300, null)));
