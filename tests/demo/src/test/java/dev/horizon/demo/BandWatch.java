@@ -108,6 +108,7 @@ final class BandWatch implements AutoCloseable {
         if (note.startsWith("it came after the plan of")) return "came after the latest bands, P50 only from work like it";
         if (note.contains("passed without a start")) return "its band passed, too few futures left";
         if (note.startsWith("with odds 9 in 10 it starts later than")) return "P50 only, P90 past the futures' end";
+        if (note.startsWith("a first band")) return "P50 only, from the first futures of a computation";
         if (note.contains("sampled futures it had not started by")) return "not started in most futures";
         if (note.startsWith("no node")) return "no node can hold it";
         return "other";

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -154,7 +155,7 @@ public final class StartBands {
      */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed, int beyondSteps) {
-        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false).bands();
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false, first -> { }).bands();
     }
 
     /** The bands of one computation, by job id, and the expected arrivals its futures played ({@link LikeArrivals}). */
@@ -168,11 +169,22 @@ public final class StartBands {
      */
     public static Computed computed(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                     Set<String> tracked, int samples, long seed, int beyondSteps) {
-        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true);
+        return computed(m, decided, players, expected, tracked, samples, seed, beyondSteps, first -> { });
+    }
+
+    /**
+     * As above, and firstFutures is handed, once, every tracked job's band of the first futures played (at least {@link #MIN_LEFT},
+     * the fewest a band is read from), while the others are still to be played: an answer for a job that has none yet in
+     * a part of the computation's time. Not handed when there are no more futures than that.
+     */
+    public static Computed computed(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
+                                    Set<String> tracked, int samples, long seed, int beyondSteps, Consumer<Map<String, Band>> firstFutures) {
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true, firstFutures);
     }
 
     private static Computed played(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
-                                   Set<String> tracked, int samples, long seed, int beyondSteps, boolean followEarly) {
+                                   Set<String> tracked, int samples, long seed, int beyondSteps, boolean followEarly,
+                                   Consumer<Map<String, Band>> firstFutures) {
         if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
@@ -204,14 +216,22 @@ public final class StartBands {
                 early.add(batch.get(i).arrivedEarly());
                 batch.get(i).waitReasons().forEach((id, why) -> stillWaiting.computeIfAbsent(id, x -> new HashMap<>()).merge(why, 1, Integer::sum));
             }
+            int done = from + batch.size();
+            if (done < samples && done >= MIN_LEFT && from < MIN_LEFT) firstFutures.accept(bands(starts, done, futures.horizonEnd, stillWaiting, unfollowed));
         }
+        return new Computed(bands(starts, samples, futures.horizonEnd, stillWaiting, unfollowed), LikeArrivals.of(early, m.now(), futures.horizonEnd));
+    }
+
+    /** Each job's band of the first played futures. */
+    private static Map<String, Band> bands(Map<String, long[]> starts, int played, long horizonEnd, Map<String, Map<String, Integer>> stillWaiting,
+                                           Map<String, Integer> unfollowed) {
         Map<String, Band> out = new LinkedHashMap<>();
         starts.forEach((id, s) -> {
-            long[] sorted = s.clone();
+            long[] sorted = Arrays.copyOf(s, played);
             Arrays.sort(sorted);
-            out.put(id, new Band(sorted, futures.horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
+            out.put(id, new Band(sorted, horizonEnd, mostSaid(stillWaiting.get(id)), unfollowed.getOrDefault(id, 0)));
         });
-        return new Computed(out, LikeArrivals.of(early, m.now(), futures.horizonEnd));
+        return out;
     }
 
     /** Waits for every future of a batch: their first starts, in the batch's order. */

@@ -63,6 +63,33 @@ class StartBandsTest {
         assertTrue(b.p90At() >= b.p50At() && b.p90At() <= end + 250, "P90 " + (b.p90At() - NOW) + " s from now");
     }
 
+    /**
+     * The band of the first futures, handed over while the rest are played, is read from those futures alone: each of its
+     * starts is one of the whole computation's, and it comes once, with the fewest futures a band is read from.
+     */
+    @Test
+    void theFirstFuturesBandIsHandedOverOnceAndIsMadeOfTheComputationsOwnFirstStarts() {
+        ActiveJob running = job("r", 1, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
+        List<ActiveJob> jobs = List.of(running, job("w1", 1, NOW - 60, null), job("w2", 1, NOW - 30, null));
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), jobs, null, List.of(), runsOf(1500));
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision d = policy.decide(ContextBuilder.build(m));
+        List<Map<String, StartBands.Band>> handed = new ArrayList<>();
+        StartBands.Computed all = StartBands.computed(m, d, StartBands.Players.oneAtATime(policy), ExpectedArrivals.NONE, Set.of("w1", "w2"),
+                StartBands.SAMPLES, 7, 0, handed::add);
+        assertEquals(1, handed.size(), "handed over once");
+        for (String id : List.of("w1", "w2")) {
+            long[] first = handed.get(0).get(id).starts();
+            assertEquals(StartBands.MIN_LEFT, first.length, id);
+            List<Long> whole = new ArrayList<>(Arrays.stream(all.bands().get(id).starts()).boxed().toList());
+            for (long t : first) assertTrue(whole.remove(t), id + ": a first future's start " + t + " is not among the computation's " + whole);
+            assertNotNull(handed.get(0).get(id).projected(0.5), id);
+        }
+        List<Map<String, StartBands.Band>> none = new ArrayList<>();
+        StartBands.computed(m, d, StartBands.Players.oneAtATime(policy), ExpectedArrivals.NONE, Set.of("w1"), StartBands.MIN_LEFT, 7, 0, none::add);
+        assertEquals(List.of(), none, "no first band when there are no more futures than it is read from");
+    }
+
     @Test
     void aWiderSpreadOfRunsWidensTheBand() {
         StartBands.Band tight = band(runsOf(100), ExpectedArrivals.NONE);

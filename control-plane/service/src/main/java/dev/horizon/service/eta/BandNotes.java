@@ -54,6 +54,19 @@ final class BandNotes {
     }
 
     /**
+     * The band of a job that had none, from the first futures of a computation for the plan at planAt whose other futures
+     * are still being played: calibrated within the horizon, as played past it; null when those futures give it no P50.
+     */
+    static StartTimes.Shown firstFutures(Long[] calibrated, StartBands.Band raw, long planAt, int samples) {
+        Long p50 = calibrated[Calibrator.P50] != null ? calibrated[Calibrator.P50] : raw.projected(0.5);
+        Long p90 = calibrated[Calibrator.P90] != null ? calibrated[Calibrator.P90] : raw.projected(0.9);
+        if (p50 == null) return null;
+        return new StartTimes.Shown(p50, p90, "a first band, from " + raw.starts().length + " of the " + samples + " sampled futures of the plan of "
+                + Instant.ofEpochSecond(planAt) + "; the band of all " + samples + " replaces it when they are played"
+                + (p90 == null ? ", and with odds 9 in 10 it starts later than they reach (in " + raw.notStarted() + " of them it had not started)" : ""));
+    }
+
+    /**
      * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or it had
      * not started by the end of more than half the futures, and the policy's own last reason in most of them (without
      * one: the work ranked above it kept the GPUs it can use busy that long).

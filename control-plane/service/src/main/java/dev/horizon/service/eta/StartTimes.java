@@ -103,6 +103,25 @@ public class StartTimes {
             return shown.size() == byJob.size() ? this : new Snapshot(bandsAt, Map.copyOf(shown), Map.copyOf(raws), learnt, like);
         }
 
+        /**
+         * These bands with one for each job of first that has none, from the first futures of a computation still being
+         * played for the plan at planAt ({@link StartBands#computed}), calibrated as learnt says and not followed; the
+         * computation's own bands replace them. The same snapshot when there is none to add.
+         */
+        Snapshot withFirstFutures(Map<String, StartBands.Band> first, long planAt, int samples, Calibrator.Learnt learnt) {
+            Map<String, Shown> shown = new HashMap<>(byJob);
+            Map<String, StartBands.Band> raws = new HashMap<>(raw);
+            first.forEach((id, band) -> {
+                if (shown.containsKey(id)) return;
+                Shown s = BandNotes.firstFutures(Calibrator.scaled(learnt, planAt, band), band, planAt, samples);
+                if (s == null) return;
+                shown.put(id, s);
+                raws.put(id, band);
+            });
+            if (shown.size() == byJob.size()) return this;
+            return new Snapshot(bandsAt == null ? planAt : bandsAt, Map.copyOf(shown), Map.copyOf(raws), this.learnt == null ? learnt : this.learnt, like);
+        }
+
         /** Whether a job of the plan's moment that waits would have no band of these, not even one read off the work like it. */
         boolean leavesWithoutBand(ClusterMoment m, Decision decision) {
             Set<String> banded = withLikeBands(m, decision).byJob().keySet();
@@ -314,8 +333,10 @@ public class StartTimes {
         int beyondSteps = StartBands.beyondSteps(beyondHours, m.stepSeconds());
         StartBands.Players played = players == null ? StartBands.Players.oneAtATime(new HorizonPolicy())
                 : new StartBands.Players(HorizonPolicy::new, players, threads);
+        Calibrator.Learnt learnt = calibrator.learnt();
         StartBands.Computed computed = StartBands.computed(withFinishedRuns(m, day, jobs.durationEstimator()), plan.decision(), played,
-                arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps);
+                arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps,
+                first -> shown.updateAndGet(s -> s.withFirstFutures(first, plan.now(), samples, learnt)));
         Map<String, StartBands.Band> raw = computed.bands();
         Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));

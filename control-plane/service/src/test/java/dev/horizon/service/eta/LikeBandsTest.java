@@ -122,6 +122,24 @@ class LikeBandsTest {
     }
 
     @Test
+    void aJobWithoutABandGetsOneFromTheFirstFuturesOfTheNextComputationAndOneWithABandKeepsIt() {
+        StartTimes.Snapshot s = computedAtNow();
+        long later = NOW + 600, horizonEnd = later + 96 * 900;
+        StartBands.Band first = new StartBands.Band(new long[] {later + 600, later + 900, later + 1200, later + 1500}, horizonEnd, null, 0);
+        StartBands.Band never = new StartBands.Band(new long[] {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE}, horizonEnd, null, 0);
+        StartTimes.Snapshot with = s.withFirstFutures(Map.of("w", first, "new", first, "never", never), later, StartBands.SAMPLES, s.learnt());
+
+        assertEquals(s.byJob().get("w"), with.byJob().get("w"), "a job with a band keeps it until the computation's own");
+        assertEquals(NOW, with.bandsAt(), "the bands are still those of the plan at NOW");
+        StartOutlook.Band band = BandReading.read(with, "new", later, null).band();
+        assertNotNull(band.p50At(), band.note());
+        assertTrue(band.p90At() >= band.p50At() && band.p50At() >= later + 600, band.p50At() - later + " / " + (band.p90At() - later));
+        assertTrue(band.note().startsWith("a first band, from 4 of the 12 sampled futures of the plan of "), band.note());
+        assertFalse(with.byJob().containsKey("never"), "no future started it: it waits for the computation's own answer");
+        assertSame(with, with.withFirstFutures(Map.of("new", first), later, StartBands.SAMPLES, s.learnt()));
+    }
+
+    @Test
     void bandsFromTheStoreHaveNoFuturesToReadFrom() {
         StartTimes.Snapshot stored = StartTimes.Snapshot.stored(NOW, Map.of("w", new StartTimes.Shown(NOW + 3000, NOW + 3300, null)));
         ClusterMoment m = moment(NOW + 600, List.of(running, waiting, job("new", 8, NOW + 570, null)));
