@@ -45,8 +45,9 @@ import org.jboss.logging.Logger;
  * ({@code horizon.eta.threads} of them at once, each on a thread of a pool of that many, with a policy of its own), and
  * {@link Calibrator} turns each raw band into the one shown, learning from each job's first band and first start. The
  * planner only hands over a reference; a plan that comes while one is computed replaces any older one still waiting,
- * so the bands lag the plan by at most one computation (and the rest after it: at most half of the pool's cores goes
- * to bands). What the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from
+ * so the bands lag the plan by at most one computation (and the rest after it: bands that only refresh take at most half
+ * of the pool's cores; a plan with a job that has no band at all is computed without one). A job with none gets the band
+ * of the computation's first futures while the rest are played. What the calibration learnt is saved after each computation ({@link CalibrationStore}) and resumed from
  * whenever another control plane saved it since (a restart, a new leader); the jobs it follows live in memory only. The
  * bands are saved too ({@link BandStore}), for the replicas that follow.
  */
