@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
@@ -52,7 +53,8 @@ final class EtaCostCommand {
             + "                        [--coverage S/D,... [--trace-dir P]]\n"
             + "       (bands of J waiting jobs on G GPUs with S sampled futures, default " + StartBands.SAMPLES + ", T of them played at once, default 1, played\n"
             + "       on H hours past the horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", the jobs' " + TEAMS + " teams under equal budgets\n"
-            + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds;\n"
+            + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds\n"
+            + "       (firstBandsMs: when a job without a band gets the first futures' one, as the control plane shows it);\n"
             + "       --coverage: also how well bands of S futures come true on the bench's Philly windows, seed/trace-start-day\n"
             + "       each (./horizon bench --scenario philly --load " + BandCoverage.LOAD + " --policies horizon --eta on), pooled by banded jobs)";
     private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed", "coverage", "trace-dir");
@@ -129,6 +131,7 @@ final class EtaCostCommand {
         ExpectedArrivals expected = new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(), ExpectedArrivals.WINDOW_SECONDS);
         Map<String, StartBands.Band> bands;
         double bandsMs, bandsCpuMs, slowestFutureMs;
+        AtomicLong firstBandsNanos = new AtomicLong(-1);
         try {
             int warmUp = Math.min(WARMUP_FUTURES, s);
             err.println("one plan in " + Math.round(planMs) + " ms; warming up (" + warmUp + " futures) ...");
@@ -140,7 +143,8 @@ final class EtaCostCommand {
             t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             // as the service computes them: with the futures' early arrivals, for the jobs that come before the next computation
-            bands = StartBands.computed(m, d, players, expected, waiting, s, NOW, beyondSteps).bands();
+            long started = t0;
+            bands = StartBands.computed(m, d, players, expected, waiting, s, NOW, beyondSteps, first -> firstBandsNanos.set(System.nanoTime() - started)).bands();
             Calibrator calibrator = new Calibrator();
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;
@@ -168,6 +172,9 @@ final class EtaCostCommand {
         n.put("bandsMs", Math.round(bandsMs));
         n.put("bandsCpuMs", Math.round(bandsCpuMs));
         n.put("slowestFutureMs", Math.round(slowestFutureMs));
+        // when a job that has no band gets the first futures' one (StartBands.computed); none when the first batch plays them all
+        if (firstBandsNanos.get() >= 0) n.put("firstBandsMs", Math.round(firstBandsNanos.get() / 1e6));
+        else n.putNull("firstBandsMs");
         // a cheaper computation that answers fewer jobs is not cheaper: how many got both ends of a band, past the horizon too
         n.put("jobsWithP50AndP90", bands.values().stream().filter(band -> band.projected(0.9) != null).count());
         n.put("alternativesMs", Math.round(alternativesMs));

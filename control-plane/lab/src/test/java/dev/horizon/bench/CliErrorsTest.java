@@ -77,6 +77,8 @@ class CliErrorsTest {
         // each of the futures says when it is played (after the 4 warm-up ones), and the slowest bounds the bands' time
         assertTrue(playedRun.err().contains("future " + StartBands.SAMPLES + " played in "), playedRun.err());
         assertTrue(played.path("slowestFutureMs").asLong() <= played.path("bandsMs").asLong(), played.toString());
+        // one future at a time: the first 4 futures' bands come before the computation's end
+        assertTrue(played.path("firstBandsMs").isIntegralNumber() && played.path("firstBandsMs").asLong() < played.path("bandsMs").asLong(), played.toString());
         JsonNode cut = JobJson.mapper().readTree(run("eta-cost", "--gpus", "16", "--jobs", "300", "--beyond-hours", "0").out());
         assertEquals(StartBands.BEYOND_HOURS, played.path("beyondHours").asInt());
         assertEquals(0, cut.path("beyondHours").asInt());
