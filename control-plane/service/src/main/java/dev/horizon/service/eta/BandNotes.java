@@ -43,8 +43,7 @@ final class BandNotes {
      * P50, so it waits for a band of its own.
      */
     static StartTimes.Shown likeArrivals(Long[] calibrated, StartBands.Band raw, long bandsAt, int futures) {
-        Long p50 = calibrated[Calibrator.P50] != null ? calibrated[Calibrator.P50] : raw.projected(0.5);
-        Long p90 = calibrated[Calibrator.P90] != null ? calibrated[Calibrator.P90] : raw.projected(0.9);
+        Long p50 = calibratedOrPlayed(calibrated, raw, Calibrator.P50, 0.5), p90 = calibratedOrPlayed(calibrated, raw, Calibrator.P90, 0.9);
         if (p50 == null) return null;
         return new StartTimes.Shown(p50, p90, "it came after the plan of " + Instant.ofEpochSecond(bandsAt) + ", whose bands are the latest: this"
                 + " band is how long work like it (its team, class, priority and shape) waited in " + raw.starts().length + " of those " + futures
@@ -58,12 +57,16 @@ final class BandNotes {
      * are still being played: calibrated within the horizon, as played past it; null when those futures give it no P50.
      */
     static StartTimes.Shown firstFutures(Long[] calibrated, StartBands.Band raw, long planAt, int samples) {
-        Long p50 = calibrated[Calibrator.P50] != null ? calibrated[Calibrator.P50] : raw.projected(0.5);
-        Long p90 = calibrated[Calibrator.P90] != null ? calibrated[Calibrator.P90] : raw.projected(0.9);
+        Long p50 = calibratedOrPlayed(calibrated, raw, Calibrator.P50, 0.5), p90 = calibratedOrPlayed(calibrated, raw, Calibrator.P90, 0.9);
         if (p50 == null) return null;
         return new StartTimes.Shown(p50, p90, "a first band, from " + raw.starts().length + " of the " + samples + " sampled futures of the plan of "
                 + Instant.ofEpochSecond(planAt) + "; the band of all " + samples + " replaces it when they are played"
                 + (p90 == null ? ", and with odds 9 in 10 it starts later than they reach (in " + raw.notStarted() + " of them it had not started)" : ""));
+    }
+
+    /** A level as calibrated within the horizon, else as the futures played it past the horizon (null: not even there). */
+    static Long calibratedOrPlayed(Long[] calibrated, StartBands.Band raw, int level, double q) {
+        return calibrated[level] != null ? calibrated[level] : raw.projected(q);
     }
 
     /**

@@ -48,8 +48,7 @@ final class BandReading {
         String was = "its band of the plan of " + Instant.ofEpochSecond(s.bandsAt()) + " (P50 " + Instant.ofEpochSecond(passed.p50At()) + ") passed without a start";
         if (left == null) return new StartTimes.Shown(null, null, was + "; fresh bands come with the next plan");
         Long[] levels = Calibrator.scaled(s.learnt(), now, left);
-        Long p50 = levels[Calibrator.P50] != null ? levels[Calibrator.P50] : left.projected(0.5);
-        Long p90 = levels[Calibrator.P90] != null ? levels[Calibrator.P90] : left.projected(0.9);
+        Long p50 = BandNotes.calibratedOrPlayed(levels, left, Calibrator.P50, 0.5), p90 = BandNotes.calibratedOrPlayed(levels, left, Calibrator.P90, 0.9);
         return new StartTimes.Shown(p50, p90, was + "; read again at " + Instant.ofEpochSecond(now) + " from the " + left.starts().length + " of "
                 + raw.starts().length + " sampled futures in which it had not started by then");
     }

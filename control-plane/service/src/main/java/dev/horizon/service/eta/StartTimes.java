@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -93,15 +94,8 @@ public class StartTimes {
             Set<String> waiting = waiting(m, decision);
             List<ActiveJob> unbanded = new ArrayList<>();
             for (ActiveJob j : m.jobs()) if (waiting.contains(j.id()) && !byJob.containsKey(j.id())) unbanded.add(j);
-            Map<String, Shown> shown = new HashMap<>(byJob);
-            Map<String, StartBands.Band> raws = new HashMap<>(raw);
-            like.bandsOf(unbanded, m.jobs(), m.now()).forEach((id, band) -> {
-                Shown s = BandNotes.likeArrivals(Calibrator.scaled(learnt, m.now(), band), band, bandsAt, like.futures());
-                if (s == null) return;
-                shown.put(id, s);
-                raws.put(id, band);
-            });
-            return shown.size() == byJob.size() ? this : new Snapshot(bandsAt, Map.copyOf(shown), Map.copyOf(raws), learnt, like);
+            return adding(like.bandsOf(unbanded, m.jobs(), m.now()),
+                    band -> BandNotes.likeArrivals(Calibrator.scaled(learnt, m.now(), band), band, bandsAt, like.futures()), bandsAt, learnt);
         }
 
         /**
@@ -110,17 +104,21 @@ public class StartTimes {
          * computation's own bands replace them. The same snapshot when there is none to add.
          */
         Snapshot withFirstFutures(Map<String, StartBands.Band> first, long planAt, int samples, Calibrator.Learnt learnt) {
+            return adding(first, band -> BandNotes.firstFutures(Calibrator.scaled(learnt, planAt, band), band, planAt, samples),
+                    bandsAt == null ? planAt : bandsAt, this.learnt == null ? learnt : this.learnt);
+        }
+
+        /** These bands with each of bands shown for a job that has none (show: null, none to show); the same snapshot when none is added. */
+        private Snapshot adding(Map<String, StartBands.Band> bands, Function<StartBands.Band, Shown> show, Long at, Calibrator.Learnt learntThen) {
             Map<String, Shown> shown = new HashMap<>(byJob);
             Map<String, StartBands.Band> raws = new HashMap<>(raw);
-            first.forEach((id, band) -> {
-                if (shown.containsKey(id)) return;
-                Shown s = BandNotes.firstFutures(Calibrator.scaled(learnt, planAt, band), band, planAt, samples);
+            bands.forEach((id, band) -> {
+                Shown s = shown.containsKey(id) ? null : show.apply(band);
                 if (s == null) return;
                 shown.put(id, s);
                 raws.put(id, band);
             });
-            if (shown.size() == byJob.size()) return this;
-            return new Snapshot(bandsAt == null ? planAt : bandsAt, Map.copyOf(shown), Map.copyOf(raws), this.learnt == null ? learnt : this.learnt, like);
+            return shown.size() == byJob.size() ? this : new Snapshot(at, Map.copyOf(shown), Map.copyOf(raws), learntThen, like);
         }
 
         /** Whether a job of the plan's moment that waits would have no band of these, not even one read off the work like it. */
