@@ -18,8 +18,11 @@ final class BandWatch implements AutoCloseable {
     /** Every 10 s of wall time: at the demo's default speed (288x) about every 48 simulated minutes. */
     static final long EVERY_MILLIS = 10_000;
 
-    /** One look: when (the control plane's clock), how many jobs waited, were banded and answered, which bands were stale. */
-    record Look(long at, int waiting, int banded, int answered, List<String> stale, List<String> unbanded, Map<String, Integer> why) {
+    /**
+     * One look: when (the control plane's clock), how many jobs waited, were banded and answered, how many of those without
+     * a full band were told when the queue alone would start them (no more work arriving), which bands were stale.
+     */
+    record Look(long at, int waiting, int banded, int answered, int queueAlone, List<String> stale, List<String> unbanded, Map<String, Integer> why) {
         boolean passes() {
             return answered == waiting && stale.isEmpty();
         }
@@ -31,10 +34,13 @@ final class BandWatch implements AutoCloseable {
         @Override
         public String toString() {
             return ControlPlane.iso(at) + ": " + waiting + " waiting, " + banded + " with a planned start or a band, " + answered + " answered, "
-                    + stale.size() + " stale" + (stale.isEmpty() ? "" : " " + stale.subList(0, Math.min(3, stale.size())))
+                    + stale.size() + " stale, " + queueAlone + " told when the queue alone would start them" + (stale.isEmpty() ? "" : " " + stale.subList(0, Math.min(3, stale.size())))
                     + (why.isEmpty() ? "" : "; without a band, by what their note says: " + why) + (unbanded.isEmpty() ? "" : "; e.g. " + unbanded);
         }
     }
+
+    /** How BandNotes words when the queue as it stands would start a job the futures leave without a P90. */
+    static final String QUEUE_ALONE = "were no more work to arrive ahead of it, it would start by";
 
     private final ControlPlane cp;
     private final String admin;
@@ -77,7 +83,7 @@ final class BandWatch implements AutoCloseable {
             stopped = true;
             return;
         }
-        int waiting = 0, banded = 0, answered = 0;
+        int waiting = 0, banded = 0, answered = 0, queueAlone = 0;
         List<String> stale = new ArrayList<>(), unbanded = new ArrayList<>();
         Map<String, Integer> why = new TreeMap<>();
         for (JsonNode j : cp.jobs("PENDING", admin)) {
@@ -87,6 +93,7 @@ final class BandWatch implements AutoCloseable {
             if (j.hasNonNull("plannedStart") || band) banded++;
             else {
                 why.merge(said ? kind(j.get("startBandNote").asText()) : "no note", 1, Integer::sum);
+                if (j.path("startBandNote").asText("").contains(QUEUE_ALONE)) queueAlone++;
                 if (unbanded.size() < 3) unbanded.add(j.get("id").asText() + ": " + (said ? j.get("startBandNote").asText() : "no note"));
             }
             if (j.hasNonNull("plannedStart") || band || said) answered++;
@@ -95,7 +102,7 @@ final class BandWatch implements AutoCloseable {
                 stale.add(j.get("id").asText() + " " + j.get("startP50At").asText() + " - " + j.path("startP90At").asText());
             }
         }
-        Look l = new Look(now, waiting, banded, answered, stale, unbanded, why);
+        Look l = new Look(now, waiting, banded, answered, queueAlone, stale, unbanded, why);
         System.out.println("DemoIT: bands at " + l);
         synchronized (this) {
             looks.add(l);

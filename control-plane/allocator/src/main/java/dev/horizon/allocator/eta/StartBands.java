@@ -158,6 +158,19 @@ public final class StartBands {
         return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false, first -> { }).bands();
     }
 
+    /**
+     * The queue as it stands, played on with the same policy and no work arriving after the moment: when each of open
+     * (jobs the sampled futures leave without a P90) would start were nothing more to come ahead of it. A conditional
+     * answer, never a band: the futures' expected arrivals are what a band has to reckon with (on the demo's day, at
+     * 18:30, they left 159 of 331 waiting jobs without a P50; the queue alone gave 330 one, docs/control-plane.md).
+     * Played in {@link #MIN_LEFT} futures, the fewest a band is read from: with nothing arriving only the drawn run
+     * lengths differ between futures, and on the demo's day 12 of them made every computation a third longer.
+     */
+    public static Map<String, Band> queueAlone(ClusterMoment m, Decision decided, Players players, Set<String> open, long seed, int beyondSteps) {
+        if (open.isEmpty()) return Map.of();
+        return of(m, decided, players, ExpectedArrivals.NONE, open, MIN_LEFT, seed, beyondSteps);
+    }
+
     /** The bands of one computation, by job id, and the expected arrivals its futures played ({@link LikeArrivals}). */
     public record Computed(Map<String, Band> bands, LikeArrivals like) {
     }

@@ -21,20 +21,38 @@ final class BandNotes {
     private BandNotes() {
     }
 
-    /** calibrated: the calibrator's levels; raw: the job's sampled starts; beyondHours: how far past the horizon they reach. */
-    static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, ActiveJob job, ClusterMoment m, int beyondHours) {
+    /**
+     * calibrated: the calibrator's levels; raw: the job's sampled starts; alone: its starts in the queue played with no
+     * more work arriving ({@link StartBands#queueAlone}; null where it was not played: the job has a P90); beyondHours: how
+     * far past the horizon they reach.
+     */
+    static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
         Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
         boolean past = false;
         if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
         if (p90 == null && (p90 = raw.projected(0.9)) != null) past = true;
-        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, job, m, beyondHours));
+        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, alone, job, m, beyondHours));
         if (p90 == null) {
             return new StartTimes.Shown(p50, null, "with odds 9 in 10 it starts later than " + Instant.ofEpochSecond(reach(m, beyondHours)) + ", "
                     + beyondHours + " h past the plan's horizon, where the futures end: in " + raw.notStarted() + " of " + raw.starts().length
-                    + " it had not started by then" + policySaid(raw));
+                    + " it had not started by then" + policySaid(raw) + ifNothingMoreCame(alone));
         }
         return new StartTimes.Shown(p50, p90, past ? "past the plan's horizon (" + Instant.ofEpochSecond(horizonEnd(m)) + "): the queue played on with the"
                 + " same policy in steps of an hour, further apart further out (6 h two days past it); a band that far out is not calibrated" : null);
+    }
+
+    /**
+     * What the queue alone says of a job the futures leave without a P90: when it would start were no more work to arrive
+     * ahead of it. Said as a condition, never as the band: the work expected to arrive is why there is none.
+     */
+    static String ifNothingMoreCame(StartBands.Band alone) {
+        if (alone == null) return "";
+        String played = " (the queue as it stands, played on with the same policy in " + alone.starts().length + " futures with no work arriving; not calibrated)";
+        Long p50 = alone.projected(0.5), p90 = alone.projected(0.9);
+        if (p50 == null) return "; even were no more work to arrive, it would not start by then in " + alone.notStarted() + " of " + alone.starts().length + played;
+        return "; were no more work to arrive ahead of it, it would start by " + Instant.ofEpochSecond(p50) + " with odds 1 in 2 and "
+                + (p90 == null ? "with odds 9 in 10 later than where those end (in " + alone.notStarted() + " of " + alone.starts().length + " it had not started by then)"
+                : "by " + Instant.ofEpochSecond(p90) + " with odds 9 in 10") + played;
     }
 
     /**
@@ -74,7 +92,7 @@ final class BandNotes {
      * not started by the end of more than half the futures, and the policy's own last reason in most of them (without
      * one: the work ranked above it kept the GPUs it can use busy that long).
      */
-    static String whyNone(StartBands.Band raw, ActiveJob job, ClusterMoment m, int beyondHours) {
+    static String whyNone(StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
         List<GpuNode> up = m.nodes().stream().filter(n -> n.health() == NodeState.Health.READY).map(NodeState::node).toList();
         List<String> down = m.nodes().stream().filter(n -> n.health() != NodeState.Health.READY).map(n -> n.node().name() + " (" + n.health().name().toLowerCase(Locale.ROOT) + ")").toList();
         if (up.isEmpty()) return "no node takes work now" + (down.isEmpty() ? "" : ": " + String.join(", ", down)) + "; no start can be given until one does";
@@ -85,8 +103,8 @@ final class BandNotes {
         }
         String notBy = "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by "
                 + Instant.ofEpochSecond(reach(m, beyondHours)) + ", " + beyondHours + " h past the plan's horizon" + unfollowed(raw);
-        return raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
-                : notBy + policySaid(raw);
+        return (raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
+                : notBy + policySaid(raw)) + ifNothingMoreCame(alone);
     }
 
     /**

@@ -38,7 +38,7 @@ class BandNotesTest {
     @Test
     void aJobThatStartsInNoFutureIsToldThePolicysOwnReason() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS);
         assertNull(shown.p50At());
         assertTrue(shown.note().startsWith("in 16 of 16 sampled futures it had not started by "), shown.note());
         assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
@@ -48,7 +48,7 @@ class BandNotesTest {
     @Test
     void futuresThatStoppedFollowingAJobAreSaidToHaveStoppedNotToHaveReachedTheirEnd() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 7);
-        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS).note();
+        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS).note();
         assertTrue(note.contains("in 16 of 16 sampled futures it had not started by "), note);
         assertTrue(note.contains("(7 of them were not played on for it once more than half of the futures before had not started it"), note);
         assertTrue(note.endsWith("the policy's reason was: " + POLICY_SAID), note);
@@ -56,17 +56,43 @@ class BandNotesTest {
 
     @Test
     void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), job, moment, StartBands.BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), null, job, moment, StartBands.BEYOND_HOURS);
         assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
     }
 
     @Test
     void anOpenP90SaysLaterThanWhereTheFuturesEndAndWhy() {
         StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, job, moment, StartBands.BEYOND_HOURS);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS);
         assertEquals(raw.projected(0.5), shown.p50At(), "the P50 the played-on futures give");
         assertNull(shown.p90At(), "no P90 is invented past where the futures end");
         assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
         assertTrue(shown.note().contains("in 6 of 16 it had not started by then") && shown.note().endsWith(POLICY_SAID), shown.note());
+    }
+
+    @Test
+    void aJobWithoutABandIsToldWhenItWouldStartWereNoMoreWorkToArriveAheadOfIt() {
+        StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
+        StartBands.Band alone = new StartBands.Band(startedIn(16), NOW + 86_400, null, 0);
+        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, alone, job, moment, StartBands.BEYOND_HOURS).note();
+        assertTrue(note.startsWith("in 16 of 16 sampled futures it had not started by "), note);
+        assertTrue(note.contains("the policy's reason was: " + POLICY_SAID + "; were no more work to arrive ahead of it, it would start by "
+                + java.time.Instant.ofEpochSecond(alone.projected(0.5)) + " with odds 1 in 2 and by " + java.time.Instant.ofEpochSecond(alone.projected(0.9))
+                + " with odds 9 in 10 (the queue as it stands, played on with the same policy in 16 futures with no work arriving; not calibrated)"), note);
+    }
+
+    @Test
+    void anOpenP90IsToldTheQueueAlonesAnswerToo() {
+        StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(12), NOW + 86_400, null, 0), job, moment,
+                StartBands.BEYOND_HOURS);
+        assertNull(shown.p90At(), "the queue alone is said as a condition, never shown as the band");
+        assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
+        assertTrue(shown.note().contains("; were no more work to arrive ahead of it, it would start by ")
+                && shown.note().contains("with odds 1 in 2 and with odds 9 in 10 later than where those end (in 4 of 16 it had not started by then)"),
+                shown.note());
+        String never = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(3), NOW + 86_400, null, 0), job, moment,
+                StartBands.BEYOND_HOURS).note();
+        assertTrue(never.contains("; even were no more work to arrive, it would not start by then in 13 of 16"), never);
     }
 }
