@@ -55,7 +55,8 @@ final class EtaCostCommand {
             + "       on H hours past the horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", the jobs' " + TEAMS + " teams under equal budgets\n"
             + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds\n"
             + "       (firstBandsMs: when a job without a band gets the first futures' one, as the control plane shows it; bandsMs includes\n"
-            + "       the queue alone played again for the queueAloneJobs left without a P90, as the control plane words their note);\n"
+            + "       the queue alone played again for the queueAloneJobs left without a P90, as the control plane words their note,\n"
+            + "       queueAloneMs of it);\n"
             + "       --coverage: also how well bands of S futures come true on the bench's Philly windows, seed/trace-start-day\n"
             + "       each (./horizon bench --scenario philly --load " + BandCoverage.LOAD + " --policies horizon --eta on), pooled by banded jobs)";
     private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed", "coverage", "trace-dir");
@@ -131,7 +132,7 @@ final class EtaCostCommand {
         StartBands.Players players = new StartBands.Players(HorizonPolicy::new, counted, threads);
         ExpectedArrivals expected = new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(), ExpectedArrivals.WINDOW_SECONDS);
         Map<String, StartBands.Band> bands;
-        double bandsMs, bandsCpuMs, slowestFutureMs;
+        double bandsMs, bandsCpuMs, slowestFutureMs, queueAloneMs;
         int queueAloneJobs;
         AtomicLong firstBandsNanos = new AtomicLong(-1);
         try {
@@ -153,7 +154,9 @@ final class EtaCostCommand {
                 if (band.projected(0.9) == null) open.add(id);
             });
             queueAloneJobs = open.size();
+            long alone0 = System.nanoTime();
             StartBands.queueAlone(m, d, players, open, NOW, beyondSteps);
+            queueAloneMs = (System.nanoTime() - alone0) / 1e6;
             Calibrator calibrator = new Calibrator();
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;
@@ -187,6 +190,7 @@ final class EtaCostCommand {
         // a cheaper computation that answers fewer jobs is not cheaper: how many got both ends of a band, past the horizon too
         n.put("jobsWithP50AndP90", bands.values().stream().filter(band -> band.projected(0.9) != null).count());
         n.put("queueAloneJobs", queueAloneJobs);
+        n.put("queueAloneMs", Math.round(queueAloneMs));
         n.put("alternativesMs", Math.round(alternativesMs));
         n.put("alternativesFound", alternatives.size());
         n.put("alternativesOf", asked);
