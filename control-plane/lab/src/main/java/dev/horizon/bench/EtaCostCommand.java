@@ -55,8 +55,7 @@ final class EtaCostCommand {
             + "       on H hours past the horizon as the control plane does, default " + StartBands.BEYOND_HOURS + ", the jobs' " + TEAMS + " teams under equal budgets\n"
             + "       with --budgets on (fair share, as a budgeted cluster plans), and one job's alternatives; prints milliseconds\n"
             + "       (firstBandsMs: when a job without a band gets the first futures' one, as the control plane shows it; bandsMs includes\n"
-            + "       the queue alone played again for the queueAloneJobs left without a P90, as the control plane words their note,\n"
-            + "       queueAloneMs of it);\n"
+            + "       the " + StartBands.QUEUE_ALONE_SAMPLES + " futures of the queue alone, which the queueAloneJobs left without a P90 are told of);\n"
             + "       --coverage: also how well bands of S futures come true on the bench's Philly windows, seed/trace-start-day\n"
             + "       each (./horizon bench --scenario philly --load " + BandCoverage.LOAD + " --policies horizon --eta on), pooled by banded jobs)";
     private static final Set<String> OPTIONS = Set.of("gpus", "jobs", "samples", "threads", "beyond-hours", "budgets", "seed", "coverage", "trace-dir");
@@ -132,8 +131,7 @@ final class EtaCostCommand {
         StartBands.Players players = new StartBands.Players(HorizonPolicy::new, counted, threads);
         ExpectedArrivals expected = new ExpectedArrivals(m.jobs().stream().filter(j -> !j.isRunning()).toList(), ExpectedArrivals.WINDOW_SECONDS);
         Map<String, StartBands.Band> bands;
-        double bandsMs, bandsCpuMs, slowestFutureMs, queueAloneMs;
-        int queueAloneJobs;
+        double bandsMs, bandsCpuMs, slowestFutureMs;
         AtomicLong firstBandsNanos = new AtomicLong(-1);
         try {
             int warmUp = Math.min(WARMUP_FUTURES, s);
@@ -147,16 +145,9 @@ final class EtaCostCommand {
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             // as the service computes them: with the futures' early arrivals, for the jobs that come before the next computation
             long started = t0;
-            bands = StartBands.computed(m, d, players, expected, waiting, s, NOW, beyondSteps, first -> firstBandsNanos.set(System.nanoTime() - started)).bands();
-            // and, as the service does, the jobs left without a P90 played again in the queue alone (their note's condition)
-            Set<String> open = new LinkedHashSet<>();
-            bands.forEach((id, band) -> {
-                if (band.projected(0.9) == null) open.add(id);
-            });
-            queueAloneJobs = open.size();
-            long alone0 = System.nanoTime();
-            StartBands.queueAlone(m, d, players, open, NOW, beyondSteps);
-            queueAloneMs = (System.nanoTime() - alone0) / 1e6;
+            // with the queue alone, as the service computes them: its answer is what a job left without a P90 is told
+            bands = StartBands.computedWithQueueAlone(m, d, players, expected, waiting, s, NOW, beyondSteps,
+                    first -> firstBandsNanos.set(System.nanoTime() - started)).bands();
             Calibrator calibrator = new Calibrator();
             bands.forEach((id, band) -> calibrator.shown(id, NOW, band));
             bandsMs = (System.nanoTime() - t0) / 1e6;
@@ -189,8 +180,7 @@ final class EtaCostCommand {
         else n.putNull("firstBandsMs");
         // a cheaper computation that answers fewer jobs is not cheaper: how many got both ends of a band, past the horizon too
         n.put("jobsWithP50AndP90", bands.values().stream().filter(band -> band.projected(0.9) != null).count());
-        n.put("queueAloneJobs", queueAloneJobs);
-        n.put("queueAloneMs", Math.round(queueAloneMs));
+        n.put("queueAloneJobs", bands.values().stream().filter(band -> band.projected(0.9) == null).count());
         n.put("alternativesMs", Math.round(alternativesMs));
         n.put("alternativesFound", alternatives.size());
         n.put("alternativesOf", asked);

@@ -84,7 +84,7 @@ class CliErrorsTest {
         assertEquals(0, cut.path("beyondHours").asInt());
         assertEquals(293, played.path("waitingJobs").asInt());
         assertEquals(played.path("waitingJobs").asInt() - played.path("jobsWithP50AndP90").asInt(), played.path("queueAloneJobs").asInt(), played.toString());
-        assertTrue(played.path("queueAloneMs").asLong() <= played.path("bandsMs").asLong(), played.toString());
+        assertTrue(playedRun.err().contains("future " + (StartBands.SAMPLES + StartBands.QUEUE_ALONE_SAMPLES) + " played in "), playedRun.err());
         assertTrue(played.path("jobsWithP50AndP90").asInt() > cut.path("jobsWithP50AndP90").asInt(),
                 "the futures played on past the horizon band jobs that start after it: " + played + " against " + cut);
     }

@@ -155,25 +155,24 @@ public final class StartBands {
      */
     public static Map<String, Band> of(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                        Set<String> tracked, int samples, long seed, int beyondSteps) {
-        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false, first -> { }).bands();
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, false, first -> { }, 0).bands();
     }
 
     /**
-     * The queue as it stands, played on with the same policy and no work arriving after the moment: when each of open
-     * (jobs the sampled futures leave without a P90) would start were nothing more to come ahead of it. A conditional
-     * answer, never a band: the futures' expected arrivals are what a band has to reckon with (on the demo's day, at
-     * 18:30, they left 159 of 331 waiting jobs without a P50; the queue alone gave 330 one, docs/control-plane.md).
-     * Played in {@link #MIN_LEFT} futures, the fewest a band is read from: with nothing arriving only the drawn run
-     * lengths differ between futures, and on the demo's day 12 of them made every computation a third longer.
+     * The bands of one computation, by job id, the expected arrivals its futures played ({@link LikeArrivals}), and each
+     * job's starts in the queue alone (empty where none was asked for): the same moment played on with the same policy
+     * and no work arriving, a condition a job without a P90 is told ("were no more work to arrive ahead of it"), never a
+     * band: the expected arrivals are what a band has to reckon with (on the demo's day, at 18:30, they left 159 of 331
+     * waiting jobs without a P50; the queue alone gave 330 one, docs/control-plane.md).
      */
-    public static Map<String, Band> queueAlone(ClusterMoment m, Decision decided, Players players, Set<String> open, long seed, int beyondSteps) {
-        if (open.isEmpty()) return Map.of();
-        return of(m, decided, players, ExpectedArrivals.NONE, open, MIN_LEFT, seed, beyondSteps);
+    public record Computed(Map<String, Band> bands, LikeArrivals like, Map<String, Band> alone) {
     }
 
-    /** The bands of one computation, by job id, and the expected arrivals its futures played ({@link LikeArrivals}). */
-    public record Computed(Map<String, Band> bands, LikeArrivals like) {
-    }
+    /**
+     * Futures of the queue alone a computation plays when asked: {@link #MIN_LEFT}, the fewest a band is read from, since
+     * with nothing arriving only the drawn run lengths differ between them (12 made the demo's computations a third longer).
+     */
+    public static final int QUEUE_ALONE_SAMPLES = MIN_LEFT;
 
     /**
      * As {@link #of}, with the futures' early arrivals kept, so a job submitted after it can read its band off those like
@@ -192,12 +191,22 @@ public final class StartBands {
      */
     public static Computed computed(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                     Set<String> tracked, int samples, long seed, int beyondSteps, Consumer<Map<String, Band>> firstFutures) {
-        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true, firstFutures);
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true, firstFutures, 0);
+    }
+
+    /**
+     * As above, and with {@link #QUEUE_ALONE_SAMPLES} futures of the queue alone ({@link Computed#alone}), drawn from a
+     * sequence of their own (the futures with arrivals are the ones played without them) and played in the slots the
+     * futures with arrivals leave free, so a control plane with threads to spare answers them in no more wall time.
+     */
+    public static Computed computedWithQueueAlone(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
+                                                  Set<String> tracked, int samples, long seed, int beyondSteps, Consumer<Map<String, Band>> firstFutures) {
+        return played(m, decided, players, expected, tracked, samples, seed, beyondSteps, true, firstFutures, QUEUE_ALONE_SAMPLES);
     }
 
     private static Computed played(ClusterMoment m, Decision decided, Players players, ExpectedArrivals expected,
                                    Set<String> tracked, int samples, long seed, int beyondSteps, boolean followEarly,
-                                   Consumer<Map<String, Band>> firstFutures) {
+                                   Consumer<Map<String, Band>> firstFutures, int aloneSamples) {
         if (beyondSteps < 0) throw new IllegalArgumentException("beyondSteps must be >= 0 (got " + beyondSteps + ")");
         Map<String, long[]> starts = new LinkedHashMap<>();
         tracked.forEach(id -> starts.put(id, new long[samples]));
@@ -205,6 +214,7 @@ public final class StartBands {
         Map<String, Integer> notStarted = new HashMap<>(), unfollowed = new HashMap<>();
         Futures futures = new Futures(m, expected, new Random(seed), beyondSteps);
         List<List<LikeArrivals.Arrived>> early = new ArrayList<>();
+        QueueAlone alone = new QueueAlone(m, decided, players, tracked, seed, beyondSteps, aloneSamples);
         for (int from = 0; from < samples; from += players.atOnce()) {
             Set<String> followed = new HashSet<>();
             for (String id : tracked) if (!settled(notStarted.getOrDefault(id, 0), samples)) followed.add(id);
@@ -216,6 +226,7 @@ public final class StartBands {
                 batch.add(p);
                 played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, followed, futures.until), players.executor()));
             }
+            alone.fill(players.atOnce() - batch.size());
             List<Map<String, Long>> firsts = joined(played);
             for (int i = 0; i < batch.size(); i++) {
                 Map<String, Long> first = firsts.get(i);
@@ -232,7 +243,56 @@ public final class StartBands {
             int done = from + batch.size();
             if (done < samples && done >= MIN_LEFT && from < MIN_LEFT) firstFutures.accept(bands(starts, done, futures.horizonEnd, stillWaiting, unfollowed));
         }
-        return new Computed(bands(starts, samples, futures.horizonEnd, stillWaiting, unfollowed), LikeArrivals.of(early, m.now(), futures.horizonEnd));
+        return new Computed(bands(starts, samples, futures.horizonEnd, stillWaiting, unfollowed), LikeArrivals.of(early, m.now(), futures.horizonEnd),
+                alone.bands());
+    }
+
+    /**
+     * The futures of the queue alone of one computation: drawn from their own sequence, started in the slots the futures
+     * with arrivals leave free, the rest after them; each follows every tracked job (which ones lack a P90 is known only
+     * once the others are played).
+     */
+    private static final class QueueAlone {
+        private final Decision decided;
+        private final Players players;
+        private final Set<String> tracked;
+        private final int samples;
+        private final Futures futures;
+        private final List<CompletableFuture<Map<String, Long>>> played = new ArrayList<>();
+
+        QueueAlone(ClusterMoment m, Decision decided, Players players, Set<String> tracked, long seed, int beyondSteps, int samples) {
+            this.decided = decided;
+            this.players = players;
+            this.tracked = tracked;
+            this.samples = samples;
+            this.futures = samples == 0 ? null : new Futures(m, ExpectedArrivals.NONE, new Random(~seed), beyondSteps);
+        }
+
+        /** Starts up to free more of its futures. */
+        void fill(int free) {
+            for (int k = 0; k < free && played.size() < samples; k++) {
+                Projection p = futures.draw(played.size(), players.policies().get(), false);
+                played.add(CompletableFuture.supplyAsync(() -> p.firstStarts(decided, tracked, tracked, futures.until), players.executor()));
+            }
+        }
+
+        /** Plays the futures not started yet, a batch at a time, and gives every tracked job's starts in all of them. */
+        Map<String, Band> bands() {
+            while (played.size() < samples) {
+                int before = played.size();
+                fill(players.atOnce());
+                joined(played.subList(before, played.size()));
+            }
+            if (samples == 0) return Map.of();
+            Map<String, long[]> starts = new LinkedHashMap<>();
+            List<Map<String, Long>> firsts = joined(played);
+            for (String id : tracked) {
+                long[] s = new long[samples];
+                for (int k = 0; k < samples; k++) s[k] = firsts.get(k).getOrDefault(id, Long.MAX_VALUE);
+                starts.put(id, s);
+            }
+            return StartBands.bands(starts, samples, futures.horizonEnd, Map.of(), Map.of());
+        }
     }
 
     /** Each job's band of the first played futures. */

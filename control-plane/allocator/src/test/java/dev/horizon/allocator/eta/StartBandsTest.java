@@ -353,6 +353,39 @@ class StartBandsTest {
     }
 
     @Test
+    void theQueueAloneLeavesTheBandsAsTheyWereAndIsTheSameInFreeSlotsAsAfterThem() {
+        // one node running a job, a low job behind it, value-8 whole-node work expected every 20 minutes: three times the node
+        DurationEstimator d = runsOf(900);
+        ActiveJob running = job("r", 8, NOW - 700, new ActiveJob.Running(NOW - 600, new Placement(List.of(new Placement.Slice(0, 0, 8))), false));
+        ActiveJob low = new ActiveJob("low", "t", JobClass.TRAINING, 1, 8, 8, NOW - 60, null, TRAINING, null, null, null, null);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(NodeState.ready(node)), List.of(running, low), null, List.of(), d);
+        List<ActiveJob> recent = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) recent.add(new ActiveJob("a" + i, "t", JobClass.TRAINING, 8, 8, 8, NOW - 1200L * i, null, TRAINING, null, null, null, null));
+        ExpectedArrivals expected = new ExpectedArrivals(recent, 3600);
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision decided = policy.decide(ContextBuilder.build(m));
+        StartBands.Computed plain = StartBands.computed(m, decided, StartBands.Players.oneAtATime(policy), expected, Set.of("low"), StartBands.SAMPLES, 7, 32);
+        StartBands.Computed withAlone = StartBands.computedWithQueueAlone(m, decided, StartBands.Players.oneAtATime(policy), expected, Set.of("low"),
+                StartBands.SAMPLES, 7, 32, first -> { });
+        assertArrayEquals(plain.bands().get("low").starts(), withAlone.bands().get("low").starts(), "the futures with arrivals are drawn as before");
+        assertTrue(plain.alone().isEmpty(), "none asked for");
+        assertNull(withAlone.bands().get("low").projected(0.5), "the work expected to arrive keeps it waiting");
+        StartBands.Band alone = withAlone.alone().get("low");
+        assertEquals(StartBands.QUEUE_ALONE_SAMPLES, alone.starts().length);
+        assertNotNull(alone.projected(0.9), "with nothing arriving it starts once the running job ends: " + java.util.Arrays.toString(alone.starts()));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            // 16 at once: the 12 futures with arrivals leave 4 slots, where the queue alone's are played
+            StartBands.Computed packed = StartBands.computedWithQueueAlone(m, decided, new StartBands.Players(HorizonPolicy::new, pool, 16), expected,
+                    Set.of("low"), StartBands.SAMPLES, 7, 32, first -> { });
+            assertArrayEquals(alone.starts(), packed.alone().get("low").starts(), "the queue alone's futures are the same however they are played");
+            assertArrayEquals(plain.bands().get("low").starts(), packed.bands().get("low").starts());
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
     void aBandReadAfterItsTimeKeepsTheFuturesNotStartedByThen() {
         StartBands.Band b = new StartBands.Band(new long[] {10, 20, 30, 40, 50, 60, 70, Long.MAX_VALUE}, 65, null, 0);
         StartBands.Band left = b.after(35);

@@ -334,11 +334,11 @@ public class StartTimes {
                 : new StartBands.Players(HorizonPolicy::new, players, threads);
         Calibrator.Learnt learnt = calibrator.learnt();
         ClusterMoment withRuns = withFinishedRuns(m, day, jobs.durationEstimator());
-        StartBands.Computed computed = StartBands.computed(withRuns, plan.decision(), played,
+        StartBands.Computed computed = StartBands.computedWithQueueAlone(withRuns, plan.decision(), played,
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps,
                 first -> shown.updateAndGet(s -> s.withFirstFutures(first, plan.now(), samples, learnt)));
         Map<String, StartBands.Band> raw = computed.bands();
-        Map<String, Shown> out = shownBands(withRuns, plan.decision(), played, calibrator, raw, waiting, beyondHours);
+        Map<String, Shown> out = shownBands(withRuns, calibrator, raw, computed.alone(), waiting, beyondHours);
         LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples, %d at once) in %.0f ms", waiting.size(),
                 m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, threads, (System.nanoTime() - t0) / 1e6);
         return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt(), computed.like());
@@ -346,22 +346,19 @@ public class StartTimes {
 
     /**
      * Each waiting job's band as shown, calibrated by calibrator (which follows each from here), from its sampled starts
-     * raw; the jobs those leave without a P90 are also played in the queue as it stands with no more work arriving
-     * ({@link StartBands#queueAlone}), so their note says when they would start were nothing more to come ahead of them.
+     * raw; a job those leave without a P90 is also told when the queue alone would start it (alone: every job's starts
+     * with no more work arriving, {@link StartBands.Computed#alone}).
      */
-    static Map<String, Shown> shownBands(ClusterMoment m, Decision decided, StartBands.Players played, Calibrator calibrator, Map<String, StartBands.Band> raw,
+    static Map<String, Shown> shownBands(ClusterMoment m, Calibrator calibrator, Map<String, StartBands.Band> raw, Map<String, StartBands.Band> alone,
                                          Set<String> waiting, int beyondHours) {
-        Map<String, Long[]> levels = new HashMap<>();
-        Set<String> open = new LinkedHashSet<>();
-        for (String id : waiting) {
-            levels.put(id, calibrator.shown(id, m.now(), raw.get(id)));
-            if (BandNotes.calibratedOrPlayed(levels.get(id), raw.get(id), Calibrator.P90, 0.9) == null) open.add(id);
-        }
-        Map<String, StartBands.Band> alone = StartBands.queueAlone(m, decided, played, open, m.now(), StartBands.beyondSteps(beyondHours, m.stepSeconds()));
         Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
-        for (String id : waiting) out.put(id, BandNotes.shown(levels.get(id), raw.get(id), alone.get(id), byId.get(id), m, beyondHours));
+        for (String id : waiting) {
+            Long[] levels = calibrator.shown(id, m.now(), raw.get(id));
+            boolean open = BandNotes.calibratedOrPlayed(levels, raw.get(id), Calibrator.P90, 0.9) == null;
+            out.put(id, BandNotes.shown(levels, raw.get(id), open ? alone.get(id) : null, byId.get(id), m, beyondHours));
+        }
         return out;
     }
 

@@ -1,5 +1,6 @@
 package dev.horizon.service.eta;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,11 +53,13 @@ class QueueAloneTest {
         // an hour-long whole-node job of value 8 came every 20 minutes: three times what the node can run
         List<ActiveJob> recent = List.of(job("a1", 8, NOW - 3600, null), job("a2", 8, NOW - 2400, null), job("a3", 8, NOW - 1200, null));
         Set<String> waiting = Set.of("low", "urgent");
-        Map<String, StartBands.Band> raw = StartBands.computed(m, decided, players, new ExpectedArrivals(recent, 3600), waiting, StartBands.SAMPLES, NOW,
-                StartBands.beyondSteps(StartBands.BEYOND_HOURS, 900)).bands();
+        StartBands.Computed computed = StartBands.computedWithQueueAlone(m, decided, players, new ExpectedArrivals(recent, 3600), waiting,
+                StartBands.SAMPLES, NOW, StartBands.beyondSteps(StartBands.BEYOND_HOURS, 900), first -> { });
+        Map<String, StartBands.Band> raw = computed.bands();
         assertNull(raw.get("low").projected(0.5), "the work expected to arrive keeps the low job waiting in most futures");
+        assertEquals(StartBands.QUEUE_ALONE_SAMPLES, computed.alone().get("low").starts().length);
 
-        Map<String, StartTimes.Shown> shown = StartTimes.shownBands(m, decided, players, new Calibrator(), raw, waiting, StartBands.BEYOND_HOURS);
+        Map<String, StartTimes.Shown> shown = StartTimes.shownBands(m, new Calibrator(), raw, computed.alone(), waiting, StartBands.BEYOND_HOURS);
         StartTimes.Shown low = shown.get("low");
         assertNull(low.p50At(), "no band is made up for it: " + low);
         assertTrue(low.note().contains("; were no more work to arrive ahead of it, it would start by "), low.note());
