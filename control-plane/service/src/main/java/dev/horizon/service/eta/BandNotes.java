@@ -23,7 +23,7 @@ final class BandNotes {
 
     /**
      * calibrated: the calibrator's levels; raw: the job's sampled starts; alone: its starts in the queue played with no
-     * more work arriving ({@link StartBands#queueAlone}; null where it was not played: the job has a P90); beyondHours: how
+     * more work arriving ({@link StartBands.Computed#alone}; null where it is not told: the job has a P90); beyondHours: how
      * far past the horizon they reach.
      */
     static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
