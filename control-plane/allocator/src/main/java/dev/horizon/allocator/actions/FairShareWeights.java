@@ -73,11 +73,11 @@ public final class FairShareWeights {
             // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
             newRunning.add(r.reweighted(w, r.fill() || (!isBudgeted && !r.protectedAt(ctx.now()))));
         }
-        List<PendingJob> pending = new ArrayList<>(ctx.pending());
-        pending.sort(Ranking.VALUE_ORDER);
-        List<PendingJob> newPending = new ArrayList<>();
+        // in the moment's order: the actions rank by the new weights themselves (Allocate sorts by value), and a sort by the
+        // old ones here was a sixth of the re-weighting's time on the demo's day (docs/control-plane.md)
+        List<PendingJob> newPending = new ArrayList<>(ctx.pending().size());
         Set<String> fillOnly = new HashSet<>();
-        for (PendingJob j : pending) {
+        for (PendingJob j : ctx.pending()) {
             boolean isBudgeted = budgeted.contains(j.id());
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
