@@ -143,9 +143,9 @@ final class EtaCostCommand {
             slowestFuture.reset();
             t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
-            // as the service computes them: with the futures' early arrivals, for the jobs that come before the next computation
+            // as the service computes them: with the futures' early arrivals (for the jobs that come before the next computation)
+            // and the queue alone (what a job left without a P90 is told)
             long started = t0;
-            // with the queue alone, as the service computes them: its answer is what a job left without a P90 is told
             bands = StartBands.computedWithQueueAlone(m, d, players, expected, waiting, s, NOW, beyondSteps,
                     first -> firstBandsNanos.set(System.nanoTime() - started)).bands();
             Calibrator calibrator = new Calibrator();

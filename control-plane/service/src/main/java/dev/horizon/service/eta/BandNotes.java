@@ -23,15 +23,15 @@ final class BandNotes {
 
     /**
      * calibrated: the calibrator's levels; raw: the job's sampled starts; alone: its starts in the queue played with no
-     * more work arriving ({@link StartBands.Computed#alone}; null where it is not told: the job has a P90); beyondHours: how
-     * far past the horizon they reach.
+     * more work arriving ({@link StartBands.Computed#alone}; null: not played), told only where the band has no P90;
+     * beyondHours: how far past the horizon they reach.
      */
     static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
         Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
         boolean past = false;
         if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
         if (p90 == null && (p90 = raw.projected(0.9)) != null) past = true;
-        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, alone, job, m, beyondHours));
+        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, p90 == null ? alone : null, job, m, beyondHours));
         if (p90 == null) {
             return new StartTimes.Shown(p50, null, "with odds 9 in 10 it starts later than " + Instant.ofEpochSecond(reach(m, beyondHours)) + ", "
                     + beyondHours + " h past the plan's horizon, where the futures end: in " + raw.notStarted() + " of " + raw.starts().length

@@ -355,9 +355,7 @@ public class StartTimes {
         m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
-            Long[] levels = calibrator.shown(id, m.now(), raw.get(id));
-            boolean open = BandNotes.calibratedOrPlayed(levels, raw.get(id), Calibrator.P90, 0.9) == null;
-            out.put(id, BandNotes.shown(levels, raw.get(id), open ? alone.get(id) : null, byId.get(id), m, beyondHours));
+            out.put(id, BandNotes.shown(calibrator.shown(id, m.now(), raw.get(id)), raw.get(id), alone.get(id), byId.get(id), m, beyondHours));
         }
         return out;
     }
