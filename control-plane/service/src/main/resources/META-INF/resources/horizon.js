@@ -64,7 +64,8 @@ function inSeconds(plan, history, runs) {
   plan.plannedAt = epochSeconds(plan.plannedAt);
   for (const job of plan.running) Object.assign(job, { start: epochSeconds(job.start), estimatedEnd: epochSeconds(job.estimatedEnd) });
   for (const job of plan.pending) {
-    Object.assign(job, { plannedStart: epochSeconds(job.plannedStart), startP50At: epochSeconds(job.startP50At), startP90At: epochSeconds(job.startP90At) });
+    Object.assign(job, { plannedStart: epochSeconds(job.plannedStart), startP50At: epochSeconds(job.startP50At), startP90At: epochSeconds(job.startP90At),
+      queueAloneP50At: epochSeconds(job.queueAloneP50At), queueAloneP90At: epochSeconds(job.queueAloneP90At) });
   }
   for (const p of history) p.at = epochSeconds(p.at);
   for (const run of runs) Object.assign(run, { startedAt: epochSeconds(run.startedAt), endedAt: epochSeconds(run.endedAt) });
@@ -97,14 +98,17 @@ function plannedCell(job, now) {
 }
 
 // The band as the list gives it: both ends; a P50 whose P90 lies past where the futures end (the note says how far);
-// or none, and whether only because the job came after the latest bands (the note, on hover, says why)
+// or none, and whether only because the job came after the latest bands (the note, on hover, says why). Where the band
+// has no P90, also when the queue alone would start the job were no more work to arrive: a condition, not the band.
 function bandCell(job, now) {
   if (hasBand(job)) {
     return when(job.startP50At, now) + ' – ' + when(job.startP90At, now) + ' (' + fromNow(job.startP50At, now) + ' to '
       + fromNow(job.startP90At, now).replace(/^in /, '') + ')';
   }
-  if (job.startP50At != null) return when(job.startP50At, now) + ' – later (' + fromNow(job.startP50At, now) + ' to past the futures)';
-  return job.startBandNote && !job.startBandNote.startsWith('no band yet') ? 'none can be given' : 'no band yet';
+  const band = job.startP50At != null ? when(job.startP50At, now) + ' – later (' + fromNow(job.startP50At, now) + ' to past the futures)'
+    : job.startBandNote && !job.startBandNote.startsWith('no band yet') ? 'none can be given' : 'no band yet';
+  return job.queueAloneP50At == null ? band : band + '; if no more work arrives: ' + when(job.queueAloneP50At, now) + ' – '
+    + (job.queueAloneP90At == null ? 'later' : when(job.queueAloneP90At, now));
 }
 
 // "in 45 min", "in 2 h 40 min", "in 2 d 3 h", as ./horizon why says it

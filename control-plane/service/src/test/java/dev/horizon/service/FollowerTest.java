@@ -91,8 +91,17 @@ class FollowerTest {
         String waiting = Api.submit(ADMIN, Api.job("waits", "follow", "TRAINING", 8));
         // (a band of the 2090s: one whose time has passed is never shown)
         db.update("INSERT INTO start_bands (job_id, p50_at, p90_at, bands_at) VALUES (?, 4000000000, 4000003600, 1000)", ps -> ps.setString(1, waiting));
+        // (stored together: a follower reads the stored bands again only after a while) a job the futures leave without a band: the views show when the queue alone would start it, beside the note, not as the band
+        String held = Api.submit(ADMIN, Api.job("held-back", "follow", "TRAINING", 8));
+        db.update("INSERT INTO start_bands (job_id, note, queue_alone_p50_at, queue_alone_p90_at, queue_alone_said, bands_at)"
+                + " VALUES (?, 'in 12 of 12 sampled futures it had not started', 4000007200, 4000010800, 'were no more work to arrive ahead of it, ...', 1000)",
+                ps -> ps.setString(1, held));
         as(ADMIN).get("/api/v1/jobs/" + waiting).then().statusCode(200).body("startP50At", equalTo(Api.iso(4_000_000_000L))).body("startP90At", equalTo(Api.iso(4_000_003_600L)));
         as(ADMIN).get("/api/v1/jobs?state=PENDING").then().statusCode(200).body("find { it.id == '" + waiting + "' }.startP90At", equalTo(Api.iso(4_000_003_600L)));
+        as(ADMIN).get("/api/v1/jobs/" + held).then().statusCode(200).body("startP50At", org.hamcrest.Matchers.nullValue())
+                .body("queueAloneP50At", equalTo(Api.iso(4_000_007_200L))).body("queueAloneP90At", equalTo(Api.iso(4_000_010_800L)))
+                .body("startBandNote", equalTo("in 12 of 12 sampled futures it had not started; were no more work to arrive ahead of it, ..."));
+        as(ADMIN).get("/api/v1/plan").then().statusCode(200).body("pending.find { it.jobId == '" + held + "' }.queueAloneP90At", equalTo(Api.iso(4_000_010_800L)));
         as(ADMIN).get("/api/v1/jobs/" + waiting + "/explanation?alternatives=false").then().statusCode(200).body("startP50At", equalTo(STAND_IN_P50));
         assertEquals("GET /api/v1/jobs/" + waiting + "/explanation?alternatives=false", seen.get("request"));
         assertEquals("Bearer " + ADMIN, seen.get("authorization"), "the leader checks the caller's token again");

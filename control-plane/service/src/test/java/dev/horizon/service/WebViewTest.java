@@ -106,9 +106,13 @@ class WebViewTest {
                     + "'startBandNote':'with odds 9 in 10 it starts later than where the futures end'},"
                     + "{'jobId':'w4','name':'sweep-2','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
                     + " it is owed now','queuePosition':4,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,'startP90At':null,"
-                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then'}],'inferenceReservedGpus':{}}")
+                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then'},"
+                    + "{'jobId':'w5','name':'sweep-3','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
+                    + " it is owed now','queuePosition':5,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,'startP90At':null,"
+                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by ...',"
+                    + "'queueAloneP50At':'%s','queueAloneP90At':'%s'}],'inferenceReservedGpus':{}}")
                     .formatted(Api.iso(NOON), Api.iso(NOON - 1800), Api.iso(NOON + 9000), Api.iso(NOON + 9000), Api.iso(NOON + 9600), Api.iso(NOON + 12000),
-                            Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600)),
+                            Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600), Api.iso(NOON + 6 * 3600), Api.iso(NOON + 8 * 3600)),
             "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]},"
@@ -148,6 +152,9 @@ class WebViewTest {
                     .matcher(dom).find(), "a P50 whose P90 lies past the futures is shown, its note on hover: " + dom);
             assertTrue(dom.contains("title=\"in 12 of 12 sampled futures it had not started by then\">none can be given</td>"),
                     "a job no band can be given says so, the note on hover");
+            assertTrue(Pattern.compile("title=\"in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by"
+                    + " \\.\\.\\.\">none can be given; if no more work arrives: [^<]+ – [^<]+</td>").matcher(dom).find(),
+                    "and, where the queue alone would start it, when, as a condition beside the band: " + dom);
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
                     + " (./horizon node approve NAME); drained, no new work: node-2 (new PSU) (./horizon node undrain NAME)</span>"),

@@ -39,9 +39,6 @@ final class BandWatch implements AutoCloseable {
         }
     }
 
-    /** How BandNotes words when the queue as it stands would start a job the futures leave without a P90. */
-    static final String QUEUE_ALONE = "were no more work to arrive ahead of it, it would start by";
-
     private final ControlPlane cp;
     private final String admin;
     private final long from, until;
@@ -93,13 +90,16 @@ final class BandWatch implements AutoCloseable {
             if (j.hasNonNull("plannedStart") || band) banded++;
             else {
                 why.merge(said ? kind(j.get("startBandNote").asText()) : "no note", 1, Integer::sum);
-                if (j.path("startBandNote").asText("").contains(QUEUE_ALONE)) queueAlone++;
+                if (j.hasNonNull("queueAloneP50At")) queueAlone++;
                 if (unbanded.size() < 3) unbanded.add(j.get("id").asText() + ": " + (said ? j.get("startBandNote").asText() : "no note"));
             }
             if (j.hasNonNull("plannedStart") || band || said) answered++;
             if (j.hasNonNull("startP50At") && ControlPlane.seconds(j, "startP50At") < now
                     || band && (ControlPlane.seconds(j, "startP90At") < now || ControlPlane.seconds(j, "startP90At") < ControlPlane.seconds(j, "startP50At"))) {
                 stale.add(j.get("id").asText() + " " + j.get("startP50At").asText() + " - " + j.path("startP90At").asText());
+            }
+            if (j.hasNonNull("queueAloneP50At") && ControlPlane.seconds(j, "queueAloneP50At") < now) {
+                stale.add(j.get("id").asText() + " were no more work to arrive: " + j.get("queueAloneP50At").asText());
             }
         }
         Look l = new Look(now, waiting, banded, answered, queueAlone, stale, unbanded, why);

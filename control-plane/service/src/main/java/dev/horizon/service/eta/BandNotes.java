@@ -23,19 +23,23 @@ final class BandNotes {
 
     /**
      * calibrated: the calibrator's levels; raw: the job's sampled starts; alone: its starts in the queue played with no
-     * more work arriving ({@link StartBands.Computed#alone}; null: not played), told only where the band has no P90;
-     * beyondHours: how far past the horizon they reach.
+     * more work arriving ({@link StartBands.Computed#alone}; null: not played), told only where the band has no P90 and
+     * some node could hold the job; beyondHours: how far past the horizon they reach.
      */
     static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
         Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
         boolean past = false;
         if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
         if (p90 == null && (p90 = raw.projected(0.9)) != null) past = true;
-        if (p50 == null) return new StartTimes.Shown(null, null, whyNone(raw, p90 == null ? alone : null, job, m, beyondHours));
+        if (p50 == null) {
+            String noNode = noNodeHolds(job, m);
+            if (noNode != null) return new StartTimes.Shown(null, null, noNode);
+            return new StartTimes.Shown(null, null, notStartedInFutures(raw, m, beyondHours), p90 == null ? queueAlone(alone) : null);
+        }
         if (p90 == null) {
             return new StartTimes.Shown(p50, null, "with odds 9 in 10 it starts later than " + Instant.ofEpochSecond(reach(m, beyondHours)) + ", "
                     + beyondHours + " h past the plan's horizon, where the futures end: in " + raw.notStarted() + " of " + raw.starts().length
-                    + " it had not started by then" + policySaid(raw) + ifNothingMoreCame(alone));
+                    + " it had not started by then" + policySaid(raw), queueAlone(alone));
         }
         return new StartTimes.Shown(p50, p90, past ? "past the plan's horizon (" + Instant.ofEpochSecond(horizonEnd(m)) + "): the queue played on with the"
                 + " same policy in steps of an hour, further apart further out (6 h two days past it); a band that far out is not calibrated" : null);
@@ -43,16 +47,20 @@ final class BandNotes {
 
     /**
      * What the queue alone says of a job the futures leave without a P90: when it would start were no more work to arrive
-     * ahead of it. Said as a condition, never as the band: the work expected to arrive is why there is none.
+     * ahead of it (null: not played). Said as a condition, never as the band: the work expected to arrive is why there is none.
      */
-    static String ifNothingMoreCame(StartBands.Band alone) {
-        if (alone == null) return "";
-        String played = " (the queue as it stands, played on with the same policy in " + alone.starts().length + " futures with no work arriving; not calibrated)";
+    static StartTimes.QueueAlone queueAlone(StartBands.Band alone) {
+        if (alone == null) return null;
+        int futures = alone.starts().length;
+        String played = " (the queue as it stands, played on with the same policy in " + futures + " futures with no work arriving; not calibrated)";
         Long p50 = alone.projected(0.5), p90 = alone.projected(0.9);
-        if (p50 == null) return "; even were no more work to arrive, it would not start by then in " + alone.notStarted() + " of " + alone.starts().length + played;
-        return "; were no more work to arrive ahead of it, it would start by " + Instant.ofEpochSecond(p50) + " with odds 1 in 2 and "
-                + (p90 == null ? "with odds 9 in 10 later than where those end (in " + alone.notStarted() + " of " + alone.starts().length + " it had not started by then)"
-                : "by " + Instant.ofEpochSecond(p90) + " with odds 9 in 10") + played;
+        if (p50 == null) {
+            return new StartTimes.QueueAlone(null, null, "even were no more work to arrive, it would not start within the futures played in "
+                    + alone.notStarted() + " of " + futures + played);
+        }
+        return new StartTimes.QueueAlone(p50, p90, "were no more work to arrive ahead of it, it would start by " + Instant.ofEpochSecond(p50)
+                + " with odds 1 in 2 and " + (p90 == null ? "with odds 9 in 10 later than where those end (in " + alone.notStarted() + " of " + futures
+                + " it had not started by then)" : "by " + Instant.ofEpochSecond(p90) + " with odds 9 in 10") + played);
     }
 
     /**
@@ -88,23 +96,28 @@ final class BandNotes {
     }
 
     /**
-     * Why a job has no band: no node that takes work now could hold it (the drained and unhealthy ones named), or it had
-     * not started by the end of more than half the futures, and the policy's own last reason in most of them (without
-     * one: the work ranked above it kept the GPUs it can use busy that long).
+     * Why no node can hold the job: none takes work now, or none that does could hold it (the drained and unhealthy ones
+     * named); null when one could.
      */
-    static String whyNone(StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours) {
+    static String noNodeHolds(ActiveJob job, ClusterMoment m) {
         List<GpuNode> up = m.nodes().stream().filter(n -> n.health() == NodeState.Health.READY).map(NodeState::node).toList();
         List<String> down = m.nodes().stream().filter(n -> n.health() != NodeState.Health.READY).map(n -> n.node().name() + " (" + n.health().name().toLowerCase(Locale.ROOT) + ")").toList();
         if (up.isEmpty()) return "no node takes work now" + (down.isEmpty() ? "" : ": " + String.join(", ", down)) + "; no start can be given until one does";
         List<String> problems = job == null ? List.of() : Feasibility.problems(job.gpus(), job.minGpus(), job.slice(), job.rules(), new Cluster(up));
-        if (!problems.isEmpty()) {
-            return (down.isEmpty() ? "no node can hold it now: " : "no node that takes work now can hold it while " + String.join(", ", down)
-                    + (down.size() == 1 ? " is" : " are") + " out: ") + String.join("; ", problems);
-        }
+        if (problems.isEmpty()) return null;
+        return (down.isEmpty() ? "no node can hold it now: " : "no node that takes work now can hold it while " + String.join(", ", down)
+                + (down.size() == 1 ? " is" : " are") + " out: ") + String.join("; ", problems);
+    }
+
+    /**
+     * Why a job some node could hold has no band: it had not started by the end of more than half the futures, and the
+     * policy's own last reason in most of them (without one: the work ranked above it kept the GPUs it can use busy that long).
+     */
+    static String notStartedInFutures(StartBands.Band raw, ClusterMoment m, int beyondHours) {
         String notBy = "in " + raw.notStarted() + " of " + raw.starts().length + " sampled futures it had not started by "
                 + Instant.ofEpochSecond(reach(m, beyondHours)) + ", " + beyondHours + " h past the plan's horizon" + unfollowed(raw);
-        return (raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
-                : notBy + policySaid(raw)) + ifNothingMoreCame(alone);
+        return raw.stillWaiting() == null ? notBy + ": the work ranked above it, and the work expected to arrive ahead of it, keep the GPUs it can use busy that long"
+                : notBy + policySaid(raw);
     }
 
     /**

@@ -10,7 +10,8 @@ import java.time.Instant;
  * and list, explanation, the plan's waiting entries, and so the adapters' conditions and {@code ./horizon why}): never
  * earlier than now, P90 never before P50, a band whose P50 has passed without a start read again from the futures in
  * which the job had not started by now (stale: the caller asks for fresh bands), and a note where the plan's own start
- * falls outside the band.
+ * falls outside the band; the queue alone's start beside a band with no P90 never before now either, and said no more
+ * once it has passed (stale too).
  */
 final class BandReading {
     /** The band shown, and whether its time had passed, so fresh bands are due. */
@@ -33,12 +34,28 @@ final class BandReading {
             return new Read(new StartOutlook.Band(null, null, s.bandsAt(), "no band yet: it came after the plan of " + Instant.ofEpochSecond(s.bandsAt())
                     + ", whose bands are the latest; the bands of a later plan give it one"), false);
         }
-        boolean stale = shown.p50At() != null && shown.p50At() + GRACE_SECONDS < now;
+        boolean stale = passed(shown.p50At(), now);
         if (stale) shown = again(s, jobId, shown, now);
-        Long p50 = shown.p50At() == null ? null : Math.max(now, shown.p50At());
-        Long p90 = shown.p90At() == null ? null : Math.max(p50 == null ? now : p50, shown.p90At());
-        String note = join(shown.note(), plannedOutside(s, plannedStart, p50, p90));
-        return new Read(new StartOutlook.Band(p50, p90, s.bandsAt(), note), stale);
+        StartTimes.QueueAlone alone = shown.queueAlone();
+        if (alone != null && passed(alone.p50At(), now)) {
+            // told of a start that has passed: said no more, and fresh bands asked for, as for a band
+            alone = null;
+            stale = true;
+        }
+        Long p50 = notBefore(now, shown.p50At()), p90 = notBefore(p50 == null ? now : p50, shown.p90At());
+        Long aloneP50 = alone == null ? null : notBefore(now, alone.p50At());
+        Long aloneP90 = alone == null || aloneP50 == null ? null : notBefore(aloneP50, alone.p90At());
+        String note = join(join(shown.note(), alone == null ? null : alone.said()), plannedOutside(s, plannedStart, p50, p90));
+        return new Read(new StartOutlook.Band(p50, p90, s.bandsAt(), note, aloneP50, aloneP90), stale);
+    }
+
+    /** Whether a start to come by at has passed without one (at null: none was given). */
+    private static boolean passed(Long at, long now) {
+        return at != null && at + GRACE_SECONDS < now;
+    }
+
+    private static Long notBefore(long earliest, Long at) {
+        return at == null ? null : Math.max(earliest, at);
     }
 
     /** The band read again at now from the futures in which the job had not started by then, calibrated as before. */
@@ -46,11 +63,11 @@ final class BandReading {
         StartBands.Band raw = s.raw().get(jobId);
         StartBands.Band left = raw == null || s.learnt() == null ? null : raw.after(now);
         String was = "its band of the plan of " + Instant.ofEpochSecond(s.bandsAt()) + " (P50 " + Instant.ofEpochSecond(passed.p50At()) + ") passed without a start";
-        if (left == null) return new StartTimes.Shown(null, null, was + "; fresh bands come with the next plan");
+        if (left == null) return new StartTimes.Shown(null, null, was + "; fresh bands come with the next plan", passed.queueAlone());
         Long[] levels = Calibrator.scaled(s.learnt(), now, left);
         Long p50 = BandNotes.calibratedOrPlayed(levels, left, Calibrator.P50, 0.5), p90 = BandNotes.calibratedOrPlayed(levels, left, Calibrator.P90, 0.9);
         return new StartTimes.Shown(p50, p90, was + "; read again at " + Instant.ofEpochSecond(now) + " from the " + left.starts().length + " of "
-                + raw.starts().length + " sampled futures in which it had not started by then");
+                + raw.starts().length + " sampled futures in which it had not started by then", p90 == null ? passed.queueAlone() : null);
     }
 
     /** Why the plan's start lies outside the band, when it does (null: inside, or nothing to compare). */

@@ -18,20 +18,26 @@ public class BandStore {
     @Inject
     Db db;
 
-    private record Row(String jobId, Long p50At, Long p90At, String note, long bandsAt) {
+    private record Row(String jobId, StartTimes.Shown shown, long bandsAt) {
     }
 
     public void save(StartTimes.Snapshot bands) {
         db.inTransactionRetrying(c -> {
             Db.update(c, "DELETE FROM start_bands", ps -> { });
             if (bands.bandsAt() == null || bands.byJob().isEmpty()) return null;
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO start_bands (job_id, p50_at, p90_at, note, bands_at) VALUES (?, ?, ?, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO start_bands (job_id, p50_at, p90_at, note, queue_alone_p50_at, queue_alone_p90_at,"
+                    + " queue_alone_said, bands_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (Map.Entry<String, StartTimes.Shown> e : bands.byJob().entrySet()) {
+                    StartTimes.Shown shown = e.getValue();
+                    StartTimes.QueueAlone alone = shown.queueAlone();
                     ps.setString(1, e.getKey());
-                    Db.setLong(ps, 2, e.getValue().p50At());
-                    Db.setLong(ps, 3, e.getValue().p90At());
-                    ps.setString(4, e.getValue().note());
-                    ps.setLong(5, bands.bandsAt());
+                    Db.setLong(ps, 2, shown.p50At());
+                    Db.setLong(ps, 3, shown.p90At());
+                    ps.setString(4, shown.note());
+                    Db.setLong(ps, 5, alone == null ? null : alone.p50At());
+                    Db.setLong(ps, 6, alone == null ? null : alone.p90At());
+                    ps.setString(7, alone == null ? null : alone.said());
+                    ps.setLong(8, bands.bandsAt());
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -42,11 +48,17 @@ public class BandStore {
 
     /** The bands last saved (bandsAt null: none saved, or none of the last plan's waiting jobs had one). */
     public StartTimes.Snapshot load() {
-        List<Row> rows = db.query("SELECT job_id, p50_at, p90_at, note, bands_at FROM start_bands", ps -> { },
-                rs -> new Row(rs.getString(1), Db.nullableLong(rs, 2), Db.nullableLong(rs, 3), rs.getString(4), rs.getLong(5)));
+        List<Row> rows = db.query("SELECT job_id, p50_at, p90_at, note, queue_alone_p50_at, queue_alone_p90_at, queue_alone_said, bands_at FROM start_bands",
+                ps -> { }, rs -> new Row(rs.getString(1), new StartTimes.Shown(Db.nullableLong(rs, 2), Db.nullableLong(rs, 3), rs.getString(4),
+                        queueAlone(Db.nullableLong(rs, 5), Db.nullableLong(rs, 6), rs.getString(7))), rs.getLong(8)));
         if (rows.isEmpty()) return StartTimes.Snapshot.NONE;
         Map<String, StartTimes.Shown> byJob = new HashMap<>();
-        rows.forEach(r -> byJob.put(r.jobId(), new StartTimes.Shown(r.p50At(), r.p90At(), r.note())));
+        rows.forEach(r -> byJob.put(r.jobId(), r.shown()));
         return StartTimes.Snapshot.stored(rows.get(0).bandsAt(), Map.copyOf(byJob));
+    }
+
+    /** A queue-alone start as stored: told where its sentence is (its times may be null: not within the futures played). */
+    private static StartTimes.QueueAlone queueAlone(Long p50At, Long p90At, String said) {
+        return said == null ? null : new StartTimes.QueueAlone(p50At, p90At, said);
     }
 }

@@ -61,14 +61,36 @@ public class StartTimes {
     /** The longest note kept with a band (its column's width). */
     static final int MAX_NOTE = 2000;
 
+    /** The longest sentence kept with a queue-alone start (its column's width). */
+    static final int MAX_QUEUE_ALONE_SAID = 1000;
+
     /**
-     * A waiting job's shown band (epoch seconds; null: none can be given, and note says why) and what else its reader must
-     * know (null: nothing).
+     * A waiting job's shown band (epoch seconds; null: none can be given, and note says why), what else its reader must
+     * know (null: nothing), and, for a job whose band has no P90, when the queue alone would start it (null: not told).
      */
-    public record Shown(Long p50At, Long p90At, String note) {
+    public record Shown(Long p50At, Long p90At, String note, QueueAlone queueAlone) {
         public Shown {
-            if (note != null && note.length() > MAX_NOTE) note = note.substring(0, MAX_NOTE - 3) + "...";
+            note = cut(note, MAX_NOTE);
         }
+
+        public Shown(Long p50At, Long p90At, String note) {
+            this(p50At, p90At, note, null);
+        }
+    }
+
+    /**
+     * When the queue as it stands would start a job were no more work to arrive ahead of it: by p50At with odds 1 in 2 and
+     * by p90At with odds 9 in 10 (epoch seconds; null: not by the end of the futures played), and the sentence that says
+     * so. A condition beside the band, never the band: the work expected to arrive is why the band has no P90.
+     */
+    public record QueueAlone(Long p50At, Long p90At, String said) {
+        public QueueAlone {
+            said = cut(said, MAX_QUEUE_ALONE_SAID);
+        }
+    }
+
+    private static String cut(String text, int max) {
+        return text != null && text.length() > max ? text.substring(0, max - 3) + "..." : text;
     }
 
     /**

@@ -13,9 +13,14 @@ public interface StartOutlook {
     /**
      * A waiting job's band as shown now: by when it starts with odds 1 in 2 and 9 in 10 (epoch seconds, never before now;
      * null: none can be given, and note says why), computed for the plan at bandsAt; note: what else to know of it (null:
-     * nothing).
+     * nothing). Where the band has no P90: queueAloneP50At and queueAloneP90At, by when the queue as it stands would start
+     * it with those odds were no more work to arrive (never before now; null: not told, or not within the futures played;
+     * the note says which), a condition and not the band.
      */
-    record Band(Long p50At, Long p90At, long bandsAt, String note) {
+    record Band(Long p50At, Long p90At, long bandsAt, String note, Long queueAloneP50At, Long queueAloneP90At) {
+        public Band(Long p50At, Long p90At, long bandsAt, String note) {
+            this(p50At, p90At, bandsAt, note, null, null);
+        }
     }
 
     /**

@@ -57,14 +57,17 @@ public class JobResource {
      * memoryViolations: processes on the job's GPUs that agents caught over their memory share while it ran, newest first.
      * For a pending job: plannedStartAt (the plan's start), startP50At/startP90At (its band as shown now, see
      * StartOutlook.Band), bandsAt (the plan they were computed for; they may lag by one plan), startBandNote (why there is
-     * no band, or what else to know of it), alternatives (null when not asked for) and ahead; null and empty for other states.
+     * no band, or what else to know of it), queueAloneP50At/queueAloneP90At (where the band has no P90: when the queue alone
+     * would start it, see StartOutlook.Band), alternatives (null when not asked for) and ahead; null and empty for other states.
      * readAt: the control plane's clock when this was read, which the band is never before: a client says "in 5 min" from
      * it, not from a clock it reads apart (on a demo's virtual clock, racing through the quiet hours, that one had moved on).
      */
     public record Explanation(String id, JobState state, String rule, String reason, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Integer queuePosition,
                               Map<String, Long> rankedAheadByTeam, Integer preemptions, String lastPreemption,
                               List<MemoryViolations.Violation> memoryViolations, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStartAt, @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
-                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, String startBandNote, List<Alternative> alternatives, List<AheadEntry> ahead,
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long bandsAt, String startBandNote,
+                              @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At,
+                              List<Alternative> alternatives, List<AheadEntry> ahead,
                               @JsonSerialize(using = ApiTime.Seconds.class) long readAt) {
     }
 
@@ -198,14 +201,15 @@ public class JobResource {
                 default -> "finished: " + j.state().name().toLowerCase(Locale.ROOT);
             };
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
-                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, List.of(), List.of(), now);
+                    j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, null, null, List.of(), List.of(), now);
         }
         Map<String, Long> ahead = j.queueRank() == null ? Map.of() : jobs.pendingAheadByTeam(j.queueRank());
         StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
-                band == null ? null : band.note(), withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())),
+                band == null ? null : band.note(), band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At(),
+                withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())),
                 now);
     }
 

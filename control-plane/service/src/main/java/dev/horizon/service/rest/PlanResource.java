@@ -42,12 +42,14 @@ public class PlanResource {
     /**
      * estimatedSeconds: how long the planner expects it to run once started; startP50At, startP90At, startBandNote: its
      * start band and what to know of it, as the job view gives them (null: none can be given, and the note says why; the
-     * note only to the job's own team, as its reason), so the web view needs no second call for them.
+     * note only to the job's own team, as its reason), so the web view needs no second call for them; queueAloneP50At,
+     * queueAloneP90At: where the band has no P90, when the queue alone would start it, as the job view gives them.
      */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
                           String reason, Integer queuePosition, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Long estimatedSeconds,
                           @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
-                          String startBandNote) {
+                          String startBandNote, @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP50At,
+                          @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At) {
     }
 
     /**
@@ -110,7 +112,7 @@ public class PlanResource {
                 pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
                         own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
                         j.queueRank(), j.plannedStart(), left, band == null ? null : band.p50At(), band == null ? null : band.p90At(),
-                        own && band != null ? band.note() : null));
+                        own && band != null ? band.note() : null, band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At()));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));

@@ -14,6 +14,7 @@ import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -74,11 +75,14 @@ class BandNotesTest {
     void aJobWithoutABandIsToldWhenItWouldStartWereNoMoreWorkToArriveAheadOfIt() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
         StartBands.Band alone = new StartBands.Band(startedIn(16), NOW + 86_400, null, 0);
-        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, alone, job, moment, StartBands.BEYOND_HOURS).note();
-        assertTrue(note.startsWith("in 16 of 16 sampled futures it had not started by "), note);
-        assertTrue(note.contains("the policy's reason was: " + POLICY_SAID + "; were no more work to arrive ahead of it, it would start by "
-                + java.time.Instant.ofEpochSecond(alone.projected(0.5)) + " with odds 1 in 2 and by " + java.time.Instant.ofEpochSecond(alone.projected(0.9))
-                + " with odds 9 in 10 (the queue as it stands, played on with the same policy in 16 futures with no work arriving; not calibrated)"), note);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, alone, job, moment, StartBands.BEYOND_HOURS);
+        assertNull(shown.p50At(), "the queue alone is said as a condition, never shown as the band");
+        assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
+        assertEquals(alone.projected(0.5), shown.queueAlone().p50At());
+        assertEquals(alone.projected(0.9), shown.queueAlone().p90At());
+        assertEquals("were no more work to arrive ahead of it, it would start by " + Instant.ofEpochSecond(alone.projected(0.5))
+                + " with odds 1 in 2 and by " + Instant.ofEpochSecond(alone.projected(0.9)) + " with odds 9 in 10 (the queue as it stands, played on"
+                + " with the same policy in 16 futures with no work arriving; not calibrated)", shown.queueAlone().said());
     }
 
     @Test
@@ -88,11 +92,25 @@ class BandNotesTest {
                 StartBands.BEYOND_HOURS);
         assertNull(shown.p90At(), "the queue alone is said as a condition, never shown as the band");
         assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
-        assertTrue(shown.note().contains("; were no more work to arrive ahead of it, it would start by ")
-                && shown.note().contains("with odds 1 in 2 and with odds 9 in 10 later than where those end (in 4 of 16 it had not started by then)"),
-                shown.note());
-        String never = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(3), NOW + 86_400, null, 0), job, moment,
-                StartBands.BEYOND_HOURS).note();
-        assertTrue(never.contains("; even were no more work to arrive, it would not start by then in 13 of 16"), never);
+        assertNull(shown.queueAlone().p90At(), "nor is a P90 invented for the queue alone past where its futures end");
+        assertTrue(shown.queueAlone().said().contains("with odds 1 in 2 and with odds 9 in 10 later than where those end (in 4 of 16 it had not started by then)"),
+                shown.queueAlone().said());
+        StartTimes.QueueAlone never = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(3), NOW + 86_400, null, 0), job, moment,
+                StartBands.BEYOND_HOURS).queueAlone();
+        assertNull(never.p50At());
+        assertTrue(never.said().startsWith("even were no more work to arrive, it would not start within the futures played in 13 of 16"), never.said());
+    }
+
+    @Test
+    void aFullBandOrAJobNoNodeCanHoldIsNotToldTheQueueAlone() {
+        StartBands.Band alone = new StartBands.Band(startedIn(16), NOW + 86_400, null, 0);
+        StartTimes.Shown full = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(16), NOW + 86_400, null, 0), alone, job,
+                moment, StartBands.BEYOND_HOURS);
+        assertTrue(full.p90At() != null && full.queueAlone() == null, "a band with a P90 needs no condition beside it");
+        ActiveJob wide = new ActiveJob("w", "t", JobClass.TRAINING, 1, 16, 16, NOW - 60, null, Contract.defaultFor(JobClass.TRAINING), null, null, null, null);
+        StartTimes.Shown none = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), alone, wide,
+                moment, StartBands.BEYOND_HOURS);
+        assertTrue(none.note().startsWith("no node can hold it now: "), none.note());
+        assertNull(none.queueAlone(), "no queue starts a job no node can hold");
     }
 }

@@ -78,4 +78,20 @@ class BandReadingTest {
         assertTrue(b.note().startsWith("no band yet"), b.note());
         assertNull(BandReading.read(StartTimes.Snapshot.NONE, "j", AT, null).band(), "bands off: no band and nothing to say");
     }
+
+    @Test
+    void theQueueAlonesStartIsReadLikeABandAndSaidNoMoreOnceItHasPassed() {
+        StartTimes.QueueAlone alone = new StartTimes.QueueAlone(AT + 1200, AT + 3000, "were no more work to arrive ahead of it, it would start by ...");
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(null, null, "in 16 of 16 sampled futures it had not started", alone));
+        BandReading.Read read = BandReading.read(s, "j", AT + 1250, null);
+        assertFalse(read.stale(), "within a minute of its P50 it still stands");
+        assertEquals(AT + 1250, read.band().queueAloneP50At(), "never before now");
+        assertEquals(AT + 3000, read.band().queueAloneP90At());
+        assertNull(read.band().p50At(), "a condition, not the band");
+        assertEquals("in 16 of 16 sampled futures it had not started; " + alone.said(), read.band().note());
+        BandReading.Read passed = BandReading.read(s, "j", AT + 1300, null);
+        assertTrue(passed.stale(), "a start that has passed asks for fresh bands, as a band's does");
+        assertNull(passed.band().queueAloneP50At());
+        assertEquals("in 16 of 16 sampled futures it had not started", passed.band().note(), "and it is said no more");
+    }
 }

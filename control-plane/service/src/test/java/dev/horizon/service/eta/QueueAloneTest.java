@@ -62,10 +62,11 @@ class QueueAloneTest {
         Map<String, StartTimes.Shown> shown = StartTimes.shownBands(m, new Calibrator(), raw, computed.alone(), waiting, StartBands.BEYOND_HOURS);
         StartTimes.Shown low = shown.get("low");
         assertNull(low.p50At(), "no band is made up for it: " + low);
-        assertTrue(low.note().contains("; were no more work to arrive ahead of it, it would start by "), low.note());
-        assertTrue(low.note().contains("in " + StartBands.MIN_LEFT + " futures with no work arriving"), low.note());
+        assertNotNull(low.queueAlone().p50At(), "the queue alone starts it: " + low);
+        assertTrue(low.queueAlone().said().startsWith("were no more work to arrive ahead of it, it would start by "), low.queueAlone().said());
+        assertTrue(low.queueAlone().said().contains("in " + StartBands.MIN_LEFT + " futures with no work arriving"), low.queueAlone().said());
         StartTimes.Shown urgent = shown.get("urgent");
         assertNotNull(urgent.p90At(), "the urgent job, ahead of what arrives, has a band: " + urgent);
-        assertTrue(urgent.note() == null || !urgent.note().contains("no more work"), "a job with a band is not played again: " + urgent.note());
+        assertNull(urgent.queueAlone(), "a job with a band is not told the queue alone: " + urgent);
     }
 }
