@@ -71,7 +71,8 @@ class LauncherWhyTest {
             + "\"submittedAt\":" + at(NOON - 600) + ",\"plannedStart\":" + at(NOON + 9000) + ",\"startP50At\":" + at(NOON + 9600) + ",\"startP90At\":"
             + at(NOON + 12000) + ",\"spec\":{\"replicas\":1,\"perReplica\":{\"gpus\":8}}},"
             + "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"PENDING\",\"submittedAt\":"
-            + at(NOON - 300) + ",\"startP50At\":" + at(NOON + 18000) + ",\"spec\":{\"replicas\":2,\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":40000}}}]";
+            + at(NOON - 300) + ",\"startP50At\":" + at(NOON + 18000) + ",\"queueAloneP50At\":" + at(NOON + 7200) + ",\"queueAloneP90At\":" + at(NOON + 10800)
+            + ",\"spec\":{\"replicas\":2,\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":40000}}}]";
 
     /** GET /api/v1/teams: a tree of three levels (org, program, team), listed as the store returns it, not in tree order. */
     private static final String TEAMS = "[{\"name\":\"nlp\",\"parent\":\"research\",\"share\":0.5,\"owedGpuHours\":12.0,\"deliveredGpuHours\":6.0,"
@@ -227,7 +228,8 @@ class LauncherWhyTest {
 
     /**
      * ./horizon jobs: a share job's GPUs as it asked for them (2x500m, not the 2 GPUs of its replicas), work over its team's
-     * share as unplanned, and a P50 whose P90 the futures do not reach as open at its end.
+     * share as unplanned, and a P50 whose P90 the futures do not reach as open at its end, with when the queue alone would
+     * start it.
      */
     @Test
     void theListSaysWhatEachJobAskedAndWhyOneHasNoPlannedStart() throws Exception {
@@ -237,7 +239,7 @@ class LauncherWhyTest {
         assertEquals("    1  j1" + " ".repeat(36) + "llama-sft                ml           TRAINING                  8  PENDING   planned 14:30 (in 2 h 30 min)  "
                 + "14:40 - 15:20", lines.get(1));
         assertEquals("    2  j3" + " ".repeat(36) + "sweep-1                  ml           TRAINING             2x500m  PENDING   none: over share, runs as fill "
-                + "17:00 - later", lines.get(2));
+                + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
     /** ./horizon team list: each team under its parent, however deep the tree, whatever order the store returns. */

@@ -25,9 +25,13 @@ import java.util.regex.Pattern;
  * @param beyondHorizon the plan has no start for it within the plan's horizon
  * @param startBandNote  why it has no band, or what to know of the one it has (played on past the horizon, read again
  *                       after its time passed, the plan's start outside it); null when there is nothing to add
+ * @param queueAloneP50At where the band has no P90: the start the queue as it stands reaches with odds 1 in 2 were no
+ *                        more work to arrive, a condition and not the band; null when not told (or not within the futures)
+ * @param queueAloneP90At the same with odds 9 in 10; null with it, or past where those futures end
  */
 public record Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam, Long startP50At, Long startP90At,
-                          Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead, String startBandNote) {
+                          Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead, String startBandNote,
+                          Long queueAloneP50At, Long queueAloneP90At) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT);
     private static final DateTimeFormatter DAY_AND_CLOCK = DateTimeFormatter.ofPattern("EEE d MMM HH:mm", Locale.ROOT);
     private static final Pattern BAND = Pattern.compile(" \\(P50 [^)]*, P90 [^)]*\\)|; no start band: .*$");
@@ -62,11 +66,19 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
         this(reason, plannedStart, rankedAheadByTeam, startP50At, startP90At, bandsAt, beyondHorizon, alternatives, ahead, null);
     }
 
+    /** An explanation without a queue-alone start, as a control plane older than it gives it. */
+    public Explanation(String reason, Long plannedStart, Map<String, Long> rankedAheadByTeam, Long startP50At, Long startP90At,
+                       Long bandsAt, boolean beyondHorizon, List<Alternative> alternatives, List<Ahead> ahead, String startBandNote) {
+        this(reason, plannedStart, rankedAheadByTeam, startP50At, startP90At, bandsAt, beyondHorizon, alternatives, ahead, startBandNote, null, null);
+    }
+
     /**
      * One line for a Kubernetes event or condition: "pending: team nlp ranks ahead; planned start 14:30 (P50 14:40, P90
      * 15:20)", in clock's zone, with the day for a time not on clock's today. Without a planned start the band is shown
      * all the same ("not planned to start within the plan's horizon (P50 ..., P90 ...)"), a P50 whose P90 the futures do not
-     * reach as "(P50 ..., P90 later)", and without a P50 the reason there is none ("no start band: ...").
+     * reach as "(P50 ..., P90 later)" (with, where the queue alone would start it, "(P50 ..., P90 later; if no more work
+     * arrives P50 ..., P90 ...)"), and without a P50 the reason there is none ("no start band: ...", which says the queue
+     * alone's start in words).
      */
     public String sentence(Clock clock) {
         List<String> parts = new ArrayList<>();
@@ -75,7 +87,7 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
                 .map(Map.Entry::getKey).toList();
         if (!teams.isEmpty()) parts.add((teams.size() == 1 ? "team " : "teams ") + String.join(", ", teams) + (teams.size() == 1 ? " ranks" : " rank") + " ahead");
         // a P50 whose P90 lies past where the futures end is a band open at its end, as ./horizon jobs shows it
-        String band = startP50At == null ? "" : " (P50 " + time(startP50At, clock) + ", P90 " + (startP90At == null ? "later" : time(startP90At, clock)) + ")";
+        String band = startP50At == null ? "" : " (P50 " + time(startP50At, clock) + ", P90 " + (startP90At == null ? "later" + ifNoMoreArrives(clock) : time(startP90At, clock)) + ")";
         if (plannedStart != null) {
             parts.add("planned start " + time(plannedStart, clock) + band);
         } else {
@@ -93,6 +105,12 @@ public record Explanation(String reason, Long plannedStart, Map<String, Long> ra
      */
     public static String withoutBand(String sentence) {
         return sentence == null ? null : BAND.matcher(sentence).replaceFirst("");
+    }
+
+    /** Beside a band open at its end: when the queue alone would start the job (empty: not told), without a parenthesis, which ends the band. */
+    private String ifNoMoreArrives(Clock clock) {
+        if (queueAloneP50At == null) return "";
+        return "; if no more work arrives P50 " + time(queueAloneP50At, clock) + ", P90 " + (queueAloneP90At == null ? "later" : time(queueAloneP90At, clock));
     }
 
     /** "14:30" today, "Wed 2 Dec 14:30" on another day. */

@@ -89,7 +89,8 @@ public final class RestSchedulerClient implements SchedulerClient, InferenceServ
         // a control plane older than the bands sends only plannedStart (the same time)
         return new Explanation(e.path("reason").asText(null), seconds(e, e.has("plannedStartAt") ? "plannedStartAt" : "plannedStart"), ahead,
                 seconds(e, "startP50At"), seconds(e, "startP90At"), seconds(e, "bandsAt"), beyondHorizon,
-                list(e, "alternatives", ALTERNATIVES), list(e, "ahead", AHEAD), e.path("startBandNote").asText(null));
+                list(e, "alternatives", ALTERNATIVES), list(e, "ahead", AHEAD), e.path("startBandNote").asText(null),
+                seconds(e, "queueAloneP50At"), seconds(e, "queueAloneP90At"));
     }
 
     private static Long seconds(JsonNode e, String field) {

@@ -95,4 +95,16 @@ class ExplanationTest {
                 "the P50 is shown, never 'no start band'");
         assertEquals("pending: its team already runs all it is owed now; likely start", Explanation.withoutBand(sentence));
     }
+
+    @Test
+    void aBandOpenAtItsEndSaysWhenTheQueueAloneWouldStartIt() {
+        Explanation open = new Explanation("its team already runs all it is owed now", null, Map.of(), at("2026-11-30T14:40:00Z"), null,
+                at("2026-11-30T11:59:00Z"), false, List.of(), List.of(), "with odds 9 in 10 it starts later than where the futures end",
+                at("2026-11-30T13:10:00Z"), at("2026-12-01T01:30:00Z"));
+        String sentence = open.sentence(NOON_UTC);
+        assertEquals("pending: its team already runs all it is owed now; likely start (P50 14:40, P90 later; if no more work arrives P50 13:10,"
+                + " P90 Tue 1 Dec 01:30)", sentence);
+        assertEquals("pending: its team already runs all it is owed now; likely start", Explanation.withoutBand(sentence),
+                "it moves with the samples as the band does: no event for it alone");
+    }
 }

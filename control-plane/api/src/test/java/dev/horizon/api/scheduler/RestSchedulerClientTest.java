@@ -57,7 +57,7 @@ class RestSchedulerClientTest {
                         + "\"reason\":\"running until its estimated end\",\"untilAt\":\"1970-01-01T00:25:00Z\"}]}");
                 case "GET /api/v1/jobs/j4/explanation" -> Map.entry(200, "{\"state\":\"PENDING\",\"rule\":\"no-room-in-horizon\",\"reason\":\"r\","
                         + "\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":900,"
-                        + "\"alternatives\":null,\"ahead\":[]}");
+                        + "\"queueAloneP50At\":\"1970-01-01T02:00:00Z\",\"queueAloneP90At\":\"1970-01-01T03:00:00Z\",\"alternatives\":null,\"ahead\":[]}");
                 case "DELETE /api/v1/jobs/j1" -> Map.entry(409, "{\"error\":\"already finished\"}");
                 case "POST /api/v1/jobs/j1/outcome" -> Map.entry(200, "{}");
                 default -> Map.entry(400, "{\"error\":\"bad\"}");
@@ -104,6 +104,8 @@ class RestSchedulerClientTest {
         assertNull(far.plannedStart());
         assertTrue(far.beyondHorizon(), "the planner's rule for a job with no start within the horizon");
         assertEquals(List.of(), far.alternatives(), "alternatives not asked for come as null");
+        assertEquals(List.of(7200L, 10800L), List.of(far.queueAloneP50At(), far.queueAloneP90At()), "when the queue alone would start it");
+        assertNull(why.queueAloneP50At(), "absent where not told");
     }
 
     @Test
