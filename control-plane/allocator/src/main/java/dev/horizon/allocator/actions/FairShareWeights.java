@@ -19,7 +19,7 @@ import java.util.Set;
  *
  * <p>Work counts by its size in GPUs: a MIG instance by its compute slices of 7, a time-slicing share by its
  * milli-GPU (see {@link PendingJob#gpuFraction()}). Each team's work is counted against what it is owed now in the team's own
- * priority order, running and waiting work together (see {@link #budgetInValueOrder}), so its share runs its most
+ * priority order, running and waiting work together (see {@link TeamBudget#budgetInValueOrder}), so its share runs its most
  * valuable work. Work inside the owed share is budgeted and weighs
  * {@link #BUDGETED} plus up to {@link #TIERS} for how under-served its team is over the window; work
  * beyond it is unallocated fill, weighs {@link #FILL}, is never protected and yields to any budgeted
@@ -53,23 +53,27 @@ public final class FairShareWeights {
     }
 
     public static Weighted apply(PlanningContext ctx) {
-        FairShareView fs = ctx.fairShare();
-        Map<String, Double> room = new HashMap<>();
-        fs.owedNow().forEach((team, owed) -> room.put(team, owed * catchUp(fs.ratio().getOrDefault(team, 1.0))));
-        Set<String> inStartOrder = runningInStartOrder(ctx, room);
-        Set<String> budgeted = budgetInValueOrder(ctx, room);
+        Map<String, TeamBudget> teams = teams(ctx);
+        Set<String> inStartOrder = new HashSet<>();
+        Set<String> budgeted = new HashSet<>();
+        // in any order of teams: each counts down only its own room, and an id names one job of the moment
+        for (TeamBudget t : teams.values()) {
+            t.runningInStartOrder(inStartOrder);
+            t.budgetInValueOrder(budgeted);
+        }
         List<RunningJob> newRunning = new ArrayList<>();
         Set<String> unallocated = new HashSet<>();
         for (RunningJob r : ctx.running()) {
+            TeamBudget team = teams.get(r.team());
             boolean isBudgeted = budgeted.contains(r.id());
             if (!isBudgeted && inStartOrder.contains(r.id())) {
                 // inside its team's share by age, beyond it by value: its own team's more valuable work may take its GPUs
                 // (one unit of weight below the team's budgeted work), other teams only from a tier as high as its team's
-                newRunning.add(r.reweighted(weight(fs, r.team(), r.weight(), true, false) - 1, r.fill()));
+                newRunning.add(r.reweighted(weight(team, r.weight(), true, false) - 1, r.fill()));
                 continue;
             }
             if (!isBudgeted) unallocated.add(r.id());
-            double w = weight(fs, r.team(), r.weight(), isBudgeted, false);
+            double w = weight(team, r.weight(), isBudgeted, false);
             // work that has become unallocated is fill from now on, but keeps its contract: never preempted inside its minimum runtime
             newRunning.add(r.reweighted(w, r.fill() || (!isBudgeted && !r.protectedAt(ctx.now()))));
         }
@@ -81,75 +85,113 @@ public final class FairShareWeights {
             boolean isBudgeted = budgeted.contains(j.id());
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
-            newPending.add(j.withWeight(weight(fs, j.team(), j.weight(), isBudgeted, debug)));
+            newPending.add(j.withWeight(weight(teams.get(j.team()), j.weight(), isBudgeted, debug)));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
     }
 
-    /** The running jobs inside their team's share by age: counted oldest first, each while its team had room left before it. */
-    private static Set<String> runningInStartOrder(PlanningContext ctx, Map<String, Double> room) {
-        Map<String, Double> left = new HashMap<>(room);
-        List<RunningJob> running = new ArrayList<>(ctx.running());
-        running.sort(Comparator.comparingLong(RunningJob::startSeconds).thenComparing(RunningJob::id));
-        Set<String> budgeted = new HashSet<>();
-        for (RunningJob r : running) {
-            double before = left.getOrDefault(r.team(), 0.0);
-            left.put(r.team(), before - r.gpuFraction());
-            if (before > 1e-9) budgeted.add(r.id());
+    /**
+     * Every team with work in the moment, its work gathered: teams are budgeted apart from each other, so each sorts only
+     * its own work (one sort of all of it, by team name first, was 3.1 s of the re-weighting's 10.2-11.0 s on the demo's day).
+     */
+    private static Map<String, TeamBudget> teams(PlanningContext ctx) {
+        FairShareView fs = ctx.fairShare();
+        Map<String, TeamBudget> teams = new HashMap<>();
+        for (RunningJob r : ctx.running()) {
+            team(teams, fs, r.team()).work.add(new Work(r.id(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
         }
-        return budgeted;
+        for (PendingJob j : ctx.pending()) {
+            team(teams, fs, j.team()).work.add(new Work(j.id(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
+        }
+        return teams;
     }
 
-    /** One job, running or waiting, as the budget counts it, in budget order: by team, the highest priority first, running work first, oldest first. */
-    private record Work(String id, String team, double priority, double gpus, boolean running, long since) implements Comparable<Work> {
+    private static TeamBudget team(Map<String, TeamBudget> teams, FairShareView fs, String name) {
+        TeamBudget team = teams.get(name);
+        if (team == null) {
+            team = new TeamBudget(fs, name);
+            teams.put(name, team);
+        }
+        return team;
+    }
+
+    /** One job, running or waiting, as its team's budget counts it, in budget order: the highest priority first, running work first, oldest first. */
+    private record Work(String id, double priority, double gpus, boolean running, long since) implements Comparable<Work> {
         @Override
         public int compareTo(Work o) {
-            int c = team.compareTo(o.team);
-            if (c == 0) c = Double.compare(o.priority, priority);
+            int c = Double.compare(o.priority, priority);
             if (c == 0) c = Boolean.compare(o.running, running);
             if (c == 0) c = Long.compare(since, o.since);
             return c != 0 ? c : id.compareTo(o.id);
         }
     }
 
-    /**
-     * The jobs each team's room budgets: a team's owed share goes to its most valuable work. Priority classes are counted
-     * highest first, running and waiting work together, so a team's urgent job takes the room its own low-priority work
-     * held (that work then stays protected one unit of weight below the team's budgeted work, see {@link #apply}: as fill,
-     * every team's budgeted request took it, and on fairshare seed 1 preemptions went 5839 -> 16076). Within one class: running work first, oldest first (no
-     * churn among equals), then waiting work first fit: what fits the room is budgeted, what does not is skipped rather than
-     * queued in front of the class's smaller jobs; then, with a GPU or more of room left, the class's first leftover however
-     * wide: a team whose most valuable waiting job is wider than its room is still owed that room, and only it can use it.
-     */
-    private static Set<String> budgetInValueOrder(PlanningContext ctx, Map<String, Double> room) {
-        List<Work> work = new ArrayList<>();
-        for (RunningJob r : ctx.running()) work.add(new Work(r.id(), r.team(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
-        for (PendingJob j : ctx.pending()) work.add(new Work(j.id(), j.team(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
-        Collections.sort(work);
-        Set<String> budgeted = new HashSet<>();
-        for (int from = 0; from < work.size(); ) {
-            int to = from;
-            while (to < work.size() && work.get(to).team().equals(work.get(from).team()) && work.get(to).priority() == work.get(from).priority()) to++;
-            budgetClass(work.subList(from, to), room, budgeted);
-            from = to;
-        }
-        return budgeted;
-    }
+    /** The running work in start order: the oldest first, then by id. */
+    private static final Comparator<Work> BY_START = Comparator.comparingLong(Work::since).thenComparing(Work::id);
 
-    /** One priority class of one team (running work first): running work while the room lasts, then first fit, then one leftover. */
-    private static void budgetClass(List<Work> sameClass, Map<String, Double> room, Set<String> budgeted) {
-        String team = sameClass.get(0).team();
-        for (Work w : sameClass) {
-            double left = room.getOrDefault(team, 0.0);
-            boolean fits = w.running() ? left > 1e-9 : w.gpus() <= Math.ceil(left - 1e-9);
-            room.put(team, left - (w.running() || fits ? w.gpus() : 0));
-            if (fits) budgeted.add(w.id());
+    /**
+     * One team's budget in one call: its room (what it is owed now, with its catch-up), counted down once by age and once by
+     * value, and the weight of its budgeted work, read once for all its jobs.
+     */
+    private static final class TeamBudget {
+        final double budgetedWeight;
+        final List<Work> work = new ArrayList<>();
+        double roomByAge;
+        double roomByValue;
+
+        TeamBudget(FairShareView fs, String name) {
+            Double owed = fs.owedNow().get(name);
+            double ratio = fs.ratio().getOrDefault(name, 1.0);
+            roomByAge = roomByValue = owed == null ? 0.0 : owed * catchUp(ratio);
+            budgetedWeight = BUDGETED + tier(ratio);
         }
-        for (Work w : sameClass) {
-            double left = room.getOrDefault(team, 0.0);
-            if (w.running() || budgeted.contains(w.id()) || left < 1 - 1e-9) continue;
-            budgeted.add(w.id());
-            room.put(team, left - w.gpus());
+
+        /** The team's running jobs inside its share by age: counted oldest first, each while the team had room left before it. */
+        void runningInStartOrder(Set<String> budgeted) {
+            List<Work> running = new ArrayList<>();
+            for (Work w : work) if (w.running()) running.add(w);
+            running.sort(BY_START);
+            for (Work w : running) {
+                double before = roomByAge;
+                roomByAge = before - w.gpus();
+                if (before > 1e-9) budgeted.add(w.id());
+            }
+        }
+
+        /**
+         * The jobs the team's room budgets: its owed share goes to its most valuable work. Priority classes are counted
+         * highest first, running and waiting work together, so a team's urgent job takes the room its own low-priority work
+         * held (that work then stays protected one unit of weight below the team's budgeted work, see {@link #apply}: as fill,
+         * every team's budgeted request took it, and on fairshare seed 1 preemptions went 5839 -> 16076). Within one class:
+         * running work first, oldest first (no churn among equals), then waiting work first fit: what fits the room is
+         * budgeted, what does not is skipped rather than queued in front of the class's smaller jobs; then, with a GPU or more
+         * of room left, the class's first leftover however wide: a team whose most valuable waiting job is wider than its room
+         * is still owed that room, and only it can use it.
+         */
+        void budgetInValueOrder(Set<String> budgeted) {
+            Collections.sort(work);
+            for (int from = 0; from < work.size(); ) {
+                int to = from;
+                while (to < work.size() && work.get(to).priority() == work.get(from).priority()) to++;
+                budgetClass(work.subList(from, to), budgeted);
+                from = to;
+            }
+        }
+
+        /** One priority class (running work first): running work while the room lasts, then first fit, then one leftover. */
+        private void budgetClass(List<Work> sameClass, Set<String> budgeted) {
+            for (Work w : sameClass) {
+                double left = roomByValue;
+                boolean fits = w.running() ? left > 1e-9 : w.gpus() <= Math.ceil(left - 1e-9);
+                roomByValue = left - (w.running() || fits ? w.gpus() : 0);
+                if (fits) budgeted.add(w.id());
+            }
+            for (Work w : sameClass) {
+                double left = roomByValue;
+                if (w.running() || budgeted.contains(w.id()) || left < 1 - 1e-9) continue;
+                budgeted.add(w.id());
+                roomByValue = left - w.gpus();
+            }
         }
     }
 
@@ -171,16 +213,18 @@ public final class FairShareWeights {
      * no node it could clear. That a team over-served last week is still owed its share this hour is the
      * budgeting's business (its room is its share now), not the tier's.
      */
-    private static double weight(FairShareView fs, String team, double userPriority, boolean budgeted, boolean debug) {
+    private static double tier(double windowRatio) {
+        double windowDeficit = 1 - windowRatio;
+        // a quarter below its share is as under-served as a team can rank: a few points of
+        // deficit already move a team up a tier, so shortfalls are made up within hours
+        return Math.round(Math.max(0, Math.min(1, windowDeficit / FULLY_UNDER_SERVED)) * TIERS);
+    }
+
+    /** A job's weight: its class's (debug, its team's budgeted weight, or fill) plus less than one for the user's priority. */
+    private static double weight(TeamBudget team, double userPriority, boolean budgeted, boolean debug) {
         double inTeam = 0.9 * userPriority / (userPriority + 1);
         if (debug) return DEBUG + inTeam;
-        if (budgeted) {
-            double windowDeficit = 1 - fs.ratio().getOrDefault(team, 1.0);
-            // a quarter below its share is as under-served as a team can rank: a few points of
-            // deficit already move a team up a tier, so shortfalls are made up within hours
-            double tier = Math.round(Math.max(0, Math.min(1, windowDeficit / FULLY_UNDER_SERVED)) * TIERS);
-            return BUDGETED + tier + inTeam;
-        }
+        if (budgeted) return team.budgetedWeight + inTeam;
         return FILL + inTeam;
     }
 }
