@@ -54,19 +54,21 @@ public final class FairShareWeights {
 
     public static Weighted apply(PlanningContext ctx) {
         Map<String, TeamBudget> teams = teams(ctx);
-        Set<String> inStartOrder = new HashSet<>();
-        Set<String> budgeted = new HashSet<>();
-        // in any order of teams: each counts down only its own room, and an id names one job of the moment
+        // by the job's place in the moment (running jobs first, then waiting ones) rather than a set of ids: an id names one job
+        boolean[] inStartOrder = new boolean[ctx.running().size()];
+        boolean[] budgeted = new boolean[ctx.running().size() + ctx.pending().size()];
+        // in any order of teams: each counts down only its own room
         for (TeamBudget t : teams.values()) {
             t.runningInStartOrder(inStartOrder);
             t.budgetInValueOrder(budgeted);
         }
         List<RunningJob> newRunning = new ArrayList<>();
         Set<String> unallocated = new HashSet<>();
-        for (RunningJob r : ctx.running()) {
+        for (int i = 0; i < ctx.running().size(); i++) {
+            RunningJob r = ctx.running().get(i);
             TeamBudget team = teams.get(r.team());
-            boolean isBudgeted = budgeted.contains(r.id());
-            if (!isBudgeted && inStartOrder.contains(r.id())) {
+            boolean isBudgeted = budgeted[i];
+            if (!isBudgeted && inStartOrder[i]) {
                 // inside its team's share by age, beyond it by value: its own team's more valuable work may take its GPUs
                 // (one unit of weight below the team's budgeted work), other teams only from a tier as high as its team's
                 newRunning.add(r.reweighted(weight(team, r.weight(), true, false) - 1, r.fill()));
@@ -81,8 +83,9 @@ public final class FairShareWeights {
         // old ones here was a sixth of the re-weighting's time on the demo's day (docs/control-plane.md)
         List<PendingJob> newPending = new ArrayList<>(ctx.pending().size());
         Set<String> fillOnly = new HashSet<>();
-        for (PendingJob j : ctx.pending()) {
-            boolean isBudgeted = budgeted.contains(j.id());
+        for (int i = 0; i < ctx.pending().size(); i++) {
+            PendingJob j = ctx.pending().get(i);
+            boolean isBudgeted = budgeted[ctx.running().size() + i];
             boolean debug = j.jobClass() == JobClass.DEBUG && j.gpus() <= DEBUG_MAX_GPUS && j.estimatedRemainingSeconds() <= DEBUG_MAX_SECONDS;
             if (!isBudgeted && !debug) fillOnly.add(j.id());
             newPending.add(j.withWeight(weight(teams.get(j.team()), j.weight(), isBudgeted, debug)));
@@ -97,11 +100,15 @@ public final class FairShareWeights {
     private static Map<String, TeamBudget> teams(PlanningContext ctx) {
         FairShareView fs = ctx.fairShare();
         Map<String, TeamBudget> teams = new HashMap<>();
-        for (RunningJob r : ctx.running()) {
-            team(teams, fs, r.team()).work.add(new Work(r.id(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
+        List<RunningJob> running = ctx.running();
+        for (int i = 0; i < running.size(); i++) {
+            RunningJob r = running.get(i);
+            team(teams, fs, r.team()).work.add(new Work(i, r.id(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
         }
-        for (PendingJob j : ctx.pending()) {
-            team(teams, fs, j.team()).work.add(new Work(j.id(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
+        List<PendingJob> pending = ctx.pending();
+        for (int i = 0; i < pending.size(); i++) {
+            PendingJob j = pending.get(i);
+            team(teams, fs, j.team()).work.add(new Work(running.size() + i, j.id(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
         }
         return teams;
     }
@@ -115,8 +122,11 @@ public final class FairShareWeights {
         return team;
     }
 
-    /** One job, running or waiting, as its team's budget counts it, in budget order: the highest priority first, running work first, oldest first. */
-    private record Work(String id, double priority, double gpus, boolean running, long since) implements Comparable<Work> {
+    /**
+     * One job, running or waiting, as its team's budget counts it, in budget order: the highest priority first, running work
+     * first, oldest first. job: its place in the moment, running jobs first.
+     */
+    private record Work(int job, String id, double priority, double gpus, boolean running, long since) implements Comparable<Work> {
         @Override
         public int compareTo(Work o) {
             int c = Double.compare(o.priority, priority);
@@ -147,14 +157,14 @@ public final class FairShareWeights {
         }
 
         /** The team's running jobs inside its share by age: counted oldest first, each while the team had room left before it. */
-        void runningInStartOrder(Set<String> budgeted) {
+        void runningInStartOrder(boolean[] budgeted) {
             List<Work> running = new ArrayList<>();
             for (Work w : work) if (w.running()) running.add(w);
             running.sort(BY_START);
             for (Work w : running) {
                 double before = roomByAge;
                 roomByAge = before - w.gpus();
-                if (before > 1e-9) budgeted.add(w.id());
+                if (before > 1e-9) budgeted[w.job()] = true;
             }
         }
 
@@ -168,7 +178,7 @@ public final class FairShareWeights {
          * of room left, the class's first leftover however wide: a team whose most valuable waiting job is wider than its room
          * is still owed that room, and only it can use it.
          */
-        void budgetInValueOrder(Set<String> budgeted) {
+        void budgetInValueOrder(boolean[] budgeted) {
             Collections.sort(work);
             for (int from = 0; from < work.size(); ) {
                 int to = from;
@@ -179,17 +189,17 @@ public final class FairShareWeights {
         }
 
         /** One priority class (running work first): running work while the room lasts, then first fit, then one leftover. */
-        private void budgetClass(List<Work> sameClass, Set<String> budgeted) {
+        private void budgetClass(List<Work> sameClass, boolean[] budgeted) {
             for (Work w : sameClass) {
                 double left = roomByValue;
                 boolean fits = w.running() ? left > 1e-9 : w.gpus() <= Math.ceil(left - 1e-9);
                 roomByValue = left - (w.running() || fits ? w.gpus() : 0);
-                if (fits) budgeted.add(w.id());
+                if (fits) budgeted[w.job()] = true;
             }
             for (Work w : sameClass) {
                 double left = roomByValue;
-                if (w.running() || budgeted.contains(w.id()) || left < 1 - 1e-9) continue;
-                budgeted.add(w.id());
+                if (w.running() || budgeted[w.job()] || left < 1 - 1e-9) continue;
+                budgeted[w.job()] = true;
                 roomByValue = left - w.gpus();
             }
         }
