@@ -63,7 +63,7 @@ public final class FairShareWeights {
             t.budgetInValueOrder(budgeted);
         }
         List<RunningJob> newRunning = new ArrayList<>();
-        Set<String> unallocated = new HashSet<>();
+        Set<String> unallocated = idSet(ctx.running().size());
         for (int i = 0; i < ctx.running().size(); i++) {
             RunningJob r = ctx.running().get(i);
             TeamBudget team = teams.get(r.team());
@@ -82,7 +82,7 @@ public final class FairShareWeights {
         // in the moment's order: the actions rank by the new weights themselves (Allocate sorts by value), and a sort by the
         // old ones here was a sixth of the re-weighting's time on the demo's day (docs/control-plane.md)
         List<PendingJob> newPending = new ArrayList<>(ctx.pending().size());
-        Set<String> fillOnly = new HashSet<>();
+        Set<String> fillOnly = idSet(ctx.pending().size());
         for (int i = 0; i < ctx.pending().size(); i++) {
             PendingJob j = ctx.pending().get(i);
             boolean isBudgeted = budgeted[ctx.running().size() + i];
@@ -91,6 +91,11 @@ public final class FairShareWeights {
             newPending.add(j.withWeight(weight(teams.get(j.team()), j.weight(), isBudgeted, debug)));
         }
         return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
+    }
+
+    /** A set sized for up to n ids, so that it never grows: most waiting jobs are fill-only, hundreds on the demo's day. */
+    private static Set<String> idSet(int n) {
+        return new HashSet<>((int) (n / 0.75f) + 1);
     }
 
     /**
