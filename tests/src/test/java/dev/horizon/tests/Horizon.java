@@ -9,12 +9,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -131,6 +133,24 @@ final class Horizon {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** What a ./horizon command left: its exit status, stdout and stderr. */
+    record Launched(int exit, String out, String err) {
+    }
+
+    /** ./horizon args in the repository root with env added to its environment, its stdin closed, within 60 s. */
+    static Launched launch(Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ROOT.resolve("horizon").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError("./horizon " + args[0] + " did not end");
+        return new Launched(p.exitValue(), out, err);
     }
 
     /** SIGKILL: no shutdown hook, no flush; returns the exit status (137). */

@@ -133,18 +133,9 @@ class LauncherWhyTest {
     }
 
     private Run launcher(String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(Horizon.ROOT.resolve("horizon").toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(Horizon.ROOT.toFile());
-        pb.environment().put("TZ", "UTC");
-        pb.environment().put("HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort());
-        pb.environment().put("HORIZON_TOKEN", "tok");
-        Process p = pb.start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "./horizon " + args[0] + " did not end");
-        return new Run(p.exitValue(), out, err);
+        Horizon.Launched l = Horizon.launch(Map.of("TZ", "UTC", "HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort(),
+                "HORIZON_TOKEN", "tok"), args);
+        return new Run(l.exit(), l.out(), l.err());
     }
 
     @Test

@@ -1,0 +1,116 @@
+package dev.horizon.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./horizon submit FILE} against a stand-in control plane that records every job POSTed: what a user's file
+ * becomes, and the one line a broken file gets before anything is sent.
+ */
+class LauncherSubmitTest {
+    private HttpServer server;
+    private final List<String> posted = new CopyOnWriteArrayList<>();
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/api/v1/jobs", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            posted.add(body);
+            // a job of team "other" is refused, as a submitter token of another team is
+            boolean refused = body.contains("\"team\": \"other\"");
+            byte[] answer = (refused ? "{\"status\":403,\"error\":\"this token cannot act for team 'other'\"}"
+                    : "{\"id\":\"00000000-0000-4000-8000-00000000000" + posted.size() % 10 + "\",\"name\":\"j" + posted.size()
+                    + "\",\"team\":\"ml\",\"state\":\"PENDING\"}").getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(refused ? 403 : 201, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private Run submit(String content) throws Exception {
+        Path file = dir.resolve("jobs.json");
+        Files.writeString(file, content);
+        Horizon.Launched l = Horizon.launch(Map.of("HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort(), "HORIZON_TOKEN", "tok"),
+                "submit", file.toString());
+        return new Run(l.exit(), l.out(), l.err().replace(file.toString(), "FILE"));
+    }
+
+    private static String job(String name, String team, String extra) {
+        return "{\"name\":\"" + name + "\",\"team\":\"" + team + "\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}" + extra + "}";
+    }
+
+    /**
+     * A file past 128 KiB, the most one argument or environment variable may hold: it went to Python in the environment,
+     * which failed with "Argument list too long", said the file was not valid JSON and exited 0 with nothing submitted.
+     */
+    @Test
+    void aFileLargerThanAnArgumentMayBeIsSubmittedWhole() throws Exception {
+        String pad = ",\"source\":{\"kind\":\"Job\",\"name\":\"" + "s".repeat(50_000) + "\"}";
+        Run run = submit("[" + job("a", "ml", pad) + "," + job("b", "ml", pad) + "," + job("c", "ml", pad) + "]");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(3, posted.size(), "every job of the array is sent: " + run.err());
+        assertTrue(posted.get(2).contains("\"name\": \"c\"") && posted.get(2).length() > 50_000, "each whole");
+        assertEquals(3, run.out().lines().filter(l -> l.startsWith("submitted job ")).count(), run.out());
+    }
+
+    @Test
+    void aJsonTypoIsNamedWhereItIsAndNothingIsSent() throws Exception {
+        Run run = submit("{\"name\":\"broken\",\"team\":\"ml\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1},}\n");
+        assertEquals(2, run.exit());
+        assertEquals("horizon: submit: FILE is not valid JSON (line 1, column 73): Expecting property name enclosed in double quotes\n", run.err());
+        Run empty = submit("\n");
+        assertEquals(2, empty.exit());
+        assertEquals("horizon: submit: FILE is empty; give a scheduler job JSON (an object or an array) or a Kubeflow or KubeRay manifest\n", empty.err());
+        Run none = submit("[]");
+        assertEquals(2, none.exit(), "an empty array submits nothing, and says so");
+        assertEquals("horizon: submit: FILE holds no job (an empty array)\n", none.err());
+        assertEquals(List.of(), posted);
+    }
+
+    /** The control plane refuses a key given twice; the launcher's own reading must not quietly keep the last one. */
+    @Test
+    void aKeyGivenTwiceIsRefusedNotRewritten() throws Exception {
+        Run run = submit("{\"name\":\"a\",\"name\":\"b\",\"team\":\"ml\",\"class\":\"DEBUG\",\"perReplica\":{\"gpus\":1}}");
+        assertEquals(2, run.exit());
+        assertEquals("horizon: submit: FILE: the key 'name' is given twice in one object; give each field once\n", run.err());
+        assertEquals(List.of(), posted);
+    }
+
+    @Test
+    void aJobRefusedInAnArraySaysWhichAndThatTheOnesBeforeItWentIn() throws Exception {
+        Run run = submit("[" + job("a", "ml", "") + "," + job("b", "other", "") + "," + job("c", "ml", "") + "]");
+        assertEquals(2, run.exit());
+        assertEquals(1, run.out().lines().count(), run.out());
+        List<String> err = run.err().lines().toList();
+        assertEquals(2, err.size(), run.err());
+        assertTrue(err.get(0).contains("answered 403"), run.err());
+        assertEquals("horizon: submit: job 2 of 3 was refused and none after it was sent; the first 1 went in (above)", err.get(1));
+        assertEquals(2, posted.size(), "nothing after the refused job");
+    }
+}
