@@ -1,10 +1,13 @@
 package dev.horizon.api;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -17,8 +20,12 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -63,10 +70,55 @@ public final class JsonLimits {
             }
             throw refused(path(e, root) + ": " + mismatch(e, json));
         } catch (JsonMappingException e) {
+            if (e.getCause() instanceof StreamConstraintsException limit) throw refused(path(e, root) + ": " + overLimit(limit));
             throw refused(path(e, root) + ": " + e.getOriginalMessage());
+        } catch (StreamConstraintsException e) {
+            throw refused(field(e, json, root) + ": " + overLimit(e));
         } catch (JsonProcessingException e) {
             throw refused("the " + root + " is not valid JSON" + at(e) + ": " + e.getOriginalMessage());
         }
+    }
+
+    private static final Pattern GIVEN = Pattern.compile("\\((\\d+)\\)");
+
+    /**
+     * A limit of the parser's, in the API's words: Jackson's own names its settings ("from
+     * `StreamReadConstraints.getMaxNumberLength()`"), which say nothing to a caller.
+     */
+    private static String overLimit(StreamConstraintsException e) {
+        String m = e.getOriginalMessage();
+        Matcher given = GIVEN.matcher(m);
+        String size = given.find() ? given.group(1) + " " : "";
+        if (m.startsWith("String value length")) return "a string of " + size + "characters; a string is at most " + MAX_STRING_LENGTH + " characters";
+        if (m.startsWith("Number value length")) return "a number of " + size + "digits; a number is at most " + MAX_NUMBER_LENGTH + " digits";
+        if (m.contains("nesting depth")) return "nested " + size + "levels deep; JSON is at most " + MAX_DEPTH + " levels deep";
+        return m.replaceAll(",? from `[^`]*`", "");
+    }
+
+    /**
+     * The field the limit was met in, as path() names it ("perReplica.gpus", "source[0]"); for too deep a nesting only
+     * its first field, not the dozens of levels below it; root where it was at no field. The parser's exception does not
+     * say where it stopped, so the body is read again, token by token, up to the limit.
+     */
+    private static String field(StreamConstraintsException e, String json, String root) {
+        List<String> steps = new ArrayList<>();
+        try (JsonParser walk = STRICT.getFactory().createParser(json)) {
+            try {
+                for (JsonToken t = walk.nextToken(); t != null; t = walk.nextToken()) {
+                    if (t == JsonToken.VALUE_STRING) walk.getText(); // a string's length is checked when it is read
+                }
+            } catch (JsonProcessingException limit) {
+                for (var c = walk.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
+                    String step = c.inObject() ? c.getCurrentName() : "[" + Math.max(0, c.getCurrentIndex()) + "]";
+                    if (step != null) steps.add(0, step);
+                }
+            }
+        } catch (IOException unreadable) {
+            return root;
+        }
+        if (e.getOriginalMessage().contains("nesting depth") && steps.size() > 1) steps = steps.subList(0, 1);
+        String p = String.join(".", steps).replace(".[", "[");
+        return p.isEmpty() || p.startsWith("[") ? root + p : p;
     }
 
     /**

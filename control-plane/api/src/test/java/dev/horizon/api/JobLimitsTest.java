@@ -62,12 +62,27 @@ class JobLimitsTest {
     void deepDuplicateAndMistypedJsonIsRefusedByTheParser() {
         String deep = "[".repeat(JsonLimits.MAX_DEPTH + 1) + "]".repeat(JsonLimits.MAX_DEPTH + 1);
         InvalidJobException tooDeep = assertThrows(InvalidJobException.class, () -> JsonLimits.read(deep, Object.class, "body"));
-        assertTrue(tooDeep.getMessage().contains("exceeds the maximum allowed (32"), "nesting beyond the limit: " + tooDeep.getMessage());
+        assertEquals("body[0]: nested 33 levels deep; JSON is at most 32 levels deep", tooDeep.problems().get(0), "nesting beyond the limit");
         JsonLimits.read("[".repeat(JsonLimits.MAX_DEPTH) + "]".repeat(JsonLimits.MAX_DEPTH), Object.class, "body");
         assertTrue(refusal(job("\"a\"", ",\"name\":\"b\"")).contains("Duplicate field 'name'"));
         assertTrue(refusal(job("\"a\"", ",\"replicas\":1.5")).contains("replicas"), "a fraction is not a count");
         assertTrue(refusal(job("\"a\"", ",\"replicas\":\"2\"")).contains("replicas"), "a string is not a count");
-        assertTrue(refusal(job("\"a\"", ",\"priority\":" + "9".repeat(100))).contains("Number value length"), "digits beyond the limit");
+        assertEquals("priority: a number of 100 digits; a number is at most 64 digits", refusal(job("\"a\"", ",\"priority\":" + "9".repeat(100))),
+                "digits beyond the limit");
+    }
+
+    /** The parser's own limits are said in the API's words with the field, never in Jackson's ("StreamReadConstraints.getMaxStringLength()"). */
+    @Test
+    void theParsersLimitsNameTheFieldAndTheLimitOnly() {
+        assertEquals("name: a string of 70000 characters; a string is at most 65536 characters", refusal(job("\"" + "n".repeat(70_000) + "\"", "")));
+        assertEquals("source.name: a string of 70000 characters; a string is at most 65536 characters",
+                refusal(job("\"a\"", ",\"source\":{\"name\":\"" + "s".repeat(70_000) + "\"}")));
+        assertEquals("durationEstimateSeconds: a number of 71 digits; a number is at most 64 digits",
+                refusal(job("\"a\"", ",\"durationEstimateSeconds\":1" + "0".repeat(70))));
+        assertEquals("contract: nested 33 levels deep; JSON is at most 32 levels deep",
+                refusal(job("\"a\"", ",\"contract\":" + "{\"a\":".repeat(40) + "1" + "}".repeat(40))));
+        assertEquals("body[0][0]: a number of 65 digits; a number is at most 64 digits",
+                assertThrows(InvalidJobException.class, () -> JsonLimits.read("[[" + "1".repeat(65) + "]]", Object.class, "body")).problems().get(0));
     }
 
     /** A value of the wrong kind is named in the API's words, never in Jackson's ("CoercionConfig", "FAIL_ON_NULL_FOR_PRIMITIVES"). */
