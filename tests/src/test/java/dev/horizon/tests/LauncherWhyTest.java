@@ -87,6 +87,8 @@ class LauncherWhyTest {
 
     private HttpServer server;
     private final List<String> asked = new CopyOnWriteArrayList<>();
+    /** What GET /api/v1/jobs without a name answers. */
+    private volatile String list = LIST;
 
     private record Run(int exit, String out, String err) {
     }
@@ -97,7 +99,8 @@ class LauncherWhyTest {
         server.createContext("/api/v1/", exchange -> {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
-            String answer = path.equals("/api/v1/jobs") ? byName(exchange.getRequestURI().getQuery()) : path.equals("/api/v1/teams") ? TEAMS
+            String query = exchange.getRequestURI().getQuery();
+            String answer = path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? TEAMS
                     : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
@@ -110,8 +113,7 @@ class LauncherWhyTest {
 
     /** The name lookup (GET /api/v1/jobs?name=N) over the caller's team's jobs: j1, j2 and j3 of team ml. */
     private static String byName(String query) {
-        if (query == null || !query.contains("name=")) return LIST;
-        String name = query == null ? "" : java.net.URLDecoder.decode(query.replaceAll(".*(^|&)name=([^&]*).*", "$2"), StandardCharsets.UTF_8);
+        String name = java.net.URLDecoder.decode(query.replaceAll(".*(^|&)name=([^&]*).*", "$2"), StandardCharsets.UTF_8);
         return switch (name) {
             case "llama-sft" -> "[{\"id\":\"j1\",\"name\":\"llama-sft\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
             case "sweep-1" -> "[{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
@@ -231,6 +233,22 @@ class LauncherWhyTest {
                 + "14:40 - 15:20", lines.get(1));
         assertEquals("    2  j3" + " ".repeat(36) + "sweep-1                  ml           TRAINING             2x500m  PENDING   none: over share, runs as fill "
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
+    }
+
+    /**
+     * A cluster's worth of jobs: the list went to Python in an environment variable, which holds at most 128 KiB, so on
+     * the demo's day (876 jobs) ./horizon jobs and status failed with "Argument list too long".
+     */
+    @Test
+    void aListLargerThanAnEnvironmentVariableMayHoldIsListed() throws Exception {
+        list = "[" + String.join(",", java.util.stream.IntStream.range(0, 700).mapToObj(i -> "{\"id\":\"job-" + i + "\",\"name\":\"sweep-" + i
+                + "\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":1,\"state\":\"RUNNING\",\"submittedAt\":" + at(NOON - 600) + ",\"startedAt\":"
+                + at(NOON - 300) + ",\"spec\":{\"replicas\":1,\"perReplica\":{\"gpus\":1},\"source\":{\"kind\":\"Job\",\"name\":\"" + "s".repeat(100)
+                + "\"}}}").toList()) + "]";
+        assertTrue(list.length() > 128 * 1024, "past what one variable may hold: " + list.length());
+        Run run = launcher("jobs");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().endsWith("\n700 jobs waiting or running\n"), run.out().lines().reduce((a, b) -> b).orElse(""));
     }
 
     /** ./horizon team list: each team under its parent, however deep the tree, whatever order the store returns. */
