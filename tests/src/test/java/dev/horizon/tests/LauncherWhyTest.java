@@ -119,6 +119,9 @@ class LauncherWhyTest {
             case "sweep-1" -> "[{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"state\":\"PENDING\"}]";
             case "eval" -> "[{\"id\":\"j0\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"SUCCEEDED\"},"
                     + "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"state\":\"RUNNING\"}]";
+            // a name given every night: its finished runs, then the running one
+            case "nightly" -> "[" + ("{\"id\":\"j0\",\"name\":\"nightly\",\"team\":\"ml\",\"state\":\"SUCCEEDED\",\"pad\":\"" + "p".repeat(200) + "\"},")
+                    .repeat(999) + "{\"id\":\"j2\",\"name\":\"nightly\",\"team\":\"ml\",\"state\":\"RUNNING\"}]";
             default -> "[]";
         };
     }
@@ -249,6 +252,14 @@ class LauncherWhyTest {
         Run run = launcher("jobs");
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().endsWith("\n700 jobs waiting or running\n"), run.out().lines().reduce((a, b) -> b).orElse(""));
+    }
+
+    /** A name a thousand jobs were given (1,000 is the lookup's page, 250 KB here) is resolved to its active job. */
+    @Test
+    void aNameGivenToAThousandJobsResolvesToTheActiveOne() throws Exception {
+        Run run = why("nightly");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().startsWith("job j2 (eval), team ml, 2 GPUs: RUNNING\n"), run.out());
     }
 
     /** ./horizon team list: each team under its parent, however deep the tree, whatever order the store returns. */
