@@ -127,7 +127,7 @@ final class HostileInputCorpus {
         add("nested 5,000 deep", "POST", JOB, "submitter", "{\"name\":" + "[".repeat(5000) + "]".repeat(5000) + "}", 400, "name");
         add("nested 5,000 deep in an unknown field", "POST", JOB, "submitter", "{\"x\":" + "{\"a\":".repeat(5000) + "1" + "}".repeat(5000) + "}", 400,
                 "x");
-        add("a string of 100,000 characters", "POST", JOB, "submitter", job("name", "\"" + "n".repeat(100_000) + "\""), 400, "String value length");
+        add("a string of 100,000 characters", "POST", JOB, "submitter", job("name", "\"" + "n".repeat(100_000) + "\""), 400, "a string is at most 65536 characters");
         add("two jobs in one body", "POST", JOB, "submitter", job("name", "\"a\"") + job("name", "\"b\""), 400, "more than one JSON value");
         add("truncated", "POST", JOB, "submitter", "{\"name\":\"a\",\"team\":", 400, "not valid JSON");
         add("JSON null", "POST", JOB, "submitter", "null", 400, "empty");
