@@ -75,10 +75,13 @@ function clock(seconds) {
   return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
-// a time with its weekday when it is not on now's day: "14:30", "Tue 02:10"
+// A time, with its day and month when it is not on now's day: "14:30", "Thu 10 Dec, 06:59" ("Thu, Dec 10, 06:59 AM" in
+// en-US; the browser's locale orders and joins the parts). A weekday alone would not say which week: "Sun" 6 days after
+// a Monday reads as yesterday. The bands, their tooltips, the queue-alone condition and the charts' axes all use it.
 function when(seconds, now) {
   const day = t => new Date(t * 1000).toDateString();
-  return (day(seconds) === day(now) ? '' : new Date(seconds * 1000).toLocaleDateString([], { weekday: 'short' }) + ' ') + clock(seconds);
+  if (day(seconds) === day(now)) return clock(seconds);
+  return new Date(seconds * 1000).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
 // A pending job's start band in words: by startP50At with odds 1 in 2, by startP90At with odds 9 in 10.
@@ -251,9 +254,12 @@ function drawGantt(plan, nodes, runs, services) {
   const height = 20 + (rows + planned.length + (planned.length ? 1 : 0)) * ROW + 4;
   svg.setAttribute('width', width);
   svg.setAttribute('height', height);
+  // the horizon runs past midnight: the first hour line of another day than now's carries its date
+  let dayBefore = now;
   for (let t = Math.ceil(start / 3600) * 3600; t <= end; t += 3 * 3600) {
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 14, y2: height, class: 'axis' }));
-    svg.append(el('text', { x: x(t) - 14, y: 11 }, clock(t)));
+    svg.append(el('text', { x: x(t) - 14, y: 11 }, when(t, dayBefore)));
+    dayBefore = t;
   }
   // past runs: one row per node of a run, drawn once per job and run; those still running are the plan's
   const pastSeen = new Set();

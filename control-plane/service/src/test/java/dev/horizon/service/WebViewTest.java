@@ -89,9 +89,13 @@ class WebViewTest {
 
     /** 2026-11-30 12:00 UTC: when the canned plan was made. */
     private static final long NOON = 1_796_040_000L;
+    /** w6's P50 start: Sunday 6 December 13:00 UTC, six days after the plan's Monday; a weekday alone would not say which Sunday. */
+    private static final long SIX_DAYS_ONE_HOUR = 6 * 86_400 + 3600;
     /**
-     * A plan with one running job and four waiting ones: w1 with a start band (P50 160 min, P90 200 min away), w2 with none
-     * yet, and two over their team's share, unplanned: w3 with a P50 only, w4 with none that can be given.
+     * A plan with one running job and seven waiting ones: w1 with a start band (P50 160 min, P90 200 min away), w2 with none
+     * yet, and five over their team's share, unplanned: w3 with a P50 only, w4 with none that can be given, w5 with when the
+     * queue alone would start it, w6 (a 3g.40gb MIG instance) with a P50 and a queue-alone start days ahead, w7 (two shares
+     * of half a GPU) with nothing.
      */
     private static final Map<String, String> CANNED = Map.of(
             "/api/v1/plan", ("{'plannedAt':'%s','stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':8,'utilization':1.0,"
@@ -110,9 +114,16 @@ class WebViewTest {
                     + "{'jobId':'w5','name':'sweep-3','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
                     + " it is owed now','queuePosition':5,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,'startP90At':null,"
                     + "'startBandNote':'in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by ...',"
-                    + "'queueAloneP50At':'%s','queueAloneP90At':'%s'}],'inferenceReservedGpus':{}}")
+                    + "'queueAloneP50At':'%s','queueAloneP90At':'%s'},"
+                    + "{'jobId':'w6','name':'sweep-4','team':'web','class':'TRAINING','gpus':1,'replicas':1,'migProfile':'3g.40gb','rule':'over-share',"
+                    + "'reason':'its team already runs all it is owed now','queuePosition':6,'plannedStart':null,'estimatedSeconds':600,'startP50At':'%s',"
+                    + "'startP90At':null,'startBandNote':'with odds 9 in 10 it starts later than where the futures end','queueAloneP50At':'%s','queueAloneP90At':null},"
+                    + "{'jobId':'w7','name':'sweep-5','team':'web','class':'TRAINING','gpus':2,'replicas':2,'gpuMilli':500,'rule':'over-share',"
+                    + "'reason':'its team already runs all it is owed now','queuePosition':7,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,"
+                    + "'startP90At':null}],'inferenceReservedGpus':{}}")
                     .formatted(Api.iso(NOON), Api.iso(NOON - 1800), Api.iso(NOON + 9000), Api.iso(NOON + 9000), Api.iso(NOON + 9600), Api.iso(NOON + 12000),
-                            Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600), Api.iso(NOON + 6 * 3600), Api.iso(NOON + 8 * 3600)),
+                            Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600), Api.iso(NOON + 6 * 3600), Api.iso(NOON + 8 * 3600),
+                            Api.iso(NOON + SIX_DAYS_ONE_HOUR), Api.iso(NOON + SIX_DAYS_ONE_HOUR + 86_400)),
             "/api/v1/plan/history", "[{'at':'%s','totalGpus':8,'busyGpus':8,'inferenceDemandGpus':0,'inferenceServedGpus':0,'inferenceHeldGpus':0,"
                     .formatted(Api.iso(NOON)) + "'inferenceReservedGpus':0}]",
             "/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.Collections.nCopies(8, "{'model':'H100-80GB','migDevices':[]}")) + "]},"
@@ -155,6 +166,13 @@ class WebViewTest {
             assertTrue(Pattern.compile("title=\"in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by"
                     + " \\.\\.\\.\">none can be given; if no more work arrives: [^<]+ – [^<]+</td>").matcher(dom).find(),
                     "and, where the queue alone would start it, when, as a condition beside the band: " + dom);
+            // a start days ahead gives its day of the month, in the band and in the queue-alone condition beside it (the
+            // browser's locale orders the parts: only the day's number is looked for, 6 and 7 December for the plan's 30 November)
+            Matcher days = Pattern.compile("data-job=\"w6\">.*?title=\"with odds 9 in 10 it starts later than where the futures end\">([^<]+) – later"
+                    + " \\(in 6 d 1 h to past the futures\\); if no more work arrives: ([^<]+) – later</td>").matcher(dom);
+            assertTrue(days.find(), "w6's band, 6 days ahead, and its queue-alone start: " + dom);
+            assertTrue(Pattern.compile("(?<!\\d)6(?!\\d)").matcher(days.group(1)).find(), "a P50 6 days ahead says the 6th, not a weekday alone: " + days.group(1));
+            assertTrue(Pattern.compile("(?<!\\d)7(?!\\d)").matcher(days.group(2)).find(), "the queue-alone start says the 7th: " + days.group(2));
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
                     + " (./horizon node approve NAME); drained, no new work: node-2 (new PSU) (./horizon node undrain NAME)</span>"),
