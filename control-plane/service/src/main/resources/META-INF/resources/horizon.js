@@ -92,6 +92,14 @@ function bandWords(job, now) {
 
 const hasBand = job => job.startP50At != null && job.startP90At != null;
 
+// What a job asks for, as ./horizon jobs says it: whole GPUs as a count; per replica a MIG profile ("1x3g.40gb") or a
+// time-slicing share in thousandths of a GPU ("2x500m"), which the count (1 a replica) would hide.
+function gpusAsked(job) {
+  if (job.migProfile) return (job.replicas ?? 1) + 'x' + job.migProfile;
+  if (job.gpuMilli) return (job.replicas ?? 1) + 'x' + job.gpuMilli + 'm';
+  return String(job.gpus);
+}
+
 // A waiting job's planned start, or why the plan gives none, by the rule it filed the job under (another team's job
 // carries no rule): work over its team's share is not planned, it runs as fill when GPUs are idle.
 function plannedCell(job, now) {
@@ -277,7 +285,7 @@ function drawGantt(plan, nodes, runs, services) {
   }
   planned.forEach((job, i) => {
     const y = 20 + (rows + 1 + i) * ROW;
-    svg.append(el('text', { x: 4, y: y + ROW - 4 }, job.gpus + ' GPU' + (job.gpus > 1 ? 's' : '')));
+    svg.append(el('text', { x: 4, y: y + ROW - 4 }, job.migProfile || job.gpuMilli ? gpusAsked(job) : job.gpus + ' GPU' + (job.gpus > 1 ? 's' : '')));
     bar(svg, job, x(job.plannedStart), y + 1, x(job.plannedStart + job.estimatedSeconds) - x(job.plannedStart), ROW - 2, 'planned');
     if (hasBand(job)) startBand(svg, job, x, y, now);
   });
@@ -420,7 +428,7 @@ function fillPending(plan) {
   document.getElementById('pending-next').disabled = pendingPage === pages - 1;
   const rows = plan.pending.slice(first, first + PENDING_PAGE).map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
-    const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], job.gpus, plannedCell(job, plan.plannedAt),
+    const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], gpusAsked(job), plannedCell(job, plan.plannedAt),
       bandCell(job, plan.plannedAt), job.reason || ''];
     const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, job.startBandNote].filter(Boolean).join('; ');
     cells.forEach((c, i) => {

@@ -71,6 +71,10 @@ class FractionalPlanningTest {
             planner.planNow();
             planner.planNow();
             assertEquals("PENDING", job(a).getString("state"));
+            // the plan's waiting entry says what it asks for, as the job JSON does, for the web view's GPUs column ("1x3g.40gb")
+            Map<String, Object> waiting = as(ADMIN).get("/api/v1/plan").then().extract().jsonPath().getMap("pending.find { it.jobId == '" + a + "' }");
+            assertEquals(List.of(1, "3g.40gb"), List.of(waiting.get("replicas"), waiting.get("migProfile")), "a MIG job's ask in the plan: " + waiting);
+            assertEquals(null, waiting.get("gpuMilli"), "and no share");
             as(ADMIN).get("/api/v1/jobs/" + b + "/explanation").then().body("reason", containsString("re-partitioned"));
             List<Map<String, Object>> layouts = commands("applyMigLayout");
             assertEquals(1, layouts.size(), "one GPU is re-partitioned for both jobs, once: " + layouts);

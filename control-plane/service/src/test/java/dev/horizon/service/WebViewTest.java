@@ -173,6 +173,10 @@ class WebViewTest {
             assertTrue(days.find(), "w6's band, 6 days ahead, and its queue-alone start: " + dom);
             assertTrue(Pattern.compile("(?<!\\d)6(?!\\d)").matcher(days.group(1)).find(), "a P50 6 days ahead says the 6th, not a weekday alone: " + days.group(1));
             assertTrue(Pattern.compile("(?<!\\d)7(?!\\d)").matcher(days.group(2)).find(), "the queue-alone start says the 7th: " + days.group(2));
+            assertTrue(dom.contains("data-job=\"w6\"><td>6</td><td>sweep-4</td><td>web</td><td>TRAINING</td><td>1x3g.40gb</td>"),
+                    "a MIG job's GPUs are its replicas and profile, as ./horizon jobs gives them, not the 1 GPU it counts as: " + dom);
+            assertTrue(dom.contains("data-job=\"w7\"><td>7</td><td>sweep-5</td><td>web</td><td>TRAINING</td><td>2x500m</td>"),
+                    "shares of a GPU are their replicas and thousandths of a GPU: " + dom);
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
                     + " (./horizon node approve NAME); drained, no new work: node-2 (new PSU) (./horizon node undrain NAME)</span>"),

@@ -2,7 +2,9 @@ package dev.horizon.service.rest;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.horizon.api.GpuShape;
 import dev.horizon.api.JobClass;
+import dev.horizon.api.JobSpec;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
@@ -10,6 +12,7 @@ import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.jobs.StartOutlook;
 import dev.horizon.service.jobs.WaitReasons;
 import dev.horizon.service.planning.FullMode;
+import dev.horizon.service.planning.MomentReader;
 import dev.horizon.service.planning.PlanHistory;
 import dev.horizon.service.planning.PlanStore;
 import dev.horizon.service.planning.Planner;
@@ -44,12 +47,29 @@ public class PlanResource {
      * start band and what to know of it, as the job view gives them (null: none can be given, and the note says why; the
      * note only to the job's own team, as its reason), so the web view needs no second call for them; queueAloneP50At,
      * queueAloneP90At: where the band has no P90, when the queue alone would start it, as the job view gives them.
+     * replicas with migProfile or gpuMilli: what a fractional job asks for per replica (a MIG instance, a time-slicing
+     * share in thousandths of a GPU), as its job JSON's perReplica says it, so that the web view shows "1x3g.40gb" as
+     * ./horizon jobs does, not the 1 GPU it counts as; null for whole-GPU work. Any team sees them, as it sees the
+     * shares in a running job's placement.
      */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
                           String reason, Integer queuePosition, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Long estimatedSeconds,
                           @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
                           String startBandNote, @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP50At,
-                          @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At) {
+                          @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At, Integer replicas, String migProfile, Integer gpuMilli) {
+    }
+
+    /** A waiting job's fractional ask per replica, from its job JSON; all null for whole GPUs. */
+    private record Ask(Integer replicas, String migProfile, Integer gpuMilli) {
+        static final Ask WHOLE = new Ask(null, null, null);
+
+        static Ask of(JobRow j) {
+            if (j.spec() == null) return WHOLE;
+            JobSpec spec = MomentReader.spec(j);
+            GpuShape per = spec.perReplica();
+            if (per == null || (per.migProfile() == null && per.gpuMilli() == null)) return WHOLE;
+            return new Ask(spec.replicaCount(), per.migProfile(), per.gpuMilli());
+        }
     }
 
     /**
@@ -109,10 +129,12 @@ public class PlanResource {
                         left == null ? null : p.now() + left));
             } else {
                 StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
+                Ask ask = Ask.of(j);
                 pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
                         own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
                         j.queueRank(), j.plannedStart(), left, band == null ? null : band.p50At(), band == null ? null : band.p90At(),
-                        own && band != null ? band.note() : null, band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At()));
+                        own && band != null ? band.note() : null, band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At(),
+                        ask.replicas(), ask.migProfile(), ask.gpuMilli()));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));
