@@ -144,7 +144,7 @@ public class PlanResource {
                 p.inferenceReservedGpus());
     }
 
-    /** Utilization and inference demand as each recent plan left them, oldest first: the web view's chart. */
+    /** Utilization and inference demand as the last plan of each minute left them, up to a day of minutes, oldest first: the web view's chart. */
     @GET
     @Path("/history")
     public List<PlanHistory.Point> history() {
