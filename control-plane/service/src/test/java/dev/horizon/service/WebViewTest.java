@@ -178,9 +178,11 @@ class WebViewTest {
             assertTrue(dom.contains("data-job=\"w7\"><td>7</td><td>sweep-5</td><td>web</td><td>TRAINING</td><td>2x500m</td>"),
                     "shares of a GPU are their replicas and thousandths of a GPU: " + dom);
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
-            assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\">1 node waits for approval, no work placed: mallory"
-                    + " (./horizon node approve NAME); drained, no new work: node-2 (new PSU) (./horizon node undrain NAME)</span>"),
-                    "a node waiting for approval and a drained one are marked, with how to give them work: " + dom);
+            String marked = "1 node waits for approval, no work placed: mallory (./horizon node approve NAME); drained, no new work: node-2 (new PSU)"
+                    + " (./horizon node undrain NAME)";
+            assertTrue(dom.contains("<span id=\"waiting-nodes\" class=\"waiting-nodes\" title=\"" + marked + "\">" + marked + "</span>"),
+                    "a node waiting for approval and a drained one are marked, with how to give them work (the whole on hover, where the header"
+                    + " cuts it short): " + dom);
         } finally {
             api.stop(0);
             try (Stream<Path> files = Files.walk(dir)) {
@@ -229,6 +231,64 @@ class WebViewTest {
         }
     }
 
+    /**
+     * Lays the page out in frames 1,400 and 700 px wide and says on how many lines each header's parts lie: parts on one
+     * line overlap vertically, a part that begins below where the line's parts end starts another.
+     */
+    private static final String HEADER_LINES = """
+            <!doctype html><html><body>
+            <iframe id="wide" src="/#token=any" width="1400" height="900"></iframe><iframe id="narrow" src="/#token=any" width="700" height="900"></iframe>
+            <pre id="lines"></pre>
+            <script>
+            function lines(id) {
+              const d = document.getElementById(id).contentDocument;
+              const header = d.querySelector('header');
+              const parts = [...header.children].filter(e => !e.hidden).map(e => e.getBoundingClientRect()).sort((a, b) => a.top - b.top);
+              let count = 0, bottom = -Infinity;
+              for (const r of parts) {
+                if (r.top >= bottom) { count++; bottom = r.bottom; } else bottom = Math.max(bottom, r.bottom);
+              }
+              return id + ': ' + count + ' lines, ' + parts.length + ' parts, ' + (header.scrollWidth > header.clientWidth ? 'overflows' : 'fits');
+            }
+            const ready = id => (document.getElementById(id).contentDocument.getElementById('day-words') || {}).textContent;
+            const wait = setInterval(() => {
+              if (!ready('wide') || !ready('narrow')) return;
+              clearInterval(wait);
+              document.getElementById('lines').textContent = lines('wide') + '; ' + lines('narrow');
+            }, 100);
+            </script></body></html>""";
+
+    /**
+     * The header in one line at 1,400 px, with everything it can show (the day's progress, a node waiting for approval and
+     * a drained one): the list of nodes is cut short at the line's end. On a narrow screen its parts wrap, inside its width.
+     */
+    @Test
+    void theHeaderFitsOneLineAt1400PxAndWrapsOnANarrowScreen() throws Exception {
+        Path chromium = chromium();
+        assumeTrue(chromium != null, "web view test skipped: no chromium on PATH (apt-get install -y chromium, as .ci/run does)");
+        Map<String, String> full = new java.util.HashMap<>(CANNED);
+        full.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo','window':{'from':'%s','to':'%s'},"
+                .formatted(Api.iso(NOON - 43_200), Api.iso(NOON + 43_200)) + "'computing':true,'policies':[]}]");
+        full.put("/header-lines.html", HEADER_LINES);
+        HttpServer api = serve(full);
+        Path dir = Files.createTempDirectory("horizon-web-header");
+        try {
+            String dom = run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + "/header-lines.html");
+            Matcher lines = Pattern.compile("<pre id=\"lines\">wide: (\\d+) lines, (\\d+) parts, (\\w+); narrow: (\\d+) lines, \\d+ parts, (\\w+)</pre>").matcher(dom);
+            assertTrue(lines.find(), "both frames laid out: " + dom);
+            assertEquals("6", lines.group(2), "all six parts shown: the name, the clock, the day, the summary, the nodes and the button");
+            assertEquals("1", lines.group(1), "at 1,400 px the header is one line: " + lines.group());
+            assertEquals("fits", lines.group(3), "and nothing runs past its edge");
+            assertTrue(Integer.parseInt(lines.group(4)) > 1, "at 700 px its parts wrap: " + lines.group());
+            assertEquals("fits", lines.group(5), "inside the screen's width");
+        } finally {
+            api.stop(0);
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
     /** The page as Chromium leaves it against a stand-in API serving these canned answers. */
     private static String page(Path chromium, Path dir, Map<String, String> canned) throws IOException, InterruptedException {
         HttpServer api = serve(canned);
@@ -239,7 +299,7 @@ class WebViewTest {
         }
     }
 
-    /** The page's own files and canned API answers in the REST contract's shape (single quotes for double). */
+    /** The page's own files, canned API answers in the REST contract's shape (single quotes for double) and test pages (.html, as written). */
     private static HttpServer serve(Map<String, String> answers) throws IOException {
         HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         Path page = Path.of("src/main/resources/META-INF/resources");
@@ -248,8 +308,9 @@ class WebViewTest {
             String canned = answers.get(path);
             Path file = page.resolve(path.equals("/") ? "index.html" : path.substring(1));
             boolean found = canned != null || Files.isRegularFile(file);
-            byte[] body = canned != null ? canned.replace('\'', '"').getBytes(StandardCharsets.UTF_8) : found ? Files.readAllBytes(file) : new byte[0];
-            exchange.getResponseHeaders().set("Content-Type", canned != null ? "application/json" : path.endsWith(".js") ? "text/javascript"
+            boolean html = path.endsWith(".html");
+            byte[] body = canned != null ? (html ? canned : canned.replace('\'', '"')).getBytes(StandardCharsets.UTF_8) : found ? Files.readAllBytes(file) : new byte[0];
+            exchange.getResponseHeaders().set("Content-Type", canned != null && !html ? "application/json" : path.endsWith(".js") ? "text/javascript"
                     : path.endsWith(".css") ? "text/css" : "text/html");
             exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
             exchange.getResponseBody().write(body);
