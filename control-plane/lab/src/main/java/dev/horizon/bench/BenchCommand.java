@@ -252,7 +252,8 @@ public final class BenchCommand {
                 c.settingsTried()));
         PeerRatios equal = PeerRatios.of(o.results(), o.bound().priorityWeightedOutput());
         if (calibrated && equal != null) {
-            out.printf("equal SLO: horizon %.3fx the best peer (%s), %.3f of the bound%n", equal.horizonOverBestPeer(), equal.bestPeer(), equal.horizonOverBound());
+            out.printf("equal SLO: horizon %.3fx the best peer (%s), %.3f of the bound; no policy can pass %.3fx %s here (the bound over it)%n",
+                    equal.horizonOverBestPeer(), equal.bestPeer(), equal.horizonOverBound(), equal.boundOverBestPeer(), equal.bestPeer());
         }
         o.eta().forEach((name, e) -> out.printf("%s start-time bands: %d jobs, coverage P50 %.3f, P90 %.3f, median |start - P50| %.0f s (median wait %.0f s);"
                 + " %d bursts: a calibrated band meets P50 here with odds %.2f, P90 %.2f; bands read off work like it before a job's own: %d jobs,"

@@ -51,6 +51,7 @@ final class Repeats {
             ObjectNode n = out.putObject(name);
             n.set("horizonOverBestPeer", Interval.of(values(each, PeerRatios::horizonOverBestPeer)).json());
             n.set("horizonOverBound", Interval.of(values(each, PeerRatios::horizonOverBound)).json());
+            n.set("boundOverBestPeer", Interval.of(values(each, PeerRatios::boundOverBestPeer)).json());
         });
         return out;
     }
@@ -64,8 +65,8 @@ final class Repeats {
         for (int i = 0; i < runs.size(); i++) {
             BenchCommand.Outcome o = runs.get(i);
             PeerRatios eq = PeerRatios.of(o.results(), o.bound().priorityWeightedOutput()), un = PeerRatios.of(o.untuned(), o.bound().priorityWeightedOutput());
-            out.printf("jitter seed %d: %s%s%n", seeds.get(i), eq == null || o.knobs().isEmpty() ? "" : String.format("equal SLO horizon %.3fx %s, %.3f of the bound; ",
-                    eq.horizonOverBestPeer(), eq.bestPeer(), eq.horizonOverBound()), un == null ? "" : String.format("untuned horizon %.3fx %s, %.3f of the bound",
+            out.printf("jitter seed %d: %s%s%n", seeds.get(i), eq == null || o.knobs().isEmpty() ? "" : String.format("equal SLO horizon %.3fx %s (at most %.3fx), %.3f of the bound; ",
+                    eq.horizonOverBestPeer(), eq.bestPeer(), eq.boundOverBestPeer(), eq.horizonOverBound()), un == null ? "" : String.format("untuned horizon %.3fx %s, %.3f of the bound",
                     un.horizonOverBestPeer(), un.bestPeer(), un.horizonOverBound()));
         }
         intervals.fields().forEachRemaining(c -> c.getValue().fields().forEachRemaining(r -> out.printf("%s %s over %d runs: mean %.3f, 95%% interval [%.3f, %.3f]%n",

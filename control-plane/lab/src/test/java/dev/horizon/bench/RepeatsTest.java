@@ -68,6 +68,12 @@ class RepeatsTest {
         assertEquals(3, ratio.path("n").asInt(), ratio.toString());
         assertTrue(ratio.path("low").asDouble() <= ratio.path("mean").asDouble() && ratio.path("mean").asDouble() <= ratio.path("high").asDouble(), ratio.toString());
         assertTrue(out.toString().contains("untuned horizonOverBestPeer over 3 runs: mean"), out.toString());
+        JsonNode untuned = JobJson.mapper().readTree(dir.resolve("out/results.json").toFile()).path("ratios").path("untuned");
+        double ceiling = untuned.path("boundOverBestPeer").asDouble();
+        assertEquals(untuned.path("horizonOverBestPeer").asDouble() / untuned.path("horizonOverBound").asDouble(), ceiling, 1e-9,
+                "the bound over the best peer: the most any policy could reach against it " + untuned);
+        assertTrue(ceiling >= untuned.path("horizonOverBestPeer").asDouble(), "no policy passes the bound " + untuned);
+        assertTrue(out.toString().contains("untuned boundOverBestPeer over 3 runs: mean"), out.toString());
         assertEquals(2, HorizonCli.run(new String[] {"bench", "--scenario", "mixed", "--seeds", "5..2", "--out", dir.toString()},
                 new PrintStream(out), new PrintStream(err)), "B below A is a usage error");
         assertTrue(err.toString().contains("--seeds must be A..B"), err.toString());
