@@ -64,7 +64,8 @@ public class PlanResource {
         static final Ask WHOLE = new Ask(null, null, null);
 
         static Ask of(JobRow j) {
-            if (j.spec() == null) return WHOLE;
+            // the plan is polled every few seconds with every waiting job in it: only the specs that name a slice are parsed
+            if (j.spec() == null || !(j.spec().contains("\"migProfile\"") || j.spec().contains("\"gpuMilli\""))) return WHOLE;
             JobSpec spec = MomentReader.spec(j);
             GpuShape per = spec.perReplica();
             if (per == null || (per.migProfile() == null && per.gpuMilli() == null)) return WHOLE;
