@@ -89,6 +89,10 @@ class LauncherWhyTest {
     private final List<String> asked = new CopyOnWriteArrayList<>();
     /** What GET /api/v1/jobs without a name answers. */
     private volatile String list = LIST;
+    /** What GET /api/v1/teams answers. */
+    private volatile String teams = TEAMS;
+    /** What GET /api/v1/tokens answers. */
+    private volatile String tokens = "[]";
 
     private record Run(int exit, String out, String err) {
     }
@@ -100,8 +104,8 @@ class LauncherWhyTest {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
             String query = exchange.getRequestURI().getQuery();
-            String answer = path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? TEAMS
-                    : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
+            String answer = path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? teams
+                    : path.equals("/api/v1/tokens") ? tokens : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
@@ -275,6 +279,30 @@ class LauncherWhyTest {
                     nlp                  research                    0.5        12.0         6.0  50%
                 4 teams
                 """, run.out());
+    }
+
+    /**
+     * A large organization's teams and tokens: team list and token list passed the API's answer to Python in an
+     * environment variable, which holds at most 128 KiB, so they failed with "Argument list too long" as jobs did.
+     */
+    @Test
+    void teamAndTokenListsLargerThanAnEnvironmentVariableMayHoldAreListed() throws Exception {
+        teams = "[{\"name\":\"org\",\"share\":1,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0}," + String.join(",", java.util.stream.IntStream
+                .range(0, 1000).mapToObj(i -> "{\"name\":\"team-" + i + "\",\"parent\":\"org\",\"share\":0.001,\"owedGpuHours\":1.0,"
+                        + "\"deliveredGpuHours\":1.0,\"owedGpuHoursDelivered\":1.0,\"pad\":\"" + "p".repeat(60) + "\"}").toList()) + "]";
+        assertTrue(teams.length() > 128 * 1024, "past what one variable may hold: " + teams.length());
+        Run teamList = launcher("team", "list");
+        assertEquals(0, teamList.exit(), teamList.err());
+        assertTrue(teamList.out().endsWith("\n1001 teams\n"), teamList.out().lines().reduce((a, b) -> b).orElse(""));
+
+        tokens = "[" + String.join(",", java.util.stream.IntStream.range(0, 700).mapToObj(i -> "{\"id\":\"tok-" + i + "\",\"role\":\"agent\","
+                + "\"node\":\"node-" + i + "\",\"label\":\"" + "l".repeat(100) + "\",\"createdAt\":" + at(NOON - 600) + ",\"lastUsedAt\":"
+                + at(NOON - 60) + ",\"expiresAt\":null,\"revokedAt\":null}").toList()) + "]";
+        assertTrue(tokens.length() > 128 * 1024, "past what one variable may hold: " + tokens.length());
+        Run tokenList = launcher("token", "list");
+        assertEquals(0, tokenList.exit(), tokenList.err());
+        assertEquals(701, tokenList.out().lines().count(), "a heading and 700 tokens");
+        assertTrue(tokenList.out().lines().reduce((a, b) -> b).orElse("").startsWith("tok-699 "), tokenList.out());
     }
 
     @Test
