@@ -68,6 +68,11 @@ public class ControlPlaneLink {
     private volatile String broken = "not connected yet";
     /** Which connection the streams' callbacks belong to: callbacks of an older one (cancelled by us) are ignored. */
     private final AtomicInteger generation = new AtomicInteger();
+    /**
+     * Set by stop(): the streams it cancels or completes call back as if the link broke, but nothing is lost then, so
+     * nothing is warned about and nothing is retried.
+     */
+    private volatile boolean stopping;
     private long nextAttemptNanos;
     private long backoffMillis;
 
@@ -82,6 +87,7 @@ public class ControlPlaneLink {
 
     /** One tick: connect if due, re-register when the inventory changed, send this report and any buffered ones. */
     void tick(Inventory inventory, TelemetryReport report) {
+        if (stopping) return;
         unsent.addLast(report);
         while (unsent.size() > Math.max(1, config.telemetryBuffer())) unsent.removeFirst();
         try {
@@ -182,6 +188,12 @@ public class ControlPlaneLink {
 
     private synchronized void lost(int connection, String why) {
         if (!generation.compareAndSet(connection, connection + 1)) return;
+        if (stopping) {
+            // our own stop() closed the streams: the agent is going, not the control plane
+            broken = "the agent is stopping";
+            LOG.debugf("closed the link to the control plane at %s:%d as the agent stops (%s)", host, port, why);
+            return;
+        }
         broken = why;
         long initial = config.reconnectInitial().toMillis();
         backoffMillis = backoffMillis == 0 ? initial : Math.min(backoffMillis * 2, config.reconnectMax().toMillis());
@@ -198,6 +210,7 @@ public class ControlPlaneLink {
     }
 
     void stop() {
+        stopping = true;
         commandRunner.shutdownNow();
         StreamObserver<TelemetryReport> stream = telemetry;
         ClientCallStreamObserver<AgentHello> commandCall = commandStream;

@@ -1,0 +1,109 @@
+package dev.horizon.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.agent.v1.Inventory;
+import dev.horizon.agent.v1.TelemetryReport;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The link's own stop: the streams it cancels call back as a broken link would, which on every normal shutdown logged
+ * "command stream: CANCELLED: the agent is stopping; retrying" as a WARN and scheduled a reconnect.
+ */
+class ControlPlaneLinkTest {
+    private static final Inventory NODE = Inventory.newBuilder().setNodeName("node-a").build();
+    private static final TelemetryReport REPORT = TelemetryReport.getDefaultInstance();
+
+    @TempDir
+    Path state;
+
+    private final FakeControlPlane controlPlane = new FakeControlPlane();
+    private final ControlPlaneLink link = new ControlPlaneLink();
+    private final Logger logger = Logger.getLogger(ControlPlaneLink.class.getName());
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            logged.add(record);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private Level level;
+    private ManagedChannel channel;
+
+    @BeforeEach
+    void connect() {
+        controlPlane.start();
+        channel = NettyChannelBuilder.forAddress("localhost", controlPlane.port()).usePlaintext().build();
+        // reconnecting is due 10 ms after the link breaks: a retry scheduled by the stop would be made by the next tick
+        AgentConfig config = (AgentConfig) Proxy.newProxyInstance(AgentConfig.class.getClassLoader(), new Class<?>[] {AgentConfig.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "telemetryBuffer" -> 10;
+                    case "reconnectInitial", "reconnectMax" -> Duration.ofMillis(10);
+                    case "stateDir" -> state;
+                    case "token" -> Optional.of("test-agent-token");
+                    default -> null;
+                });
+        link.channel = channel;
+        link.host = "localhost";
+        link.port = controlPlane.port();
+        link.config = config;
+        link.credential = new NodeCredential();
+        link.credential.config = config;
+        link.tick(NODE, REPORT);
+        assertTrue(link.connected(), link.problem());
+        level = logger.getLevel();
+        logger.setLevel(Level.ALL);
+        logger.addHandler(capture);
+    }
+
+    @AfterEach
+    void close() throws InterruptedException {
+        logger.removeHandler(capture);
+        logger.setLevel(level);
+        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        controlPlane.stop();
+    }
+
+    @Test
+    void theAgentsOwnStopIsNoLostLinkItIsNotWarnedAboutNorRetried() throws InterruptedException {
+        link.stop();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (link.connected() && System.nanoTime() < deadline) Thread.sleep(10);
+        assertFalse(link.connected(), "the cancelled streams never called back");
+        Thread.sleep(200); // the telemetry stream's close, which follows the command stream's cancel
+
+        List<String> warned = logged.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue()).map(LogRecord::getMessage).toList();
+        assertEquals(List.of(), warned, "a normal shutdown warns of nothing");
+        assertTrue(logged.stream().anyMatch(r -> r.getMessage().contains("as the agent stops")), "said at debug level: " + logged);
+
+        link.tick(NODE, REPORT);
+        assertEquals(1, controlPlane.registrations.size(), "a stopped link does not connect again");
+        assertEquals("the agent is stopping", link.problem());
+    }
+}
