@@ -116,6 +116,24 @@ class JobApiTest {
                 .body("problems[0]", containsString("team"));
     }
 
+    /**
+     * A manifest submitted without --team is for the team its metadata.namespace names, 'default' where it names none: the
+     * refusal says so and what to change, where it said only "cannot act for team 'default'".
+     */
+    @Test
+    void aManifestsJobForATeamTheTokenMayNotActForSaysTheTeamCameFromItsNamespace() {
+        String speech = Api.token("submitter", "speech");
+        String fromManifest = "{\"name\":\"llama\",\"team\":\"default\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1},"
+                + "\"source\":{\"kind\":\"PyTorchJob\",\"namespace\":\"default\",\"name\":\"llama\"}}";
+        as(speech).body(fromManifest).post("/api/v1/jobs").then().statusCode(403).body("error", equalTo("submitting a job for team 'default': this"
+                + " token is bound to team 'speech' and cannot act for team 'default' (taken from the PyTorchJob's metadata.namespace, 'default'"
+                + " when the manifest gives none): pass --team speech to ./horizon submit (or set the job's team), or set metadata.namespace, or a"
+                + " queue label such as kueue.x-k8s.io/queue-name, to a team this token may act for"));
+        // a team named otherwise than the namespace (by a queue label, or --team) is refused as before: its origin is not the namespace
+        as(speech).body(fromManifest.replace("\"team\":\"default\"", "\"team\":\"vision\"")).post("/api/v1/jobs").then().statusCode(403)
+                .body("error", equalTo("submitting a job for team 'vision': this token is bound to team 'speech' and cannot act for team 'vision'"));
+    }
+
     @Test
     void outcomeEndsARunningJobOnlyForAgentsAndAdmins() {
         String id = Api.submit(ADMIN, Api.job("short", "vision", "DEBUG", 1));

@@ -5,6 +5,7 @@ import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
+import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
@@ -120,13 +121,29 @@ public class JobResource {
             throw new ApiException(400, "invalid job", List.of("the body is empty: send one job as a JSON object (see the design's job JSON)"));
         }
         JobSpec spec = JobJson.parse(body);
-        caller.requireTeam(spec.team(), "submitting a job for team '" + spec.team() + "'");
+        caller.requireTeam(spec.team(), "submitting a job for team '" + spec.team() + "'", mine -> teamOrigin(spec, mine));
         JobSubmissions.Submitted s = idempotencyKey == null ? new JobSubmissions.Submitted(submissions.submit(spec), false)
                 : submissions.submitOnce(spec, IdempotencyKeys.of(caller.tokenId(), idempotencyKey, JobJson.write(spec)));
         // a replay answers as the first request did (201, as Stripe does), with the job as it is now and a header saying so
         Response.ResponseBuilder answer = Response.created(URI.create("/api/v1/jobs/" + s.job().id())).entity(JobView.of(s.job(), clock.seconds()));
         if (s.replayed()) answer.header("Idempotent-Replayed", "true");
         return answer.build();
+    }
+
+    /**
+     * Where a manifest's job got a team its submitter's token (bound to team mine) may not act for, and the fix; null when
+     * the job names no namespace it came from, or a team other than that namespace. The adapters (./horizon submit and
+     * translate, the controllers) take the team from the manifest's metadata.namespace when no queue names one, and a
+     * manifest that names no namespace is in 'default' as kubectl would apply it: a 403 for team 'default' said nothing of
+     * that.
+     */
+    private static String teamOrigin(JobSpec spec, String mine) {
+        JobSource source = spec.source();
+        if (source == null || source.namespace() == null || !source.namespace().equals(spec.team())) return null;
+        String kind = source.kind() == null ? "manifest" : source.kind();
+        return " (taken from the " + kind + "'s metadata.namespace" + ("default".equals(spec.team()) ? ", 'default' when the manifest gives none" : "")
+                + "): pass --team " + mine + " to ./horizon submit (or set the job's team), or set metadata.namespace, or a queue label such as"
+                + " kueue.x-k8s.io/queue-name, to a team this token may act for";
     }
 
     /**

@@ -64,10 +64,20 @@ public class Caller {
 
     /** Admins act for any team; a submitter only for the team its token is bound to. */
     public void requireTeam(String team, String action) {
+        requireTeam(team, action, null);
+    }
+
+    /**
+     * {@link #requireTeam(String, String)}, where the refusal says where the team came from and what to change:
+     * teamOrigin, given the token's team, answers that in words (" (taken from ...): pass ..."), or null to say nothing more.
+     */
+    public void requireTeam(String team, String action, java.util.function.UnaryOperator<String> teamOrigin) {
         if (grant.role() == Role.ADMIN) return;
         if (grant.role() != Role.SUBMITTER) throw forbidden(action + " needs a submitter or admin token; this token's role is " + describe());
         if (!grant.team().equals(team)) {
-            throw forbidden(action + ": this token is bound to team '" + grant.team() + "' and cannot act for team '" + team + "'");
+            String origin = teamOrigin == null ? null : teamOrigin.apply(grant.team());
+            throw forbidden(action + ": this token is bound to team '" + grant.team() + "' and cannot act for team '" + team + "'"
+                    + (origin == null ? "" : origin));
         }
     }
 
