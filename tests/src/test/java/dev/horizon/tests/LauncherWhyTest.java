@@ -44,10 +44,12 @@ class LauncherWhyTest {
                     + " GPUs\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":" + at(NOON - 60)
                     + ",\"startBandNote\":\"no node that takes work now can hold it while node-3 (drained) is out\",\"ahead\":[],\"alternatives\":[{\"change\":\"ask for 32 GPUs instead of 64\",\"field\":\"gpus\",\"plannedStartAt\":"
                     + at(NOON + 7200) + "}]}",
-            "/api/v1/jobs/j3", "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":1,\"state\":\"PENDING\"}",
+            "/api/v1/jobs/j3", "{\"id\":\"j3\",\"name\":\"sweep-1\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"PENDING\","
+                    + "\"spec\":{\"replicas\":2,\"perReplica\":{\"gpuMilli\":500,\"memoryMiB\":40000}}}",
             "/api/v1/jobs/j3/explanation", "{\"id\":\"j3\",\"state\":\"PENDING\",\"rule\":\"over-share\",\"reason\":\"its team already runs all it is"
                     + " owed now (8.0 GPUs)\",\"plannedStart\":null,\"plannedStartAt\":null,\"startP50At\":" + at(NOON + 18000) + ",\"startP90At\":null,"
-                    + "\"bandsAt\":" + at(NOON - 60) + ",\"startBandNote\":\"with odds 9 in 10 it starts later than where the futures end\",\"ahead\":"
+                    + "\"bandsAt\":" + at(NOON - 60) + ",\"startBandNote\":\"with odds 9 in 10 it starts later than where the futures end; were no more work to arrive ahead"
+                    + " of it, it would start by " + at(NOON + 7200).replace("\"", "") + " with odds 1 in 2\",\"ahead\":"
                     + "[{\"team\":\"ml\",\"job\":\"j1\",\"service\":null,\"gpus\":1,\"reason\":\"priority 5 over 2\"}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
@@ -80,6 +82,10 @@ class LauncherWhyTest {
             + "{\"name\":\"org\",\"share\":1,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0},"
             + "{\"name\":\"research\",\"parent\":\"org\",\"share\":0.6,\"owedGpuHours\":0.0,\"deliveredGpuHours\":0.0}]";
 
+    /** GET /api/v1/nodes: one node of one H100 split in two MIG instances. */
+    private static final String NODES = "[{\"name\":\"node-a\",\"health\":\"HEALTHY\",\"source\":\"agent\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-1\","
+            + "\"model\":\"H100-80GB\",\"migDevices\":[{\"profile\":\"3g.40gb\"},{\"profile\":\"3g.40gb\"}],\"utilization\":0.5}]}]";
+
     /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
     private static String at(long epochSeconds) {
         return "\"" + java.time.Instant.ofEpochSecond(epochSeconds) + "\"";
@@ -104,11 +110,17 @@ class LauncherWhyTest {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
             String query = exchange.getRequestURI().getQuery();
-            String answer = path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? teams
+            String answer = path.equals("/api/v1/nodes") ? NODES : path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? teams
                     : path.equals("/api/v1/tokens") ? tokens : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.createContext("/api/leader", exchange -> {
+            byte[] body = "{\"self\":true,\"holder\":\"r1\",\"expired\":false,\"epoch\":3,\"replica\":\"r1\"}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
         });
@@ -194,16 +206,20 @@ class LauncherWhyTest {
                 """, run.out(), "another team's job, read without its name");
     }
 
+    /**
+     * Work over its team's share: unplanned, not about to be planned; the job's GPUs as it asked for them (two half-GPU
+     * shares, not "1 GPU"), and the note's times in the clock's words like every other line, not ISO-8601 UTC.
+     */
     @Test
     void workOverItsTeamsShareIsSaidToBeUnplannedNotAboutToBePlanned() throws Exception {
         Run run = why("sweep-1");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
-                job j3 (sweep-1), team ml, 1 GPU: PENDING
+                job j3 (sweep-1), team ml, 2x500m: PENDING
                 why it waits: its team already runs all it is owed now (8.0 GPUs)
                 planned start: none; work over its team's share is not planned, it starts as fill when GPUs are idle
                 starts by 17:00 (in 5 h) with odds 1 in 2 (P50)
-                  with odds 9 in 10 it starts later than where the futures end
+                  with odds 9 in 10 it starts later than where the futures end; were no more work to arrive ahead of it, it would start by 14:00 (in 2 h) with odds 1 in 2
                 planned before it on the GPUs it needs:
                   team ml, job j1: 1 GPU, priority 5 over 2
                 """, run.out());
@@ -240,6 +256,20 @@ class LauncherWhyTest {
                 + "14:40 - 15:20", lines.get(1));
         assertEquals("    2  j3" + " ".repeat(36) + "sweep-1                  ml           TRAINING             2x500m  PENDING   none: over share, runs as fill "
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
+    }
+
+    /** ./horizon status: the leader, each GPU with its MIG instances, and each active job with what it asked for, as jobs says it. */
+    @Test
+    void statusListsTheGpusAndWhatEachJobAskedFor() throws Exception {
+        Run run = launcher("status");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().startsWith("leader: this replica, epoch 3; answering: r1\n"), run.out());
+        assertTrue(run.out().contains("3g.40gb,3g.40gb"), run.out());
+        List<String> jobs = run.out().lines().filter(l -> l.startsWith("j1 ") || l.startsWith("j3 ")).toList();
+        assertEquals(2, jobs.size(), run.out());
+        assertTrue(jobs.get(0).contains(" TRAINING                   8  PENDING"), jobs.get(0));
+        assertTrue(jobs.get(1).contains(" TRAINING              2x500m  PENDING"), "two half-GPU shares, not the 2 GPUs of its replicas: " + jobs.get(1));
+        assertEquals(2, launcher("status", "--url").exit(), "an option without its value is a usage error");
     }
 
     /**
