@@ -84,6 +84,12 @@ function when(seconds, now) {
   return new Date(seconds * 1000).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
+// A sentence of the control plane's (a reason, a band's note) with its ISO-8601 UTC times said as when() says them,
+// like every other time on the page.
+function inWords(text, now) {
+  return text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z/g, iso => when(Date.parse(iso) / 1000, now));
+}
+
 // A pending job's start band in words: by startP50At with odds 1 in 2, by startP90At with odds 9 in 10.
 function bandWords(job, now) {
   return 'starts by ' + when(job.startP50At, now) + ' (' + fromNow(job.startP50At, now) + ') with odds 1 in 2 (P50), by '
@@ -429,8 +435,9 @@ function fillPending(plan) {
   const rows = plan.pending.slice(first, first + PENDING_PAGE).map(job => {
     const tr = el('tr', { class: 'pending-job', 'data-job': job.jobId });
     const cells = [job.queuePosition ?? '', jobLabel(job), job.team, job['class'], gpusAsked(job), plannedCell(job, plan.plannedAt),
-      bandCell(job, plan.plannedAt), job.reason || ''];
-    const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, job.startBandNote].filter(Boolean).join('; ');
+      bandCell(job, plan.plannedAt), inWords(job.reason || '', plan.plannedAt)];
+    const note = job.startBandNote ? inWords(job.startBandNote, plan.plannedAt) : null;
+    const words = [hasBand(job) ? bandWords(job, plan.plannedAt) : null, note].filter(Boolean).join('; ');
     cells.forEach((c, i) => {
       const td = el('td', i === 6 && words ? { class: 'band', title: words } : {}, String(c));
       tr.append(td);

@@ -113,7 +113,7 @@ class WebViewTest {
                     + "'startBandNote':'in 12 of 12 sampled futures it had not started by then'},"
                     + "{'jobId':'w5','name':'sweep-3','team':'web','class':'TRAINING','gpus':1,'rule':'over-share','reason':'its team already runs all"
                     + " it is owed now','queuePosition':5,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,'startP90At':null,"
-                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by ...',"
+                    + "'startBandNote':'in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by " + Api.iso(NOON + 7200) + " with odds 1 in 2',"
                     + "'queueAloneP50At':'%s','queueAloneP90At':'%s'},"
                     + "{'jobId':'w6','name':'sweep-4','team':'web','class':'TRAINING','gpus':1,'replicas':1,'migProfile':'3g.40gb','rule':'over-share',"
                     + "'reason':'its team already runs all it is owed now','queuePosition':6,'plannedStart':null,'estimatedSeconds':600,'startP50At':'%s',"
@@ -164,8 +164,9 @@ class WebViewTest {
             assertTrue(dom.contains("title=\"in 12 of 12 sampled futures it had not started by then\">none can be given</td>"),
                     "a job no band can be given says so, the note on hover");
             assertTrue(Pattern.compile("title=\"in 12 of 12 sampled futures it had not started by then; were no more work to arrive ahead of it, it would start by"
-                    + " \\.\\.\\.\">none can be given; if no more work arrives: [^<]+ – [^<]+</td>").matcher(dom).find(),
+                    + " [^\"<]*\\d\\d:\\d\\d[^\"<]* with odds 1 in 2\">none can be given; if no more work arrives: [^<]+ – [^<]+</td>").matcher(dom).find(),
                     "and, where the queue alone would start it, when, as a condition beside the band: " + dom);
+            assertTrue(!dom.contains(Api.iso(NOON + 7200)), "the note's times are the page's clock words, not ISO-8601 UTC: " + dom);
             // a start days ahead gives its day of the month, in the band and in the queue-alone condition beside it (the
             // browser's locale orders the parts: only the day's number is looked for, 6 and 7 December for the plan's 30 November)
             Matcher days = Pattern.compile("data-job=\"w6\">.*?title=\"with odds 9 in 10 it starts later than where the futures end\">([^<]+) – later"
