@@ -113,4 +113,24 @@ class LauncherSubmitTest {
         assertEquals("horizon: submit: job 2 of 3 was refused and none after it was sent; the first 1 went in (above)", err.get(1));
         assertEquals(2, posted.size(), "nothing after the refused job");
     }
+
+    /**
+     * ./horizon submit FILE | head -1: the reader stops after the first line, and the submission goes on to the end
+     * unprinted rather than stopping half-way with some of the array sent (`true` closes the pipe before anything is read).
+     */
+    @Test
+    void aReaderThatStopsEarlyDoesNotStopTheSubmissionHalfWay() throws Exception {
+        Path file = dir.resolve("jobs.json");
+        Files.writeString(file, "[" + String.join(",", java.util.stream.IntStream.range(0, 5).mapToObj(i -> job("j" + i, "ml", "")).toList()) + "]");
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", "./horizon submit '" + file + "' | true; exit ${PIPESTATUS[0]}").directory(Horizon.ROOT.toFile());
+        pb.environment().put("HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort());
+        pb.environment().put("HORIZON_TOKEN", "tok");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the pipeline did not end");
+        assertEquals(0, p.exitValue(), err);
+        assertEquals("", err, "nothing on stderr when the reader stops early");
+        assertEquals(5, posted.size(), "every job is sent");
+    }
 }

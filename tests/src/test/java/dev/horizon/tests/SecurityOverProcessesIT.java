@@ -243,8 +243,13 @@ class SecurityOverProcessesIT {
 
             // enrolled with a token that requires approval, 8 made-up H100s get no work until an admin approves them
             assertTrue(admin.json("GET", "/api/v1/nodes/mallory", null, 200).path("pendingApproval").asBoolean());
-            String waits = admin.json("POST", "/api/v1/jobs", "{\"name\":\"beta-waits\",\"team\":\"beta\",\"class\":\"TRAINING\","
-                    + "\"perReplica\":{\"gpus\":8}}", 201).path("id").asText();
+            // submitted through the CLI, over HTTPS verified against the CA it is given
+            Path job = Files.writeString(dir.resolve("beta-waits.json"), "{\"name\":\"beta-waits\",\"team\":\"beta\","
+                    + "\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":8}}");
+            java.util.regex.Matcher submitted = java.util.regex.Pattern.compile("submitted job ([0-9a-f-]{36}) \\(beta-waits\\) for team beta: PENDING")
+                    .matcher(cli("submit", job.toString()));
+            assertTrue(submitted.find(), "submitted over HTTPS");
+            String waits = submitted.group(1);
             Thread.sleep(3_000);
             JsonNode waiting = admin.json("GET", "/api/v1/jobs/" + waits, null, 200);
             assertEquals("PENDING", waiting.path("state").asText(), "never placed on the unapproved node: " + waiting);
