@@ -78,17 +78,40 @@ final class RangeMinima {
         return levels;
     }
 
+    /**
+     * Row r's entries [from, to) changed: each level is worked out again where an entry below it changed, from the
+     * lowest level up, and no further up than a level where nothing did. A planned job lowers a node for its run, and
+     * most of the longer windows over it had their minimum elsewhere already; a level holds every row's entry for a
+     * window side by side, so each entry of one row read is another cache line, and the walk up all levels for the
+     * whole run was most of what planning a job cost on a large cluster.
+     */
     private void patch(int r, int from, int to) {
         int n = rows.length;
         int[] row = rows[r], base = levels[0];
-        for (int i = from; i < to; i++) base[i * n + r] = row[i];
-        for (int k = 1; k < levels.length; k++) {
+        // the entries of the level just worked out that changed lie in [lo, hi] (none: hi < lo)
+        int lo = Integer.MAX_VALUE, hi = -1;
+        for (int i = from; i < to; i++) {
+            int at = i * n + r;
+            if (base[at] == row[i]) continue;
+            base[at] = row[i];
+            lo = Math.min(lo, i);
+            hi = i;
+        }
+        for (int k = 1; k < levels.length && hi >= 0; k++) {
             int[] below = levels[k - 1], level = levels[k];
-            int half = (1 << (k - 1)) * n, starts = level.length / n;
-            for (int i = Math.max(0, from - (1 << k) + 1); i < Math.min(starts, to); i++) {
+            int halfSteps = 1 << (k - 1), half = halfSteps * n, starts = level.length / n;
+            int changedLo = Integer.MAX_VALUE, changedHi = -1;
+            // entry i is the least of entries i and i + halfSteps below it
+            for (int i = Math.max(0, lo - halfSteps); i < Math.min(starts, hi + 1); i++) {
                 int at = i * n + r;
-                level[at] = Math.min(below[at], below[at + half]);
+                int m = Math.min(below[at], below[at + half]);
+                if (level[at] == m) continue;
+                level[at] = m;
+                changedLo = Math.min(changedLo, i);
+                changedHi = i;
             }
+            lo = changedLo;
+            hi = changedHi;
         }
     }
 }
