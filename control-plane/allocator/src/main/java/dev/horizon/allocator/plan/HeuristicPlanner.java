@@ -32,8 +32,10 @@ public final class HeuristicPlanner {
         Map<String, Integer> starts = new LinkedHashMap<>(p.jobs().size() * 4 / 3 + 1);
         Map<String, Integer> narrowed = new LinkedHashMap<>();
         double objective = 0;
-        int maxCapacity = 0;
-        for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
+        // the most capacity any step has (at least 0), and at how many steps: a job lowers it only where it takes from
+        // every such step, so the horizon is read again only then, not after every job planned
+        int maxCapacity = maxOf(capacity);
+        int atMax = countOf(capacity, maxCapacity);
         int[] free = new int[nodeFree.length];
         for (PlanProblem.Job asked : p.jobs()) {
             PlanProblem.Job job = asked;
@@ -53,7 +55,16 @@ public final class HeuristicPlanner {
             if (placement == null) continue;
             int s = placement.start();
             int end = Math.min(p.horizonSteps(), s + job.durationSteps());
-            for (int t = s; t < end; t++) capacity[t] -= job.gpus();
+            int g = job.gpus();
+            if (g > 0) {
+                for (int t = s; t < end; t++) {
+                    if (capacity[t] == maxCapacity) atMax--;
+                    capacity[t] -= g;
+                }
+            } else {
+                for (int t = s; t < end; t++) capacity[t] -= g;
+                atMax = 0;
+            }
             capMin.changed(0, s, end);
             for (int[] slice : placement.slices()) {
                 for (int t = s; t < end; t++) nodeFree[slice[0]][t] -= slice[1];
@@ -61,10 +72,25 @@ public final class HeuristicPlanner {
             }
             starts.put(job.id(), s);
             objective += p.reward(job, s);
-            maxCapacity = 0;
-            for (int c : capacity) maxCapacity = Math.max(maxCapacity, c);
+            if (atMax <= 0) {
+                maxCapacity = maxOf(capacity);
+                atMax = countOf(capacity, maxCapacity);
+            }
         }
         return new Plan(starts, objective, narrowed);
+    }
+
+    /** The most any entry holds, and 0 when none holds more. */
+    private static int maxOf(int[] row) {
+        int most = 0;
+        for (int c : row) most = Math.max(most, c);
+        return most;
+    }
+
+    private static int countOf(int[] row, int value) {
+        int n = 0;
+        for (int c : row) if (c == value) n++;
+        return n;
     }
 
     /** The earliest start of a job and the {node, GPUs} slices it takes from there. */
