@@ -31,10 +31,10 @@ public final class Decision {
      * futures take hundreds of decisions over queues of tens of thousands and read almost none of them (at 10,240 GPUs the
      * wording was a quarter of what a decision cost, docs/control-plane.md).
      */
-    private final Map<String, Supplier<String>> waitReasons = new LinkedHashMap<>();
+    private Map<String, Supplier<String>> waitReasons = new LinkedHashMap<>();
     private final Map<String, String> wordedWaitReasons = new WordedReasons();
-    private final Map<String, Long> plannedStarts = new LinkedHashMap<>();
-    private final Map<String, WaitRule> waitRules = new LinkedHashMap<>();
+    private Map<String, Long> plannedStarts = new LinkedHashMap<>();
+    private Map<String, WaitRule> waitRules = new LinkedHashMap<>();
     private final List<SolverStats> solverStats = new ArrayList<>();
     private double planObjective = Double.NaN;
 
@@ -112,6 +112,18 @@ public final class Decision {
     /** Each job's wait reason, not yet worded, in the order they were given: for whoever keeps only some of them. */
     public void forEachWaitReason(BiConsumer<String, Supplier<String>> action) {
         waitReasons.forEach(action);
+    }
+
+    /**
+     * About this many jobs will be given a reason, a planned start and a wait rule: the maps still empty are sized for
+     * them at once (a decision over tens of thousands of waiting jobs grew each from the default size every time). Call it
+     * before any of them is handed out; order and contents are as without it.
+     */
+    public void expectWaiting(int jobs) {
+        int capacity = (int) Math.min(1 << 30, jobs * 4L / 3 + 1);
+        if (waitReasons.isEmpty()) waitReasons = new LinkedHashMap<>(capacity);
+        if (plannedStarts.isEmpty()) plannedStarts = new LinkedHashMap<>(capacity);
+        if (waitRules.isEmpty()) waitRules = new LinkedHashMap<>(capacity);
     }
 
     /** The plan expects the waiting job to start at atSeconds (the start of the step it placed it in, or now). */

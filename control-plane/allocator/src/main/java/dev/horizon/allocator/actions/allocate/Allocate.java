@@ -47,6 +47,7 @@ public final class Allocate {
         ProtectedGrid grid = ProtectedGrid.of(session);
         List<PendingJob> pending = new ArrayList<>(ctx.pending());
         pending.sort(Ranking.VALUE_ORDER);
+        session.decision().expectWaiting(pending.size());
         SlicePlacer slicer = pending.stream().anyMatch(j -> j.slice() != null) ? new SlicePlacer(pending) : null;
         Set<String> sliced = slicesBesideHeldWork(session, pending, slicer);
         Plan plan = planner.apply(problem(ctx, grid, pending, session, sliced));
