@@ -44,6 +44,16 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
         }
     }
 
+    /** widths(g, g) for the widths jobs ask most, built once. */
+    private static final List<Integer>[] ONE_WIDTH = oneWidths(1025);
+
+    @SuppressWarnings("unchecked")
+    private static List<Integer>[] oneWidths(int n) {
+        List<Integer>[] out = new List[n];
+        for (int g = 0; g < n; g++) out[g] = List.of(g);
+        return out;
+    }
+
     /** Any model, today's width rule, all replicas together, any nodes: what trace jobs without a job JSON get. */
     public static final PlacementRules ANY = new PlacementRules(Set.of(), 0, true, Topology.ANY);
 
@@ -74,6 +84,14 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
         return new PlacementRules(gpuTypes, gpusPerReplica, gang, t, mixModels);
     }
 
+    /**
+     * A hash of everything but the GPU models (consistent with equals): for keys built per waiting job per decision,
+     * where hashing the models' set each time cost more than the lookup.
+     */
+    public static int scalarHash(PlacementRules r) {
+        return r == null ? 0 : ((r.gpusPerReplica * 31 + (r.gang ? 1 : 0)) * 31 + r.topology.ordinal()) * 31 + (r.mixModels ? 1 : 0);
+    }
+
     /** Whether a GPU of this model may hold the job. */
     public boolean accepts(String model) {
         return gpuTypes.isEmpty() || gpuTypes.contains(model);
@@ -90,6 +108,8 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
      * The one place this rule lives: planners choose among these and the simulator refuses any other.
      */
     public List<Integer> widths(int gpus, int minGpus) {
+        // a rigid job has its one width: asked per job at every decision, it is not built up each time
+        if (minGpus >= gpus) return gpus >= 0 && gpus < ONE_WIDTH.length ? ONE_WIDTH[gpus] : List.of(gpus);
         int unit = perReplica() && gpus % gpusPerReplica == 0 ? gpusPerReplica : 1;
         int replicas = gpus / unit;
         int minReplicas = Math.max(1, (minGpus + unit - 1) / unit);

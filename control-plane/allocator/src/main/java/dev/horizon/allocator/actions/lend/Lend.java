@@ -55,5 +55,9 @@ public final class Lend {
 
     /** What a block search reads of the job. */
     private record Width(int gpus, PlacementRules rules) {
+        @Override
+        public int hashCode() {
+            return gpus * 31 + PlacementRules.scalarHash(rules);
+        }
     }
 }

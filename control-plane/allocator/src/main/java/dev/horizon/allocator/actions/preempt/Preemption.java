@@ -31,6 +31,15 @@ public final class Preemption {
         public static Ask of(PendingJob j, int gpus, VictimPool pool) {
             return new Ask(gpus, j.rules(), Math.floor(j.weight()), j.arrivalSeconds() <= pool.now() - WIDE_JOB_PATIENCE_SECONDS);
         }
+
+        /**
+         * Hashed on the rules' scalars, not their GPU models: it is asked for every waiting job at every decision, and
+         * the few asks that differ only by models are told apart by equals.
+         */
+        @Override
+        public int hashCode() {
+            return Integer.hashCode(gpus) * 31 + Double.hashCode(weightUnit) * 17 + (patient ? 1 : 0) + PlacementRules.scalarHash(rules) * 7;
+        }
     }
 
     /**
