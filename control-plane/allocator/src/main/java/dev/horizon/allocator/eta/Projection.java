@@ -407,9 +407,11 @@ final class Projection {
 
     /** The moment as the policy would see it now: running jobs first, then waiting ones, each in the order they came. */
     private ClusterMoment moment() {
+        // one pass over the jobs (tens of thousands at every decision), the waiting ones put after the running
         List<ActiveJob> ordered = new ArrayList<>(jobs.size());
-        for (ActiveJob j : jobs.values()) if (j.isRunning()) ordered.add(j);
-        for (ActiveJob j : jobs.values()) if (!j.isRunning()) ordered.add(j);
+        List<ActiveJob> waiting = new ArrayList<>();
+        for (ActiveJob j : jobs.values()) (j.isRunning() ? ordered : waiting).add(j);
+        ordered.addAll(waiting);
         return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), ordered, origin.teams(), services,
                 origin.durations());
     }
