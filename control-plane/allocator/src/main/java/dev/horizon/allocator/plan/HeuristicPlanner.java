@@ -65,10 +65,10 @@ public final class HeuristicPlanner {
                 for (int t = s; t < end; t++) capacity[t] -= g;
                 atMax = 0;
             }
-            capMin.changed(0, s, end);
+            capMin.lowered(0, s, end, g);
             for (int[] slice : placement.slices()) {
                 for (int t = s; t < end; t++) nodeFree[slice[0]][t] -= slice[1];
-                nodeMin.changed(slice[0], s, end);
+                nodeMin.lowered(slice[0], s, end, slice[1]);
             }
             starts.put(job.id(), s);
             objective += p.reward(job, s);

@@ -69,6 +69,27 @@ final class RangeMinima {
         if (levels != null) patch(r, from, to);
     }
 
+    /**
+     * Entries [from, to) of row r were each lowered by the same amount (raised where it is negative): a window wholly
+     * inside them is lowered by it too, read from nothing else; only the windows across either edge are worked out
+     * again from the level below. A planned job lowers its nodes and the capacity so over its run.
+     */
+    void lowered(int r, int from, int to, int by) {
+        if (levels == null) return;
+        int n = rows.length;
+        int[] row = rows[r], base = levels[0];
+        for (int i = from; i < to; i++) base[i * n + r] = row[i];
+        for (int k = 1; k < levels.length; k++) {
+            int[] below = levels[k - 1], level = levels[k];
+            int len = 1 << k, half = (len >> 1) * n, starts = level.length / n;
+            for (int i = Math.max(0, from - len + 1); i < Math.min(starts, to); i++) {
+                int at = i * n + r;
+                if (i >= from && i + len <= to) level[at] -= by;
+                else level[at] = Math.min(below[at], below[at + half]);
+            }
+        }
+    }
+
     private int[][] levels() {
         if (levels != null) return levels;
         int n = rows.length;

@@ -31,6 +31,32 @@ class RangeMinimaTest {
         }
     }
 
+    /**
+     * Stretches lowered (or raised) by one amount, as a planned job lowers its nodes and the capacity, told through
+     * {@link RangeMinima#lowered}, some of them before the table is first asked, mixed with plain changes: the table
+     * answers as the rows do.
+     */
+    @Test
+    void aTableLoweredByAStretchAnswersAsTheRowsDo() {
+        Random rng = new Random(11);
+        for (int trial = 0; trial < 60; trial++) {
+            int n = 1 + rng.nextInt(6), h = 1 + rng.nextInt(130);
+            int[][] rows = new int[n][h];
+            for (int[] row : rows) for (int t = 0; t < h; t++) row[t] = rng.nextInt(9) - 1;
+            RangeMinima minima = new RangeMinima(rows, h);
+            int askedAfter = rng.nextInt(3);
+            for (int change = 0; change < 60; change++) {
+                if (change == askedAfter) assertAnswersAsTheRows(minima, rows, h, rng);
+                int r = rng.nextInt(n), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
+                int by = rng.nextInt(10) == 0 ? -(1 + rng.nextInt(3)) : rng.nextInt(4);
+                for (int t = from; t < to; t++) rows[r][t] -= by;
+                if (rng.nextInt(4) == 0) minima.changed(r, from, to);
+                else minima.lowered(r, from, to, by);
+                if (change >= askedAfter) assertAnswersAsTheRows(minima, rows, h, rng);
+            }
+        }
+    }
+
     private static void assertAnswersAsTheRows(RangeMinima minima, int[][] rows, int h, Random rng) {
         int n = rows.length;
         for (int q = 0; q < 20; q++) {
