@@ -17,8 +17,7 @@ class RangeMinimaTest {
         Random rng = new Random(7);
         for (int trial = 0; trial < 40; trial++) {
             int n = 1 + rng.nextInt(6), h = 1 + rng.nextInt(100);
-            int[][] rows = new int[n][h];
-            for (int[] row : rows) for (int t = 0; t < h; t++) row[t] = rng.nextInt(9) - 1;
+            int[][] rows = randomRows(rng, n, h);
             RangeMinima minima = new RangeMinima(rows, h);
             assertAnswersAsTheRows(minima, rows, h, rng);
             for (int change = 0; change < 60; change++) {
@@ -41,8 +40,7 @@ class RangeMinimaTest {
         Random rng = new Random(11);
         for (int trial = 0; trial < 60; trial++) {
             int n = 1 + rng.nextInt(6), h = 1 + rng.nextInt(130);
-            int[][] rows = new int[n][h];
-            for (int[] row : rows) for (int t = 0; t < h; t++) row[t] = rng.nextInt(9) - 1;
+            int[][] rows = randomRows(rng, n, h);
             RangeMinima minima = new RangeMinima(rows, h);
             int askedAfter = rng.nextInt(3);
             for (int change = 0; change < 60; change++) {
@@ -55,6 +53,13 @@ class RangeMinimaTest {
                 if (change >= askedAfter) assertAnswersAsTheRows(minima, rows, h, rng);
             }
         }
+    }
+
+    /** n rows of h entries from -1 to 7. */
+    private static int[][] randomRows(Random rng, int n, int h) {
+        int[][] rows = new int[n][h];
+        for (int[] row : rows) for (int t = 0; t < h; t++) row[t] = rng.nextInt(9) - 1;
+        return rows;
     }
 
     private static void assertAnswersAsTheRows(RangeMinima minima, int[][] rows, int h, Random rng) {
