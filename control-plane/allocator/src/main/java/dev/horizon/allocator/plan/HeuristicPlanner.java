@@ -22,7 +22,7 @@ public final class HeuristicPlanner {
     Plan plan(PlanProblem p, boolean shortcuts) {
         int[] capacity = p.capacityCopy();
         int[][] nodeFree = p.nodeFreeCopy();
-        // the capacity's and each node's free GPUs over any run, patched where a job is planned, shared by every job length
+        // the capacity's and each node's free GPUs over any run, lowered where a job is planned, shared by every job length
         RangeMinima capMin = new RangeMinima(new int[][] {capacity}, p.horizonSteps());
         RangeMinima nodeMin = new RangeMinima(nodeFree, p.horizonSteps());
         int widestNode = 0;

@@ -3,7 +3,7 @@ package dev.horizon.allocator.plan;
 /**
  * The minimum of a row's entries over any window, for rows that change a stretch at a time (the cluster's capacity per
  * step, each node's free GPUs per step): a sparse table (level k: minima of windows 2^k long), built when first asked
- * and then patched over the stretch that changed, answering every window length in two reads. The planner asks these
+ * and then lowered over the stretch a planned job takes, answering every window length in two reads. The planner asks these
  * minima over a job's run at each candidate start; a sliding pass per job, redone for every job length and for every
  * node a job was planned on, was most of what planning cost.
  *
@@ -17,7 +17,10 @@ final class RangeMinima {
     /** levels[k][i * rows + r]: min of rows[r][i .. i + 2^k - 1]; null until first asked. */
     private int[][] levels;
 
-    /** Minima over rows[r][0 .. h-1]; the rows are read, never kept, so whoever changes one calls {@link #changed}. */
+    /**
+     * Minima over rows[r][0 .. h-1]; the rows are the caller's, read as they are when the table is first asked, so whoever
+     * lowers a stretch of one afterwards calls {@link #lowered}.
+     */
     RangeMinima(int[][] rows, int h) {
         this.rows = rows;
         this.h = h;
@@ -64,11 +67,6 @@ final class RangeMinima {
         return best;
     }
 
-    /** Entries [from, to) of row r changed: the windows over them are worked out again (none before the first question). */
-    void changed(int r, int from, int to) {
-        if (levels != null) patch(r, from, to);
-    }
-
     /**
      * Entries [from, to) of row r were each lowered by the same amount (raised where it is negative): a window wholly
      * inside them is lowered by it too, read from nothing else; only the windows across either edge are worked out
@@ -95,44 +93,14 @@ final class RangeMinima {
         int n = rows.length;
         levels = new int[32 - Integer.numberOfLeadingZeros(Math.max(1, h))][];
         for (int k = 0; k < levels.length; k++) levels[k] = new int[(h - (1 << k) + 1) * n];
-        for (int r = 0; r < n; r++) patch(r, 0, h);
-        return levels;
-    }
-
-    /**
-     * Row r's entries [from, to) changed: each level is worked out again where an entry below it changed, from the
-     * lowest level up, and no further up than a level where nothing did. A planned job lowers a node for its run, and
-     * most of the longer windows over it had their minimum elsewhere already; a level holds every row's entry for a
-     * window side by side, so each entry of one row read is another cache line, and the walk up all levels for the
-     * whole run was most of what planning a job cost on a large cluster.
-     */
-    private void patch(int r, int from, int to) {
-        int n = rows.length;
-        int[] row = rows[r], base = levels[0];
-        // the entries of the level just worked out that changed lie in [lo, hi] (none: hi < lo)
-        int lo = Integer.MAX_VALUE, hi = -1;
-        for (int i = from; i < to; i++) {
-            int at = i * n + r;
-            if (base[at] == row[i]) continue;
-            base[at] = row[i];
-            lo = Math.min(lo, i);
-            hi = i;
-        }
-        for (int k = 1; k < levels.length && hi >= 0; k++) {
+        int[] base = levels[0];
+        for (int r = 0; r < n; r++) for (int i = 0; i < h; i++) base[i * n + r] = rows[r][i];
+        // a window of 2^k steps is the least of its two halves, each a window of the level below
+        for (int k = 1; k < levels.length; k++) {
             int[] below = levels[k - 1], level = levels[k];
-            int halfSteps = 1 << (k - 1), half = halfSteps * n, starts = level.length / n;
-            int changedLo = Integer.MAX_VALUE, changedHi = -1;
-            // entry i is the least of entries i and i + halfSteps below it
-            for (int i = Math.max(0, lo - halfSteps); i < Math.min(starts, hi + 1); i++) {
-                int at = i * n + r;
-                int m = Math.min(below[at], below[at + half]);
-                if (level[at] == m) continue;
-                level[at] = m;
-                changedLo = Math.min(changedLo, i);
-                changedHi = i;
-            }
-            lo = changedLo;
-            hi = changedHi;
+            int half = (1 << (k - 1)) * n;
+            for (int at = 0; at < level.length; at++) level[at] = Math.min(below[at], below[at + half]);
         }
+        return levels;
     }
 }

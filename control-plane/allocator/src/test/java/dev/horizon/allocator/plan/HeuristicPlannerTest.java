@@ -55,10 +55,10 @@ class HeuristicPlannerTest {
                     if ((allowed == null || allowed[q]) && all[q] >= g && (fit < 0 || all[q] < all[fit])) fit = q;
                 }
                 assertEquals(fit, minima.leastAtLeast(s, len, allowed, g), "best fit of " + g + " from " + s + " len " + len);
-                // a job planned on a row lowers one stretch of it (a rise is patched the same way)
-                int r = rng.nextInt(rows), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
-                for (int t = from; t < to; t++) a[r][t] += rng.nextInt(7) - 4;
-                minima.changed(r, from, to);
+                // a job planned on a row lowers one stretch of it by its GPUs (a rise, by a negative amount, the same way)
+                int r = rng.nextInt(rows), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from), by = rng.nextInt(7) - 2;
+                for (int t = from; t < to; t++) a[r][t] -= by;
+                minima.lowered(r, from, to, by);
             }
         }
     }

@@ -8,32 +8,9 @@ import org.junit.jupiter.api.Test;
 
 class RangeMinimaTest {
     /**
-     * Rows changed a stretch at a time, as the planner changes them (and back up too, which it never does): every window's
-     * minimum, every row's at once, and the least row at least a value, read from the patched table, must be what the rows
-     * hold.
-     */
-    @Test
-    void aPatchedTableAnswersAsTheRowsDo() {
-        Random rng = new Random(7);
-        for (int trial = 0; trial < 40; trial++) {
-            int n = 1 + rng.nextInt(6), h = 1 + rng.nextInt(100);
-            int[][] rows = randomRows(rng, n, h);
-            RangeMinima minima = new RangeMinima(rows, h);
-            assertAnswersAsTheRows(minima, rows, h, rng);
-            for (int change = 0; change < 60; change++) {
-                int r = rng.nextInt(n), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
-                int by = rng.nextInt(10) == 0 ? 1 + rng.nextInt(3) : -(1 + rng.nextInt(3));
-                for (int t = from; t < to; t++) rows[r][t] += by;
-                minima.changed(r, from, to);
-                assertAnswersAsTheRows(minima, rows, h, rng);
-            }
-        }
-    }
-
-    /**
      * Stretches lowered (or raised) by one amount, as a planned job lowers its nodes and the capacity, told through
-     * {@link RangeMinima#lowered}, some of them before the table is first asked, mixed with plain changes: the table
-     * answers as the rows do.
+     * {@link RangeMinima#lowered}, some of them before the table is first asked: every window's minimum, every row's at once
+     * and the least row at least a value answer as the rows do.
      */
     @Test
     void aTableLoweredByAStretchAnswersAsTheRowsDo() {
@@ -48,8 +25,7 @@ class RangeMinimaTest {
                 int r = rng.nextInt(n), from = rng.nextInt(h), to = from + 1 + rng.nextInt(h - from);
                 int by = rng.nextInt(10) == 0 ? -(1 + rng.nextInt(3)) : rng.nextInt(4);
                 for (int t = from; t < to; t++) rows[r][t] -= by;
-                if (rng.nextInt(4) == 0) minima.changed(r, from, to);
-                else minima.lowered(r, from, to, by);
+                minima.lowered(r, from, to, by);
                 if (change >= askedAfter) assertAnswersAsTheRows(minima, rows, h, rng);
             }
         }
