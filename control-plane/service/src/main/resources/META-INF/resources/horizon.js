@@ -479,7 +479,7 @@ async function refresh() {
     inSeconds(plan, history, runs);
     teamOrder = teams.map(t => t.name).sort();
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
-      + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+      + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
     document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
       + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
       + ' waiting; planned at ' + clock(plan.plannedAt);
