@@ -44,16 +44,6 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
         }
     }
 
-    /** widths(g, g) for the widths jobs ask most, built once. */
-    private static final List<Integer>[] ONE_WIDTH = oneWidths(1025);
-
-    @SuppressWarnings("unchecked")
-    private static List<Integer>[] oneWidths(int n) {
-        List<Integer>[] out = new List[n];
-        for (int g = 0; g < n; g++) out[g] = List.of(g);
-        return out;
-    }
-
     /** Any model, today's width rule, all replicas together, any nodes: what trace jobs without a job JSON get. */
     public static final PlacementRules ANY = new PlacementRules(Set.of(), 0, true, Topology.ANY);
 
@@ -109,7 +99,7 @@ public record PlacementRules(Set<String> gpuTypes, int gpusPerReplica, boolean g
      */
     public List<Integer> widths(int gpus, int minGpus) {
         // a rigid job has its one width: asked per job at every decision, it is not built up each time
-        if (minGpus >= gpus) return gpus >= 0 && gpus < ONE_WIDTH.length ? ONE_WIDTH[gpus] : List.of(gpus);
+        if (minGpus >= gpus) return List.of(gpus);
         int unit = perReplica() && gpus % gpusPerReplica == 0 ? gpusPerReplica : 1;
         int replicas = gpus / unit;
         int minReplicas = Math.max(1, (minGpus + unit - 1) / unit);

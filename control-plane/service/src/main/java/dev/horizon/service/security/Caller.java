@@ -2,6 +2,7 @@ package dev.horizon.service.security;
 
 import dev.horizon.service.web.ApiException;
 import jakarta.enterprise.context.RequestScoped;
+import java.util.function.UnaryOperator;
 
 /**
  * Who made this request, as the bearer token says; set by {@link BearerTokenFilter}. It holds the one rule of who sees
@@ -71,7 +72,7 @@ public class Caller {
      * {@link #requireTeam(String, String)}, where the refusal says where the team came from and what to change:
      * teamOrigin, given the token's team, answers that in words (" (taken from ...): pass ..."), or null to say nothing more.
      */
-    public void requireTeam(String team, String action, java.util.function.UnaryOperator<String> teamOrigin) {
+    public void requireTeam(String team, String action, UnaryOperator<String> teamOrigin) {
         if (grant.role() == Role.ADMIN) return;
         if (grant.role() != Role.SUBMITTER) throw forbidden(action + " needs a submitter or admin token; this token's role is " + describe());
         if (!grant.team().equals(team)) {
