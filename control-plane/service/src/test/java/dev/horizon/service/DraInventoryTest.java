@@ -59,8 +59,9 @@ class DraInventoryTest {
             slices.gpu(0).publish();
             cluster.forgetLabels(); // the node list read when the agent registered is under a second old and lacks the new node
 
-            inventory.check(System.currentTimeMillis());
+            inventory.check(1_796_255_940_999L);
             JsonPath drained = node();
+            assertEquals("2026-12-02T23:59:00Z", drained.getString("resourceSlices.checkedAt"), "when it was checked, in the API's one time format");
             assertEquals("dra", drained.getString("gpuMode"));
             assertEquals("UNHEALTHY", drained.getString("health"));
             assertEquals("ResourceSlices disagree with the agent: GPU-host-d-1: the agent reports it, the DRA driver publishes no device for it",

@@ -1,6 +1,8 @@
 package dev.horizon.service.nodes;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.api.integration.GpuMode;
+import dev.horizon.service.web.ApiTime;
 import java.util.List;
 import java.util.Optional;
 
@@ -10,8 +12,8 @@ import java.util.Optional;
  * Operator applies instead of the agent. Off Kubernetes: no mode, no check, every command is the agent's.
  */
 public interface NodePlatform {
-    /** The last ResourceSlice check of a dra node: the devices the DRA driver publishes there and each disagreement. */
-    record ResourceSliceCheck(int publishedDevices, List<String> differences, long checkedAt) {
+    /** The last ResourceSlice check of a dra node: the devices the DRA driver publishes there, each disagreement, and when (epoch ms). */
+    record ResourceSliceCheck(int publishedDevices, List<String> differences, @JsonSerialize(using = ApiTime.Millis.class) long checkedAt) {
     }
 
     Optional<GpuMode> mode(String node);
