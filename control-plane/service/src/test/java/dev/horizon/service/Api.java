@@ -8,6 +8,8 @@ import io.restassured.specification.RequestSpecification;
 /** Requests as the test tokens make them; the admin token is the bootstrap token the test profile sets. */
 public final class Api {
     public static final String ADMIN = "test-admin-token";
+    /** The API's one time format as a regular expression: ISO-8601 UTC to the second. */
+    public static final String ISO_SECOND = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z";
 
     private Api() {
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 class TimeFormatTest {
-    private static final Pattern ISO = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+    private static final Pattern ISO = Pattern.compile(Api.ISO_SECOND);
     /** Field names that hold a time. */
     private static final Pattern TIME_FIELD = Pattern.compile(".*At|start|plannedStart|estimatedEnd|lastSeen|now|at|from|to");
     /** The smallest epoch seconds of this century's times: a number this large in an answer is a time in the wrong format. */

@@ -4,12 +4,12 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import dev.horizon.service.store.Db;
 import dev.horizon.service.store.StoreException;
 import dev.horizon.service.store.StoredJson;
+import dev.horizon.service.web.ApiTime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -326,7 +326,7 @@ public class NodeStore {
         for (Map.Entry<String, Long> n : silent) {
             int changed = db.update("UPDATE nodes SET health = ?, health_reason = ? WHERE name = ? AND last_seen = ? AND health <> ?", ps -> {
                 ps.setString(1, Node.LOST);
-                ps.setString(2, "nothing heard from its agent since " + Instant.ofEpochMilli(n.getValue()));
+                ps.setString(2, "nothing heard from its agent since " + ApiTime.ofMillis(n.getValue()));
                 ps.setString(3, n.getKey());
                 ps.setLong(4, n.getValue());
                 ps.setString(5, Node.LOST);

@@ -9,6 +9,7 @@ import dev.horizon.service.security.TokenRequest;
 import dev.horizon.service.security.Tokens;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.service.web.ApiException;
+import dev.horizon.service.web.ApiTime;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -20,7 +21,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
-import java.time.Instant;
 import java.util.List;
 
 /**
@@ -78,7 +78,7 @@ public class TokenResource {
         caller.requireAdmin("revoking tokens");
         Tokens.TokenInfo token = find(id);
         if (token.revokedAt() != null) {
-            throw new ApiException(409, "token " + id + " was revoked already, at " + Instant.ofEpochMilli(token.revokedAt()));
+            throw new ApiException(409, "token " + id + " was revoked already, at " + ApiTime.ofMillis(token.revokedAt()));
         }
         try {
             tokens.revoke(id);

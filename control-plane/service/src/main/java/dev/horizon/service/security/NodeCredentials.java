@@ -1,11 +1,11 @@
 package dev.horizon.service.security;
 
 import dev.horizon.service.store.StoreException;
+import dev.horizon.service.web.ApiTime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -91,8 +91,8 @@ public class NodeCredentials {
     }
 
     private static String enrolledAlready(String node, Tokens.TokenInfo last) {
-        String state = last.revokedAt() == null ? "has a live credential (" + last.id() + ", since " + Instant.ofEpochMilli(last.createdAt()) + ")"
-                : "had its credential " + last.id() + " revoked at " + Instant.ofEpochMilli(last.revokedAt());
+        String state = last.revokedAt() == null ? "has a live credential (" + last.id() + ", since " + ApiTime.ofMillis(last.createdAt()) + ")"
+                : "had its credential " + last.id() + " revoked at " + ApiTime.ofMillis(last.revokedAt());
         return "node " + node + " " + state + "; re-enrolling it needs an admin: ./horizon token create --role agent --node " + node
                 + " (POST /api/v1/tokens {\"role\":\"agent\",\"node\":\"" + node + "\"}) makes a new credential to give its agent (--token)."
                 + " A second host under the same name needs a name of its own (horizon.agent.node-name); an agent retrying its own"

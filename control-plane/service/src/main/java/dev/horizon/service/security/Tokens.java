@@ -16,7 +16,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Instant;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.HashSet;
@@ -153,8 +152,8 @@ public class Tokens {
         if (known.isPresent()) {
             TokenInfo t = known.get();
             return new BootstrapOutcome(true, "HORIZON_BOOTSTRAP_ADMIN_TOKEN is ignored although no admin token is live: it is " + t.role()
-                    + " token " + t.id() + ", " + (t.revokedAt() != null ? "revoked at " + Instant.ofEpochMilli(t.revokedAt())
-                            : t.expiresAt() != null ? "expired at " + Instant.ofEpochMilli(t.expiresAt()) : "not an admin token")
+                    + " token " + t.id() + ", " + (t.revokedAt() != null ? "revoked at " + ApiTime.ofMillis(t.revokedAt())
+                            : t.expiresAt() != null ? "expired at " + ApiTime.ofMillis(t.expiresAt()) : "not an admin token")
                     + "; set a value never used before and restart");
         }
         boolean fresh = db.query("SELECT COUNT(*) FROM tokens", ps -> { }, rs -> rs.getLong(1)).get(0) == 0;
@@ -201,9 +200,9 @@ public class Tokens {
         if (found.isEmpty()) return new Authentication(null, "unknown token; ask an admin for one (POST /api/v1/tokens)");
         TokenInfo t = found.get();
         long now = now();
-        if (t.revokedAt() != null) return new Authentication(null, "token " + t.id() + " was revoked at " + Instant.ofEpochMilli(t.revokedAt())
+        if (t.revokedAt() != null) return new Authentication(null, "token " + t.id() + " was revoked at " + ApiTime.ofMillis(t.revokedAt())
                 + "; ask an admin for a new one");
-        if (!t.live(now)) return new Authentication(null, "token " + t.id() + " expired at " + Instant.ofEpochMilli(t.expiresAt())
+        if (!t.live(now)) return new Authentication(null, "token " + t.id() + " expired at " + ApiTime.ofMillis(t.expiresAt())
                 + "; ask an admin for a new one");
         touch(t.id(), now);
         return new Authentication(new Grant(t.id(), Role.valueOf(t.role().toUpperCase(java.util.Locale.ROOT)), t.team(), t.node(), t.label()), null);
