@@ -128,14 +128,19 @@ function bandCell(job, now) {
     + (job.queueAloneP90At == null ? 'later' : when(job.queueAloneP90At, now));
 }
 
+// "45 min", "2 h 40 min", "2 d 3 h", as ./horizon why says a wait
+function duration(seconds) {
+  const minutes = Math.round(seconds / 60);
+  const [h, m, d] = [Math.floor(minutes / 60), minutes % 60, Math.floor(minutes / 1440)];
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 60) return minutes + ' min';
+  if (minutes < 48 * 60) return h + ' h' + (m ? ' ' + m + ' min' : '');
+  return d + ' d' + (h % 24 ? ' ' + (h % 24) + ' h' : '');
+}
+
 // "in 45 min", "in 2 h 40 min", "in 2 d 3 h", as ./horizon why says it
 function fromNow(seconds, now) {
-  const minutes = Math.round((seconds - now) / 60);
-  if (minutes <= 0) return 'now';
-  const [h, m, d] = [Math.floor(minutes / 60), minutes % 60, Math.floor(minutes / 1440)];
-  if (minutes < 60) return 'in ' + minutes + ' min';
-  if (minutes < 48 * 60) return 'in ' + h + ' h' + (m ? ' ' + m + ' min' : '');
-  return 'in ' + d + ' d' + (h % 24 ? ' ' + (h % 24) + ' h' : '');
+  return Math.round((seconds - now) / 60) <= 0 ? 'now' : 'in ' + duration(seconds - now);
 }
 
 // "node-0[0-3]+node-1[5-5:3g.40gb@4]" -> [{node: 'node-0', first: 0, last: 3}, {node: 'node-1', first: 5, last: 5, share: '3g.40gb@4'}]
@@ -268,12 +273,22 @@ function drawGantt(plan, nodes, runs, services) {
   const height = 20 + (rows + planned.length + (planned.length ? 1 : 0)) * ROW + 4;
   svg.setAttribute('width', width);
   svg.setAttribute('height', height);
-  // the horizon runs past midnight: the first hour line of another day than now's carries its date
+  // the horizon runs past midnight: the first hour label of another day than now's carries its date
   let dayBefore = now;
+  let labelEnd = -Infinity;
   for (let t = Math.ceil(start / 3600) * 3600; t <= end; t += 3 * 3600) {
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 14, y2: height, class: 'axis' }));
-    svg.append(el('text', { x: x(t) - 14, y: 11 }, when(t, dayBefore)));
-    dayBefore = t;
+    const label = el('text', { y: 11, class: 'hour' }, when(t, dayBefore));
+    svg.append(label);
+    // kept inside the chart, and left out where it would run into the one before (a dated label is long)
+    const left = Math.min(x(t) - 14, width - label.getComputedTextLength());
+    if (left < labelEnd + 6) {
+      label.remove();
+    } else {
+      label.setAttribute('x', left);
+      labelEnd = left + label.getComputedTextLength();
+      dayBefore = t;
+    }
   }
   // past runs: one row per node of a run, drawn once per job and run; those still running are the plan's
   const pastSeen = new Set();
@@ -413,7 +428,7 @@ function fillComparisons(comparisons) {
   const rows = c ? c.policies.map(p => Object.assign({ best: p.policy === c.bestBaseline }, p)) : [];
   const none = c && c.computing ? 'being computed in the simulator (FIFO, KAI, Kueue, Slurm and Horizon on the same day) while the day runs' : 'none yet';
   fillTable('comparison', rows, none, [p => p.policy + (p.best ? ' (best baseline)' : ''), p => p.engine, p => share(p.utilization),
-    p => p.jobsCompleted + ' of ' + p.jobsArrived, p => p.preemptions, p => p.waitP95Seconds === undefined ? '' : Math.round(p.waitP95Seconds) + ' s',
+    p => p.jobsCompleted + ' of ' + p.jobsArrived, p => p.preemptions, p => p.waitP95Seconds == null ? '' : duration(p.waitP95Seconds),
     p => share(p.worstTeamOwedDelivered), p => share(p.rtSloAttainment), p => hours(p.priorityWeightedOutput)]);
 }
 

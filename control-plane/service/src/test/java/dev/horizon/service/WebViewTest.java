@@ -210,7 +210,7 @@ class WebViewTest {
         Map<String, String> over = new java.util.HashMap<>(midDay);
         over.put("/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON + 43_200)));
         over.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo'," + window
-                + ",'bestBaseline':'kai','policies':[{'policy':'kai','utilization':0.5},{'policy':'horizon','utilization':0.6}]}]");
+                + ",'bestBaseline':'kai','policies':[{'policy':'kai','utilization':0.5,'waitP95Seconds':33541},{'policy':'horizon','utilization':0.6}]}]");
         Path dir = Files.createTempDirectory("horizon-web-day");
         try {
             String dom = page(chromium, dir, midDay);
@@ -225,6 +225,7 @@ class WebViewTest {
             dom = page(chromium, dir, over);
             assertTrue(dom.contains("<span id=\"day-words\">the day is over</span>") && dom.contains(">The day is over: Mon, Nov 30, 2026 has been replayed."), "the end of the day: " + dom);
             assertTrue(dom.contains("kai (best baseline)"), "and the comparison's figures");
+            assertTrue(dom.contains("<td>9 h 19 min</td>"), "a wait in hours and minutes, as ./horizon why says one, not 33541 s: " + dom);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
@@ -270,18 +271,64 @@ class WebViewTest {
         Map<String, String> full = new java.util.HashMap<>(CANNED);
         full.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo','window':{'from':'%s','to':'%s'},"
                 .formatted(Api.iso(NOON - 43_200), Api.iso(NOON + 43_200)) + "'computing':true,'policies':[]}]");
-        full.put("/header-lines.html", HEADER_LINES);
-        HttpServer api = serve(full);
-        Path dir = Files.createTempDirectory("horizon-web-header");
+        String dom = testPage(chromium, full, "/header-lines.html", HEADER_LINES);
+        Matcher lines = Pattern.compile("<pre id=\"lines\">wide: (\\d+) lines, (\\d+) parts, (\\w+); narrow: (\\d+) lines, \\d+ parts, (\\w+)</pre>").matcher(dom);
+        assertTrue(lines.find(), "both frames laid out: " + dom);
+        assertEquals("6", lines.group(2), "all six parts shown: the name, the clock, the day, the summary, the nodes and the button");
+        assertEquals("1", lines.group(1), "at 1,400 px the header is one line: " + lines.group());
+        assertEquals("fits", lines.group(3), "and nothing runs past its edge");
+        assertTrue(Integer.parseInt(lines.group(4)) > 1, "at 700 px its parts wrap: " + lines.group());
+        assertEquals("fits", lines.group(5), "inside the screen's width");
+    }
+
+    /** Lays the page out 1,400 px wide and says how the Gantt's hour labels lie: how many, past the chart's edge, overlapping. */
+    private static final String HOUR_LABELS = """
+            <!doctype html><html><body>
+            <iframe id="view" src="/#token=any" width="1400" height="900"></iframe><pre id="labels"></pre>
+            <script>
+            const wait = setInterval(() => {
+              const gantt = document.getElementById('view').contentDocument.getElementById('gantt');
+              const labels = gantt ? [...gantt.querySelectorAll('text.hour')] : [];
+              if (labels.length === 0) return;
+              clearInterval(wait);
+              const boxes = labels.map(l => l.getBBox()).sort((a, b) => a.x - b.x);
+              const past = boxes.filter(b => b.x + b.width > +gantt.getAttribute('width')).length;
+              const overlapping = boxes.filter((b, i) => i > 0 && b.x < boxes[i - 1].x + boxes[i - 1].width).length;
+              document.getElementById('labels').textContent = labels.length + ' labels, ' + past + ' past the edge, ' + overlapping
+                + ' overlapping: ' + labels.map(l => l.textContent).join(' | ');
+            }, 100);
+            </script></body></html>""";
+
+    /**
+     * A plan made at 02:30: the horizon ends an hour and a half past the next midnight, where the hour label with its date
+     * ran past the chart's right edge, and its first two labels both carry a date. Every label is whole inside the chart
+     * and none runs into another.
+     */
+    @Test
+    void theGanttsHourLabelsStayInsideTheChartAndApart() throws Exception {
+        Path chromium = chromium();
+        assumeTrue(chromium != null, "web view test skipped: no chromium on PATH (apt-get install -y chromium, as .ci/run does)");
+        long early = NOON - 9 * 3600 - 1800;
+        Map<String, String> canned = new java.util.HashMap<>(CANNED);
+        canned.put("/api/v1/plan", ("{'plannedAt':'%s','stepSeconds':900,'horizonSteps':96,'nodes':['node-1'],'totalGpus':8,'busyGpus':0,"
+                + "'utilization':0.0,'running':[],'pending':[],'inferenceReservedGpus':{}}").formatted(Api.iso(early)));
+        canned.put("/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(early)));
+        String dom = testPage(chromium, canned, "/hour-labels.html", HOUR_LABELS);
+        Matcher labels = Pattern.compile("<pre id=\"labels\">(\\d+) labels, (\\d+) past the edge, (\\d+) overlapping: ([^<]*)</pre>").matcher(dom);
+        assertTrue(labels.find(), "the page laid out: " + dom);
+        assertEquals("0", labels.group(2), "no hour label runs past the chart's edge: " + labels.group(4));
+        assertEquals("0", labels.group(3), "no hour label runs into another: " + labels.group(4));
+        assertTrue(labels.group(4).contains("Dec 1"), "the next day's first label still says its date: " + labels.group(4));
+    }
+
+    /** The DOM Chromium leaves of a test page (path, as written) that lays out the view beside the canned answers. */
+    private static String testPage(Path chromium, Map<String, String> canned, String path, String html) throws IOException, InterruptedException {
+        Map<String, String> answers = new java.util.HashMap<>(canned);
+        answers.put(path, html);
+        HttpServer api = serve(answers);
+        Path dir = Files.createTempDirectory("horizon-web-page");
         try {
-            String dom = run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + "/header-lines.html");
-            Matcher lines = Pattern.compile("<pre id=\"lines\">wide: (\\d+) lines, (\\d+) parts, (\\w+); narrow: (\\d+) lines, \\d+ parts, (\\w+)</pre>").matcher(dom);
-            assertTrue(lines.find(), "both frames laid out: " + dom);
-            assertEquals("6", lines.group(2), "all six parts shown: the name, the clock, the day, the summary, the nodes and the button");
-            assertEquals("1", lines.group(1), "at 1,400 px the header is one line: " + lines.group());
-            assertEquals("fits", lines.group(3), "and nothing runs past its edge");
-            assertTrue(Integer.parseInt(lines.group(4)) > 1, "at 700 px its parts wrap: " + lines.group());
-            assertEquals("fits", lines.group(5), "inside the screen's width");
+            return run(chromium, dir, "--dump-dom", "http://127.0.0.1:" + api.getAddress().getPort() + path);
         } finally {
             api.stop(0);
             try (Stream<Path> files = Files.walk(dir)) {
