@@ -13,6 +13,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.LongFunction;
+import java.util.regex.Pattern;
 
 /**
  * The API's one time format: every timestamp it writes or reads is ISO-8601 UTC to the second ({@code 2026-12-02T23:59:00Z}),
@@ -20,6 +21,9 @@ import java.util.function.LongFunction;
  * field with the serializer of its unit, so the unit never leaks to clients.
  */
 public final class ApiTime {
+    /** The one form: ISO-8601 UTC to the second, 2026-12-02T23:59:00Z. */
+    private static final Pattern ONE_FORM = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+
     private ApiTime() {
     }
 
@@ -33,13 +37,26 @@ public final class ApiTime {
         return Instant.ofEpochMilli(epochMillis).truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
-    /** A time a client sent (query parameter or body field), in epoch seconds; anything but ISO-8601 is a 400 naming the field. */
+    /** A time a client sent (query parameter or body field), in epoch seconds; anything but the API's one form is a 400 naming the field. */
     public static long parseSeconds(String field, String raw) {
-        try {
-            return Instant.parse(raw.strip()).getEpochSecond();
-        } catch (DateTimeParseException e) {
+        Long seconds = epochSeconds(raw);
+        if (seconds == null) {
             throw new ApiException(400, "invalid time", List.of(field + " must be an ISO-8601 UTC time such as " + ofSeconds(1_764_547_200L)
                     + " (got " + Limits.quote(raw) + ")"));
+        }
+        return seconds;
+    }
+
+    /**
+     * text in the API's one form, in epoch seconds; null for any other. Instant.parse alone also takes an offset
+     * (+01:00), a fraction of a second and lower case, each a second way of writing a time that the API would then read.
+     */
+    private static Long epochSeconds(String text) {
+        if (text == null || !ONE_FORM.matcher(text.strip()).matches()) return null;
+        try {
+            return Instant.parse(text.strip()).getEpochSecond();
+        } catch (DateTimeParseException e) {
+            return null; // the form, but no such day or hour: 2026-02-30, 25:00
         }
     }
 
@@ -96,11 +113,9 @@ public final class ApiTime {
         @Override
         public Long deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             String text = p.getValueAsString();
-            try {
-                return Instant.parse(text == null ? "" : text.strip()).getEpochSecond() * perSecond;
-            } catch (DateTimeParseException e) {
-                return (Long) ctxt.handleWeirdStringValue(Long.class, text, "give an ISO-8601 UTC time such as " + ofSeconds(1_764_547_200L));
-            }
+            Long seconds = epochSeconds(text);
+            if (seconds == null) return (Long) ctxt.handleWeirdStringValue(Long.class, text, "give an ISO-8601 UTC time such as " + ofSeconds(1_764_547_200L));
+            return seconds * perSecond;
         }
     }
 }
