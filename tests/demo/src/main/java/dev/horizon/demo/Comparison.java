@@ -2,6 +2,7 @@ package dev.horizon.demo;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.bench.BenchPolicies;
 import dev.horizon.simulation.PolicyMetrics;
 import dev.horizon.simulation.SimResult;
@@ -56,11 +57,16 @@ final class Comparison {
                     .put("waitP50Seconds", m.waitSeconds().p50()).put("waitP95Seconds", m.waitSeconds().p95())
                     .put("rtSloAttainment", m.rtSloAttainment()).put("priorityWeightedOutput", m.priorityWeightedOutput());
             if (m.fairShare() != null) f.put("worstTeamOwedDelivered", Math.min(1, m.fairShare().worstTeam()));
-            lines.add(String.format("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %.0f s, output %.1f%s", r.policy(), m.utilization(),
-                    m.jobsCompleted(), m.jobsArrived(), m.waitSeconds().p95(), m.priorityWeightedOutput(), worstServed(m.fairShare())));
+            lines.add(line(r.policy(), m));
         }
         cp.put("/api/v1/comparisons/" + NAME, body, admin);
         return lines;
+    }
+
+    /** A policy's figures in the terminal; the p95 wait in minutes or hours, as the planner words a wait (34684 s is 9.6 h). */
+    static String line(String policy, PolicyMetrics m) {
+        return String.format("horizon demo:   %-8s utilization %.2f, %d of %d jobs done, wait p95 %s, output %.1f%s", policy, m.utilization(), m.jobsCompleted(),
+                m.jobsArrived(), Ranking.minutes(Math.round(m.waitSeconds().p95())), m.priorityWeightedOutput(), worstServed(m.fairShare()));
     }
 
     /**

@@ -16,6 +16,13 @@ class ComparisonTest {
     }
 
     @Test
+    void theTerminalLineSaysTheWaitInHours() {
+        PolicyMetrics horizon = new PolicyMetrics(0.61, 638.4, 1, 513, 600, 876, 122, new PolicyMetrics.Percentiles(0, 0, 34_684, 0), Map.of(), null,
+                0, 0, null, 0, null);
+        assertEquals("horizon demo:   horizon  utilization 0.61, 513 of 876 jobs done, wait p95 9.6 h, output 638.4", Comparison.line("horizon", horizon));
+    }
+
+    @Test
     void aDayWithoutBudgetsSaysNothingOfTeams() {
         assertEquals("", Comparison.worstServed(null));
     }
