@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LauncherSubmitTest {
     private HttpServer server;
     private final List<String> posted = new CopyOnWriteArrayList<>();
+    private final List<String> keys = new CopyOnWriteArrayList<>();
     @TempDir
     Path dir;
 
@@ -36,6 +37,13 @@ class LauncherSubmitTest {
         server.createContext("/api/v1/jobs", exchange -> {
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             posted.add(body);
+            String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+            keys.add(String.valueOf(key));
+            // the answer to the first try of a job named "lost" is lost on the way: the connection closes unanswered
+            if (body.contains("\"name\": \"lost\"") && keys.stream().filter(String.valueOf(key)::equals).count() == 1) {
+                exchange.close();
+                return;
+            }
             // a job of team "other" is refused, as a submitter token of another team is
             boolean refused = body.contains("\"team\": \"other\"");
             byte[] answer = (refused ? "{\"status\":403,\"error\":\"this token cannot act for team 'other'\"}"
@@ -112,6 +120,21 @@ class LauncherSubmitTest {
         assertTrue(err.get(0).contains("answered 403"), run.err());
         assertEquals("horizon: submit: job 2 of 3 was refused and none after it was sent; the first 1 went in (above)", err.get(1));
         assertEquals(2, posted.size(), "nothing after the refused job");
+    }
+
+    /**
+     * A job whose answer was lost after the control plane took it: the launcher sent no Idempotency-Key and did not
+     * retry, so the user saw "cannot reach", and running the command again made the job twice.
+     */
+    @Test
+    void aLostAnswerIsRetriedWithTheJobsOwnKeySoItIsMadeOnce() throws Exception {
+        Run run = submit("[" + job("a", "ml", "") + "," + job("lost", "ml", "") + "]");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(3, posted.size(), "the lost one is sent again: " + run.err());
+        assertEquals(keys.get(1), keys.get(2), "the retry carries its first try's key");
+        assertTrue(keys.get(1).matches("[0-9a-f-]{36}") && !keys.get(0).equals(keys.get(1)), "a key of its own per job: " + keys);
+        assertEquals(2, run.out().lines().filter(l -> l.startsWith("submitted job ")).count(), run.out());
+        assertTrue(run.err().contains("retrying in 1 s with the same Idempotency-Key, so the job is made once"), run.err());
     }
 
     /**
