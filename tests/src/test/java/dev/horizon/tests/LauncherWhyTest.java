@@ -154,9 +154,24 @@ class LauncherWhyTest {
     }
 
     private Run launcher(String... args) throws Exception {
-        Horizon.Launched l = Horizon.launch(Map.of("TZ", "UTC", "HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort(),
+        return launcherIn("UTC", args);
+    }
+
+    /** The launcher in the time zone tz. */
+    private Run launcherIn(String tz, String... args) throws Exception {
+        Horizon.Launched l = Horizon.launch(Map.of("TZ", tz, "HORIZON_URL", "http://127.0.0.1:" + server.getAddress().getPort(),
                 "HORIZON_TOKEN", "tok"), args);
         return new Run(l.exit(), l.out(), l.err());
+    }
+
+    /** token list wrote the API's UTC times as they came, with no zone, beside jobs and why, which say local times. */
+    @Test
+    void tokenTimesAreInTheLocalZoneAsTheJobsTimesAre() throws Exception {
+        tokens = "[{\"id\":\"tok-1\",\"role\":\"admin\",\"createdAt\":" + at(NOON - 600) + ",\"lastUsedAt\":" + at(NOON - 60)
+                + ",\"expiresAt\":null,\"revokedAt\":null}]";
+        Run tokenList = launcherIn("Asia/Kolkata", "token", "list");
+        assertEquals(0, tokenList.exit(), tokenList.err());
+        assertTrue(tokenList.out().contains(" 2026-11-30 17:20  2026-11-30 17:29 "), "11:50 and 11:59 UTC in India: " + tokenList.out());
     }
 
     @Test
