@@ -99,6 +99,8 @@ class LauncherWhyTest {
     private volatile String teams = TEAMS;
     /** What GET /api/v1/tokens answers. */
     private volatile String tokens = "[]";
+    /** When set, what every GET /api/v1/jobs answers: the first page (with a next cursor), then the second page. */
+    private volatile List<String> pages;
 
     private record Run(int exit, String out, String err) {
     }
@@ -112,6 +114,11 @@ class LauncherWhyTest {
             String query = exchange.getRequestURI().getQuery();
             String answer = path.equals("/api/v1/nodes") ? NODES : path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? teams
                     : path.equals("/api/v1/tokens") ? tokens : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
+            if (path.equals("/api/v1/jobs") && pages != null) {
+                boolean second = query.contains("cursor=page-2");
+                answer = pages.get(second ? 1 : 0);
+                if (!second) exchange.getResponseHeaders().add("Horizon-Next-Cursor", "page-2");
+            }
             byte[] body = (answer == null ? "{\"status\":404,\"error\":\"no job " + exchange.getRequestURI().getPath() + "\"}" : answer)
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer == null ? 404 : 200, body.length);
@@ -309,6 +316,26 @@ class LauncherWhyTest {
         Run run = why("nightly");
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("job j2 (eval), team ml, 2 GPUs: RUNNING\n"), run.out());
+    }
+
+    /**
+     * The job list is oldest first, a page at a time: jobs, status, why and cancel read its first page only, so past the
+     * 10,000 jobs a month's retention easily keeps they listed none of the newest, and a name given to more jobs than a
+     * page resolved to an old one.
+     */
+    @Test
+    void jobsPastTheFirstPageAreListedAndFoundByName() throws Exception {
+        pages = List.of("[{\"id\":\"j0\",\"name\":\"nightly\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"SUCCEEDED\","
+                + "\"submittedAt\":" + at(NOON - 90_000) + "}]", "[{\"id\":\"j2\",\"name\":\"nightly\",\"team\":\"ml\",\"class\":\"TRAINING\","
+                + "\"gpus\":2,\"state\":\"RUNNING\",\"submittedAt\":" + at(NOON - 600) + ",\"startedAt\":" + at(NOON - 300) + "}]");
+        Run jobs = launcher("jobs");
+        assertEquals(0, jobs.exit(), jobs.err());
+        assertTrue(jobs.out().lines().anyMatch(l -> l.contains(" j2 ") && l.contains("RUNNING")), jobs.out());
+        Run status = launcher("status");
+        assertTrue(status.out().lines().anyMatch(l -> l.startsWith("j2 ")), status.out());
+        Run why = why("nightly");
+        assertTrue(why.out().startsWith("job j2 (eval), team ml, 2 GPUs: RUNNING\n"), why.out() + why.err());
+        assertTrue(asked.stream().anyMatch(a -> a.contains("cursor=page-2")), "the second page was asked for: " + asked);
     }
 
     /** ./horizon team list: each team under its parent, however deep the tree, whatever order the store returns. */
