@@ -41,7 +41,7 @@ final class BodyMutations {
                         + "\"source\":{\"kind\":\"PyTorchJob\",\"namespace\":\"ml\",\"name\":\"llama-sft-7b\"}}"),
                 new Template("POST", "/api/v1/jobs", "submitter", "{\"name\":\"share\",\"team\":\"alpha\",\"class\":\"DEBUG\",\"perReplica\":{\"gpuMilli\":500,"
                         + "\"memoryMiB\":20000}}"),
-                new Template("POST", "/api/v1/teams", "admin", "{\"name\":\"fz-team\",\"parent\":\"alpha\",\"share\":0.25}"),
+                new Template("POST", "/api/v1/teams", "admin", "{\"name\":\"fz-team\",\"parent\":\"beta\",\"share\":0.25}"),
                 new Template("PUT", "/api/v1/teams/alpha/budget", "admin", "{\"share\":0.3}"),
                 new Template("POST", "/api/v1/tokens", "admin", "{\"role\":\"submitter\",\"team\":\"alpha\",\"label\":\"ci\",\"expiresInSeconds\":60}"),
                 new Template("POST", "/api/v1/tokens", "admin", "{\"role\":\"agent\",\"node\":\"fz-node\",\"label\":\"x\"}"),

@@ -215,6 +215,11 @@ public class JobStore {
         return out.subList(0, Math.min(limit, out.size()));
     }
 
+    /** Whether the team has a job waiting or running. */
+    public boolean hasActive(String team) {
+        return !db.query("SELECT 1 FROM jobs WHERE team = ? AND state IN ('PENDING', 'RUNNING') LIMIT 1", ps -> ps.setString(1, team), rs -> 1).isEmpty();
+    }
+
     public List<JobRow> active() {
         return db.query("SELECT " + READ + " FROM jobs WHERE state IN ('PENDING', 'RUNNING') ORDER BY submitted_at, id", ps -> { },
                 JobStore::row);

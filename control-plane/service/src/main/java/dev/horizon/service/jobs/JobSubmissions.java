@@ -118,6 +118,13 @@ public class JobSubmissions {
             throw new ApiException(422, "unknown team", List.of("team " + Limits.quote(spec.team()) + " does not exist; use one of "
                     + teams.all().stream().map(Team::name).toList() + " or ask an admin to create it (./horizon team create NAME --share S, or POST /api/v1/teams)"));
         }
+        // fair share owes GPU time to the teams at the tree's leaves only: a job of a team above them was accepted and
+        // then never owed any, so it ran only as fill however large the team's share
+        List<String> subTeams = teams.subTeams(spec.team());
+        if (!subTeams.isEmpty()) {
+            throw new ApiException(422, "team has sub-teams", List.of("team " + Limits.quote(spec.team()) + " has sub-teams " + subTeams
+                    + ": fair share owes GPU time only to teams without sub-teams, so its own jobs would run only as fill on idle GPUs; submit for one of them"));
+        }
         List<Node> cluster = nodes.planned();
         if (cluster.isEmpty()) return; // nothing registered yet: the job waits for nodes rather than being refused
         Cluster shape = new Cluster(cluster.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))

@@ -3,6 +3,7 @@ package dev.horizon.service.rest;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.horizon.api.Limits;
+import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.fairshare.OwedDelivered;
 import dev.horizon.service.security.Caller;
 import dev.horizon.service.teams.Team;
@@ -48,6 +49,8 @@ public class TeamResource {
     TeamStore teams;
     @Inject
     OwedDelivered owed;
+    @Inject
+    JobStore jobs;
 
     @GET
     public List<TeamView> list() {
@@ -81,6 +84,11 @@ public class TeamResource {
             throw new ApiException(422, "invalid team", List.of("parent: no team " + Limits.quote(team.parent()) + "; create the parent first or leave parent out"));
         }
         if (teams.find(team.name()).isPresent()) throw new ApiException(409, "team '" + team.name() + "' already exists; PUT /api/v1/teams/" + team.name() + "/budget changes its share");
+        if (team.parent() != null && jobs.hasActive(team.parent())) {
+            // with a sub-team the parent is owed nothing of its own (JobSubmissions), so its accepted jobs would turn into fill
+            throw new ApiException(409, "team '" + team.parent() + "' has waiting or running jobs, which a team with sub-teams is owed no GPU time for:"
+                    + " let them finish or cancel them, then create its sub-team");
+        }
         teams.insert(team);
         return Response.created(URI.create("/api/v1/teams/" + team.name())).entity(team).build();
     }

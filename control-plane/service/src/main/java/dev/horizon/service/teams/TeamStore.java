@@ -24,6 +24,11 @@ public class TeamStore {
                 rs -> new Team(rs.getString(1), rs.getString(2), rs.getDouble(3))).stream().findFirst();
     }
 
+    /** The teams whose parent is name, by name. */
+    public List<String> subTeams(String name) {
+        return db.query("SELECT name FROM teams WHERE parent = ? ORDER BY name", ps -> ps.setString(1, name), rs -> rs.getString(1));
+    }
+
     public void insert(Team team) {
         db.update("INSERT INTO teams (name, parent, share, created_at) VALUES (?, ?, ?, ?)", ps -> {
             ps.setString(1, team.name());
