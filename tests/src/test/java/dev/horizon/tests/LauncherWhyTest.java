@@ -280,6 +280,16 @@ class LauncherWhyTest {
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
+    /** A running job's row said since when but not where: only status did, which squeue and kubectl -o wide users look for here. */
+    @Test
+    void aRunningJobSaysWhereItRuns() throws Exception {
+        list = "[{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\",\"submittedAt\":"
+                + at(NOON - 600) + ",\"startedAt\":" + at(NOON - 300) + ",\"placement\":\"node-a[0-1]\"}]";
+        Run run = launcher("jobs");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().lines().toList().get(1).endsWith("RUNNING   since 11:55 (5 min ago)        on node-a[0-1]"), run.out());
+    }
+
     /** ./horizon status: the leader, each GPU with its MIG instances, and each active job with what it asked for, as jobs says it. */
     @Test
     void statusListsTheGpusAndWhatEachJobAskedFor() throws Exception {
