@@ -280,6 +280,16 @@ class LauncherWhyTest {
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
+    /** cancel took one job (scancel takes many): a sweep's jobs took a command each; one not found fails, not the others. */
+    @Test
+    void severalJobsAreCancelledInOneCommand() throws Exception {
+        Run run = launcher("cancel", "llama-sft", "nope", "sweep-1");
+        assertEquals(2, run.exit(), "one was not found");
+        assertEquals("cancelled job j1 (llama-sft) of team ml\ncancelled job j3 (sweep-1) of team ml\n", run.out());
+        assertEquals("horizon: no job named 'nope' in this token's team (an admin token finds any team's); ./horizon jobs lists them\n", run.err());
+        assertTrue(asked.stream().anyMatch(a -> a.startsWith("/api/v1/jobs/j3 ")), "sweep-1 is cancelled after the one not found: " + asked);
+    }
+
     /** A running job's row said since when but not where: only status did, which squeue and kubectl -o wide users look for here. */
     @Test
     void aRunningJobSaysWhereItRuns() throws Exception {
