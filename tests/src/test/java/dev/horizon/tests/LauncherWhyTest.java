@@ -298,6 +298,7 @@ class LauncherWhyTest {
         Run run = launcher("jobs");
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().lines().toList().get(1).endsWith("RUNNING   since 11:55 (5 min ago)        on node-a[0-1]"), run.out());
+        assertTrue(run.out().endsWith("\n1 job waiting or running\n"), "one job, not '1 jobs': " + run.out());
     }
 
     /** ./horizon status: the leader, each GPU with its MIG instances, and each active job with what it asked for, as jobs says it. */
@@ -307,6 +308,7 @@ class LauncherWhyTest {
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("leader: this replica, epoch 3; answering: r1\n"), run.out());
         assertTrue(run.out().contains("3g.40gb,3g.40gb"), run.out());
+        assertTrue(run.out().contains("\n1 node, 1 GPU, 2 active jobs, 0 finished\n"), "not '1 nodes, 1 GPUs': " + run.out());
         List<String> jobs = run.out().lines().filter(l -> l.startsWith("j1 ") || l.startsWith("j3 ")).toList();
         assertEquals(2, jobs.size(), run.out());
         assertTrue(jobs.get(0).contains(" TRAINING                   8  PENDING"), jobs.get(0));
