@@ -280,6 +280,15 @@ class LauncherWhyTest {
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
+    /** jobs --team with a typo listed "0 jobs waiting or running", as for a team with none. */
+    @Test
+    void jobsOfATeamThatDoesNotExistIsAnError() throws Exception {
+        list = "[]";
+        Run run = launcher("jobs", "--team", "mll");
+        assertEquals(2, run.exit(), run.out());
+        assertEquals("horizon: jobs: no team 'mll'; ./horizon team list lists them\n", run.err());
+    }
+
     /** cancel took one job (scancel takes many): a sweep's jobs took a command each; one not found fails, not the others. */
     @Test
     void severalJobsAreCancelledInOneCommand() throws Exception {
