@@ -122,6 +122,9 @@ class HeartbeatTest {
         as(ADMIN).get("/api/v1/jobs/" + id).then().body("state", equalTo("RUNNING")).body("preemptions", equalTo(1));
         as(ADMIN).get("/api/v1/jobs/" + id + "/explanation").then()
                 .body("lastPreemption", startsWith("node lost: "));
+        // a job only both hosts can hold: refused as one no node could ever hold while host-a's agent was silent
+        String both = Api.submit(ADMIN, "{\"name\":\"both-hosts\",\"team\":\"research\",\"class\":\"TRAINING\",\"replicas\":2,\"perReplica\":{\"gpus\":2}}");
+        as(ADMIN).delete("/api/v1/jobs/" + both).then().statusCode(200);
 
         reporting.add("host-a");
         await("host-a reports again and is HEALTHY", () -> "HEALTHY".equals(node("host-a", "health")));

@@ -125,7 +125,8 @@ public class JobSubmissions {
             throw new ApiException(422, "team has sub-teams", List.of("team " + Limits.quote(spec.team()) + " has sub-teams " + subTeams
                     + ": fair share owes GPU time only to teams without sub-teams, so its own jobs would run only as fill on idle GPUs; submit for one of them"));
         }
-        List<Node> cluster = nodes.planned();
+        // a node out for now (its agent silent a minute, or waiting for approval) still counts: it comes back
+        List<Node> cluster = nodes.registered();
         if (cluster.isEmpty()) return; // nothing registered yet: the job waits for nodes rather than being refused
         Cluster shape = new Cluster(cluster.stream().map(n -> new GpuNode(n.name(), n.gpuModel(), n.gpus().size(), n.gpuMemoryMiB(), n.nvlinkDomain()))
                 .toList());

@@ -68,11 +68,18 @@ public class NodeStore {
      * horizon.nodes declared. Lost nodes are out of the cluster, and so are nodes waiting for an admin's approval.
      */
     public List<Node> planned() {
+        return registered().stream().filter(n -> !Node.LOST.equals(n.health()) && !n.pendingApproval()).toList();
+    }
+
+    /**
+     * The nodes a job may ever run on: those planned on, and those out for now (lost, or waiting for approval), which come
+     * back. A job only they can hold waits, saying so, as one accepted before they went out does.
+     */
+    public List<Node> registered() {
         List<Node> all = all();
         boolean agents = all.stream().anyMatch(n -> Node.FROM_AGENT.equals(n.source()));
         String source = agents ? Node.FROM_AGENT : Node.FROM_CONFIG;
-        return all.stream().filter(n -> n.source().equals(source) && !Node.LOST.equals(n.health()) && !n.pendingApproval() && !n.gpus().isEmpty())
-                .toList();
+        return all.stream().filter(n -> n.source().equals(source) && !n.gpus().isEmpty()).toList();
     }
 
     /**
