@@ -45,6 +45,19 @@ class TokenLifecycleTest {
         as(token).get("/api/v1/audit").then().statusCode(401);
     }
 
+    /**
+     * A submitter token without a team said "needs an existing team (got null); create it", and a mistyped role came with
+     * a second problem about the team it would have taken.
+     */
+    @Test
+    void aSubmitterTokenWithoutATeamOrAnUnknownRoleIsOneClearProblem() {
+        as(ADMIN).body("{\"role\":\"submitter\"}").post("/api/v1/tokens").then().statusCode(400)
+                .body("problems", equalTo(List.of("team is required: a submitter token is bound to the team whose jobs it submits and cancels"
+                        + " (./horizon token create --role submitter --team T)")));
+        as(ADMIN).body("{\"role\":\"submiter\",\"team\":\"vision\"}").post("/api/v1/tokens").then().statusCode(400)
+                .body("problems", equalTo(List.of("role must be one of admin, submitter, agent (got 'submiter')")));
+    }
+
     @Test
     void aTokenExpiresAfterExpiresInSeconds() throws InterruptedException {
         String token = as(ADMIN).body("{\"role\":\"agent\",\"node\":\"expiring-node\",\"expiresInSeconds\":1}").post("/api/v1/tokens").then()

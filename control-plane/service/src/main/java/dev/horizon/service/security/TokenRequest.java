@@ -21,9 +21,13 @@ public record TokenRequest(String role, String team, String node, String label, 
     /** Checks the fields and the team; the role asked for. */
     public Role checked(TeamStore teams) {
         Role role = askedRole();
-        if (role == Role.SUBMITTER && (team == null || teams.find(team).isEmpty())) {
+        if (role == Role.SUBMITTER && team == null) {
+            throw new ApiException(400, "invalid token request", List.of("team is required: a submitter token is bound to the team whose jobs it"
+                    + " submits and cancels (./horizon token create --role submitter --team T)"));
+        }
+        if (role == Role.SUBMITTER && teams.find(team).isEmpty()) {
             throw new ApiException(422, "invalid token request", List.of("team: a submitter token needs an existing team (got "
-                    + Limits.quote(team) + "); create it with POST /api/v1/teams"));
+                    + Limits.quote(team) + "); ./horizon team list lists them, ./horizon team create (POST /api/v1/teams) makes one"));
         }
         return role;
     }
@@ -36,7 +40,8 @@ public record TokenRequest(String role, String team, String node, String label, 
         } catch (IllegalArgumentException e) {
             problems.add("role must be one of admin, submitter, agent (got " + Limits.quote(this.role) + ")");
         }
-        if (role != Role.SUBMITTER && team != null) problems.add("team: only submitter tokens are bound to a team; leave it out");
+        // an unknown role is problem enough: whether it takes a team is not known
+        if (role != null && role != Role.SUBMITTER && team != null) problems.add("team: only submitter tokens are bound to a team; leave it out");
         if (role != Role.AGENT && node != null) problems.add("node: only agent tokens are bound to a node; leave it out");
         Limits.text("team", team, Limits.SHORT_NAME, problems);
         if (node != null && node.isBlank()) problems.add("node must not be empty: the node name its agent registers");
