@@ -317,7 +317,9 @@ class LauncherWhyTest {
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("leader: this replica, epoch 3; answering: r1\n"), run.out());
         assertTrue(run.out().contains("3g.40gb,3g.40gb"), run.out());
-        assertTrue(run.out().contains("\n1 node, 1 GPU, 2 active jobs, 0 finished\n"), "not '1 nodes, 1 GPUs': " + run.out());
+        assertTrue(run.out().contains("\n1 node, 1 GPU, 2 active jobs\n"), "not '1 nodes, 1 GPUs': " + run.out());
+        assertTrue(asked.stream().filter(a -> a.startsWith("/api/v1/jobs?")).allMatch(a -> a.contains("&state=PENDING") || a.contains("&state=RUNNING")),
+                "the waiting and running jobs only, not every page of a month's finished ones: " + asked);
         List<String> jobs = run.out().lines().filter(l -> l.startsWith("j1 ") || l.startsWith("j3 ")).toList();
         assertEquals(2, jobs.size(), run.out());
         assertTrue(jobs.get(0).contains(" TRAINING                   8  PENDING"), jobs.get(0));
