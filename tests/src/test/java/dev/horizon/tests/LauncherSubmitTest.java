@@ -40,7 +40,9 @@ class LauncherSubmitTest {
             String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
             keys.add(String.valueOf(key));
             // the answer to the first try of a job named "lost" is lost on the way: the connection closes unanswered
-            if (body.contains("\"name\": \"lost\"") && keys.stream().filter(String.valueOf(key)::equals).count() == 1) {
+            // and of every try of a job named "always-lost"
+            if (body.contains("\"name\": \"lost\"") && keys.stream().filter(String.valueOf(key)::equals).count() == 1
+                    || body.contains("\"name\": \"always-lost\"")) {
                 exchange.close();
                 return;
             }
@@ -135,6 +137,16 @@ class LauncherSubmitTest {
         assertTrue(keys.get(1).matches("[0-9a-f-]{36}") && !keys.get(0).equals(keys.get(1)), "a key of its own per job: " + keys);
         assertEquals(2, run.out().lines().filter(l -> l.startsWith("submitted job ")).count(), run.out());
         assertTrue(run.err().contains("retrying in 1 s with the same Idempotency-Key, so the job is made once"), run.err());
+    }
+
+    /** Every answer lost: the job may be in, which "cannot reach the control plane" denied, so the user submitted it again. */
+    @Test
+    void anAnswerLostEveryTimeSaysTheJobMayBeIn() throws Exception {
+        Run run = submit(job("always-lost", "ml", ""));
+        assertEquals(2, run.exit());
+        assertEquals(5, posted.size(), "a first try and 4 retries: " + run.err());
+        assertTrue(run.err().lines().reduce((a, b) -> b).orElse("").matches("horizon: submit: no answer from the control plane at \\S+ after 5 tries"
+                + " \\(.+\\); it may hold the job: ./horizon jobs lists it, and submitting again makes another"), run.err());
     }
 
     /**
