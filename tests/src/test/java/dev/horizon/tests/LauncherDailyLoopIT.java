@@ -58,7 +58,8 @@ class LauncherDailyLoopIT {
         // no budgets: jobs are planned by priority and arrival, so the second 8-GPU job has a planned start behind the first
         for (String team : List.of("loop", "other")) {
             Run created = horizon(ADMIN, "team", "create", team, "--share", "0");
-            assertEquals("horizon: created team " + team + ", owed 0 of the cluster's GPU time\n", created.out(), created.err());
+            assertEquals("horizon: created team " + team + ", owed 0 of the cluster's GPU time, weighed against its siblings' shares (./horizon team list:"
+                    + " OF PARENT)\n", created.out(), created.err());
         }
         submitter = cp.admin().json("POST", "/api/v1/tokens", "{\"role\":\"submitter\",\"team\":\"loop\"}", 201).get("token").asText();
     }
@@ -175,7 +176,8 @@ class LauncherDailyLoopIT {
         assertTrue(notAdmin.err().contains("answered 403") && notAdmin.err().strip().lines().count() == 1, notAdmin.err());
         Run share = horizon(ADMIN, "team", "budget", "other", "--share", "1.5");
         assertEquals("horizon: team budget: --share is a fraction from 0 to 1, such as 0.25 (got '1.5')\n", share.err());
-        assertEquals("horizon: team other is owed 0 of the cluster's GPU time from the next plan on\n",
+        assertEquals("horizon: team other is owed 0 of the cluster's GPU time from the next plan on, weighed against its siblings' shares"
+                + " (./horizon team list: OF PARENT)\n",
                 horizon(ADMIN, "team", "budget", "other", "--share", "0").out());
         for (String command : List.of("submit", "jobs", "cancel", "why", "team")) {
             Run help = horizon(submitter, command, "--help");

@@ -377,11 +377,11 @@ class LauncherWhyTest {
         Run run = launcher("team", "list");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
-                TEAM                     PARENT                    SHARE  OWED GPU-H   RUN GPU-H  DELIVERED (7 days)
-                org                      -                             1         0.0         0.0  -
-                  applied                org                         0.4         0.0         0.0  -
-                  research               org                         0.6         0.0         0.0  -
-                    nlp                  research                    0.5        12.0         6.0  50%
+                TEAM                     PARENT                    SHARE OF PARENT  OWED GPU-H   RUN GPU-H  DELIVERED (7 days)
+                org                      -                             1      100%         0.0         0.0  -
+                  applied                org                         0.4       40%         0.0         0.0  -
+                  research               org                         0.6       60%         0.0         0.0  -
+                    nlp                  research                    0.5      100%        12.0         6.0  50%
                 4 teams
                 """, run.out());
     }
