@@ -164,7 +164,8 @@ class LauncherDailyLoopIT {
         assertTrue(refused.err().contains("holds apps/v1, not a Kubeflow (kubeflow.org) or KubeRay (ray.io) manifest")
                 && refused.err().strip().lines().count() == 1, refused.err());
         Run badState = horizon(submitter, "jobs", "--state", "sleeping");
-        assertEquals("horizon: jobs: --state must be PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED (got 'SLEEPING')\n", badState.err());
+        assertEquals("horizon: jobs: --state must be PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED, or several joined by ',' (got 'SLEEPING')\n",
+                badState.err());
         Run invalid = horizon(submitter, "submit", jobFile("bad").toString(), "--team", "other");
         assertEquals(2, invalid.exit());
         assertTrue(invalid.err().contains("answered 403") && invalid.err().strip().lines().count() == 1, invalid.err());

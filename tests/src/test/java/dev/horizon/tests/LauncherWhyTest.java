@@ -280,6 +280,15 @@ class LauncherWhyTest {
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
+    /** --state took one state: squeue -t FAILED,CANCELLED users got a usage error. */
+    @Test
+    void severalStatesAreListedTogether() throws Exception {
+        Run run = launcher("jobs", "--state", "failed,cancelled");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(asked.stream().anyMatch(a -> a.contains("&state=FAILED")) && asked.stream().anyMatch(a -> a.contains("&state=CANCELLED")), asked.toString());
+        assertEquals(2, launcher("jobs", "--state", "failed,bogus").exit(), "every state is checked");
+    }
+
     /** jobs --team with a typo listed "0 jobs waiting or running", as for a team with none. */
     @Test
     void jobsOfATeamThatDoesNotExistIsAnError() throws Exception {
