@@ -280,6 +280,21 @@ class LauncherWhyTest {
                 + "17:00 - later (if no more work arrives: 14:00 - 15:00)", lines.get(2));
     }
 
+    /**
+     * An id or team name went into the URL's path as typed: 'ID#x' revoked the token ID, and a space was said as the
+     * control plane being out of reach.
+     */
+    @Test
+    void anIdOrTeamNameThatIsNoneIsRefusedBeforeItReachesAPath() throws Exception {
+        Run revoke = launcher("token", "revoke", "e6e45334b06e9b78#x");
+        assertEquals(2, revoke.exit());
+        assertEquals("horizon: token revoke: 'e6e45334b06e9b78#x' is not a token id (16 hex digits; ./horizon token list shows them)\n", revoke.err());
+        Run budget = launcher("team", "budget", "ml ops", "--share", "0.2");
+        assertEquals(2, budget.exit());
+        assertEquals("horizon: team budget: 'ml ops' is not a team name (lower-case letters, digits and '-', 1 to 63 characters)\n", budget.err());
+        assertEquals(List.of(), asked.stream().filter(a -> a.startsWith("/api/v1/tokens/") || a.startsWith("/api/v1/teams/")).toList());
+    }
+
     /** --state took one state: squeue -t FAILED,CANCELLED users got a usage error. */
     @Test
     void severalStatesAreListedTogether() throws Exception {
