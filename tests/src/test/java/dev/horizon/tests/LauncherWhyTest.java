@@ -295,6 +295,15 @@ class LauncherWhyTest {
         assertEquals(List.of(), asked.stream().filter(a -> a.startsWith("/api/v1/tokens/") || a.startsWith("/api/v1/teams/")).toList());
     }
 
+    /** Out of reach: curl's reason and then an empty line, which broke "one line on stderr". */
+    @Test
+    void anUnreachableControlPlaneIsOneLine() throws Exception {
+        Horizon.Launched l = Horizon.launch(Map.of("HORIZON_URL", "http://127.0.0.1:1", "HORIZON_TOKEN", "tok"), "jobs");
+        assertEquals(2, l.exit());
+        assertTrue(l.err().startsWith("horizon: cannot reach the control plane at http://127.0.0.1:1/api/v1/clock: (7) "), l.err());
+        assertEquals(1, l.err().lines().count(), "one line: " + l.err());
+    }
+
     /** --state took one state: squeue -t FAILED,CANCELLED users got a usage error. */
     @Test
     void severalStatesAreListedTogether() throws Exception {
