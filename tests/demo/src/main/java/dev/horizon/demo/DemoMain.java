@@ -163,7 +163,7 @@ public final class DemoMain {
     }
 
     /**
-     * Teams (parents first) with their budgets, a submitter token per team, node-a100's MIG policy, the inference service
+     * Teams (parents first) with their budgets, a submitter token per team that takes jobs, node-a100's MIG policy, the inference service
      * and its demand history.
      */
     private void setUp() {
@@ -173,9 +173,10 @@ public final class DemoMain {
             if (b.parent() != null) t.put("parent", b.parent());
             cp.post("/api/v1/teams", t, admin, 201);
         }
-        for (var b : DemoDayScenario.BUDGETS) {
-            ObjectNode token = ControlPlane.object().put("role", "submitter").put("team", b.name()).put("label", "demo: " + b.name());
-            submitterOf.put(b.name(), cp.post("/api/v1/tokens", token, admin, 201).get("token").asText());
+        // only the teams at the tree's leaves take jobs (a parent is owed GPU time through its sub-teams alone)
+        for (String team : tree.teams()) {
+            ObjectNode token = ControlPlane.object().put("role", "submitter").put("team", team).put("label", "demo: " + team);
+            submitterOf.put(team, cp.post("/api/v1/tokens", token, admin, 201).get("token").asText());
         }
         putMigPolicy();
         var s = day.service().service();
