@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 
 /**
  * The packaged control plane and agent started as separate processes, the way an operator runs them, and a
@@ -35,13 +34,6 @@ final class Horizon {
     /** Each control plane's management port (health, metrics), by its API port; a restart on the same API port keeps it. */
     private static final Map<Integer, Integer> MANAGEMENT_PORTS = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /**
-     * Two warnings are the libraries' own notices left as they are: Flyway has not verified the H2 of Quarkus' platform,
-     * and a JDK 17 has no virtual threads for Quarkus to offer.
-     */
-    private static final Pattern KNOWN_NOTICES = Pattern.compile("newer than the version Flyway has been verified with"
-            + "|executor that spawns virtual threads");
-
     private Horizon() {
     }
 
@@ -50,7 +42,7 @@ final class Horizon {
      * operator can do nothing about is noise that hides the ones that matter (Micrometer's duplicate gauge at every start was one).
      */
     static List<String> faults(String log) {
-        return log.lines().filter(l -> l.contains(" ERROR ") || l.contains(" WARN ") && !KNOWN_NOTICES.matcher(l).find() || l.contains("Exception"))
+        return log.lines().filter(l -> l.contains(" ERROR ") || l.contains(" WARN ") || l.contains("Exception"))
                 .toList();
     }
 
