@@ -15,8 +15,9 @@ import java.util.List;
  * was submitted with (other teams' jobs without name, spec or reason: {@link #visibleTo}). leaderEpoch, on a running
  * job: the epoch of the leader that placed it or confirmed its placement, which adapters check (fencing). devices, on a
  * running job read alone: the placement's GPUs, MIG instances and shares with their UUIDs and GPU modes. startP50At,
- * startP90At, on a pending job: its start-time band (epoch seconds; absent: none can be given, and startBandNote says
- * why), never before the moment it is read; startBandNote: what else to know of the band (absent: nothing);
+ * startP90At, on a pending job: its start-time band (ISO-8601 UTC, as every time the API writes: {@link ApiTime};
+ * absent: none can be given, and startBandNote says why), never before the moment it is read; startBandNote: what else
+ * to know of the band (absent: nothing);
  * queueAloneP50At, queueAloneP90At, where the band has no P90: when the queue as it stands would start it were no more
  * work to arrive (a condition, not the band; startBandNote says how it was played; absent: not told, or not within it).
  * peakGpuMemoryMiB, for its own team: the most memory one of its whole GPUs held while it ran, as the agents measured it
