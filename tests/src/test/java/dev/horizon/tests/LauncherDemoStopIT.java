@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code ./horizon demo --keep-logs} stopped with SIGTERM (Ctrl-C in a terminal) once its agents run: the logs it keeps
  * hold no fault. Its processes were all sent SIGTERM at once, so the control plane, which stops in half a second, was
- * gone while the agents were still stopping, and each agent warned that the control plane was unreachable.
+ * gone while the agents were still stopping, and each agent warned that the control plane was unreachable. Its output
+ * went to a file, where the progress lines once were one line of carriage returns.
  */
 class LauncherDemoStopIT {
     @Test
@@ -37,6 +38,8 @@ class LauncherDemoStopIT {
             Path kept = Path.of(where.getProperty("tmp"));
             demo.destroy();
             assertTrue(demo.waitFor(20, TimeUnit.SECONDS), "the demo stopped within 20 s of SIGTERM");
+            String shown = Files.readString(dir.resolve("demo.log"));
+            assertTrue(shown.indexOf('\r') < 0, "written to a file, its progress lines are lines, not one line of carriage returns: " + shown);
             for (String name : List.of("control-plane", "agent-node-h100", "agent-node-a100")) {
                 Path log = kept.resolve(name + ".log");
                 assertEquals(List.of(), Horizon.faults(Files.readString(log)), "no error or warning from start to stop in " + log);

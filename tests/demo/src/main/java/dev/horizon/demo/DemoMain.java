@@ -33,6 +33,7 @@ public final class DemoMain {
     private final long dayStart;
     private final Map<String, String> submitterOf = new HashMap<>();
     private final PrintStream out;
+    private final Progress progress;
     private final SimulatedWork work;
     private int submitted;
     private int evictions;
@@ -40,7 +41,7 @@ public final class DemoMain {
     /** Where the demo last moved the control plane's clock, in seconds into the day. */
     private long clockAt = -1;
 
-    private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out, SimulatedWork work) {
+    private DemoMain(ControlPlane cp, String admin, DemoDayScenario.Day day, long dayStart, PrintStream out, boolean tty, SimulatedWork work) {
         this.work = work;
         this.cp = cp;
         this.admin = admin;
@@ -49,21 +50,26 @@ public final class DemoMain {
         this.runs = new Runs(dayStart);
         this.serving = new Serving(day.service());
         this.out = out;
+        this.progress = new Progress(out, tty);
     }
 
-    /** The options, each with its default; a wrong one is one line naming it. */
-    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary, Map<String, Path> simStates) {
+    /**
+     * The options, each with its default; a wrong one is one line naming it. tty (--progress tty): the launcher's output
+     * is a terminal, so the status line is rewritten in place (--progress lines, the default: a line each simulated hour).
+     */
+    record Options(String url, String token, long seed, double speed, long durationSeconds, Path traces, Path summary, Map<String, Path> simStates,
+                   boolean tty) {
         static Options parse(String[] args) {
             return parse(args, true);
         }
 
         /** connect: the control plane's --url and --token are required (not to only say when the day starts). */
         static Options parse(String[] args, boolean connect) {
-            Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces"));
+            Map<String, String> o = new HashMap<>(Map.of("--seed", "1", "--speed", "288", "--duration", "86400", "--traces", "../shared/traces", "--progress", "lines"));
             for (int i = 0; i < args.length; i += 2) {
-                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary", "--sim-state").contains(args[i]) || i + 1 >= args.length) {
+                if (!List.of("--url", "--token", "--seed", "--speed", "--duration", "--traces", "--summary", "--sim-state", "--progress").contains(args[i]) || i + 1 >= args.length) {
                     throw new IllegalArgumentException("unknown option or missing value: " + args[i]
-                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE] [--sim-state NODE=FILE,...]");
+                            + "; use --url U --token ADMIN [--seed N] [--speed X] [--duration S] [--traces DIR] [--summary FILE] [--sim-state NODE=FILE,...] [--progress tty|lines]");
                 }
                 o.put(args[i], args[i + 1]);
             }
@@ -72,8 +78,10 @@ public final class DemoMain {
             long duration = (long) number(o, "--duration");
             if (speed <= 0) throw new IllegalArgumentException("--speed must be above 0 (simulated seconds per wall second; 288 = a day in 5 minutes)");
             if (duration < 60 || duration > 86_400) throw new IllegalArgumentException("--duration must be 60 to 86400 simulated seconds (got " + duration + ")");
+            if (!List.of("tty", "lines").contains(o.get("--progress"))) throw new IllegalArgumentException("--progress must be tty or lines (got '" + o.get("--progress") + "')");
             return new Options(o.get("--url"), o.get("--token"), (long) number(o, "--seed"), speed, duration, Path.of(o.get("--traces")),
-                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null, simStates(o.getOrDefault("--sim-state", "")));
+                    o.containsKey("--summary") ? Path.of(o.get("--summary")) : null, simStates(o.getOrDefault("--sim-state", "")),
+                    "tty".equals(o.get("--progress")));
         }
 
         /** NODE=FILE,...: each node's simulated-driver state file, where the jobs' processes are written. */
@@ -133,7 +141,7 @@ public final class DemoMain {
         long dayStart = Math.floorDiv(now + DemoDayScenario.STEP_SECONDS - 1, DemoDayScenario.STEP_SECONDS) * DemoDayScenario.STEP_SECONDS;
         Map<String, Long> memory = new HashMap<>();
         DemoDayScenario.NODES.forEach(n -> memory.put(n.name(), n.gpuMemoryMiB()));
-        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out, o.simStates().isEmpty() ? null : new SimulatedWork(o.simStates(), memory, o.seed()));
+        DemoMain demo = new DemoMain(cp, o.token(), day, dayStart, out, o.tty(), o.simStates().isEmpty() ? null : new SimulatedWork(o.simStates(), memory, o.seed()));
         demo.setUp();
         FutureTask<List<String>> figures = demo.compareInTheBackground(new Comparison(day, dayStart, dayStart + o.durationSeconds()));
         demo.replay(o.durationSeconds(), o.speed());
@@ -255,11 +263,11 @@ public final class DemoMain {
                 Runs.Changes seen = runs.observe(cp.jobs("RUNNING", admin), t);
                 if (work != null) processes(seen, t);
             }
-            status(t);
+            status(t, t + 60 > duration);
             if (t <= quiet) wallStart = System.nanoTime() - (long) (t / speed * 1e9);
             else pace(wallStart, t, speed);
         }
-        out.println();
+        progress.end();
     }
 
     /**
@@ -306,11 +314,10 @@ public final class DemoMain {
         cp.post("/api/v1/clock", ControlPlane.object().put("to", ControlPlane.iso(dayStart + t)), admin, 200);
     }
 
-    private void status(long t) {
-        out.printf("\rhorizon demo: simulated %s | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
-                        + " | inference holds %d GPUs | plans %d   ", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
-                runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans);
-        out.flush();
+    private void status(long t, boolean last) {
+        progress.show(t, last, String.format("horizon demo: simulated %s | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
+                        + " | inference holds %d GPUs | plans %d", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
+                runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans));
     }
 
     private static void pace(long wallStart, long t, double speed) throws InterruptedException {
