@@ -44,7 +44,7 @@ class FairShareLiveTest {
         assertEquals(1, planner.planNow().preempted(), "the debug job preempted one steady job");
         String taken = steady.stream().filter(id -> state(id).equals("PENDING")).findFirst().orElseThrow();
         String told = as(ADMIN).get("/api/v1/jobs/" + taken + "/explanation").then().statusCode(200).extract().path("lastPreemption");
-        assertTrue(told.contains(" for " + debug + " (1 GPUs, weight "), "the preempted job is told which job took its GPUs and why: " + told);
+        assertTrue(told.contains(" for " + debug + " (1 GPU, weight "), "the preempted job is told which job took its GPUs and why: " + told);
         at(t0 + 1_500_000);
         as(ADMIN).body("{\"state\":\"SUCCEEDED\"}").post("/api/v1/jobs/" + debug + "/outcome").then().statusCode(200);
         planner.planNow();

@@ -2,6 +2,7 @@ package dev.horizon.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fractional.mig.MigPolicy;
 import dev.horizon.trace.DemoDayScenario;
@@ -316,8 +317,8 @@ public final class DemoMain {
 
     private void status(long t, boolean last) {
         progress.show(t, last, String.format("horizon demo: simulated %s | submitted %d, running %d, waiting %d, done %d | preemptions %d, evictions %d"
-                        + " | inference holds %d GPUs | plans %d", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
-                runs.completed(), runs.preemptions(), evictions, serving.held().size(), plans));
+                        + " | inference holds %s | plans %d", ControlPlane.iso(dayStart + t).substring(0, 16).replace('T', ' '), submitted, runs.running().size(), runs.waiting(),
+                runs.completed(), runs.preemptions(), evictions, Ranking.gpus(serving.held().size()), plans));
     }
 
     private static void pace(long wallStart, long t, double speed) throws InterruptedException {

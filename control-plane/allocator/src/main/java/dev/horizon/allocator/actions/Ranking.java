@@ -6,7 +6,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** How Horizon's actions order and compare work, and how they speak of time in wait reasons. */
+/** How Horizon's actions order and compare work, and how they speak of time and GPUs in wait reasons. */
 public final class Ranking {
     /**
      * Value order: weight first, then first come first served. Written out rather than chained: every decision sorts the
@@ -39,6 +39,11 @@ public final class Ranking {
         long stepStart = ctx.stepIndex() * ctx.stepSeconds();
         long steps = (endSeconds - stepStart + ctx.stepSeconds() - 1) / ctx.stepSeconds();
         return (int) Math.max(1, Math.min(h, steps));
+    }
+
+    /** "1 GPU", "8 GPUs". */
+    public static String gpus(int n) {
+        return n + (n == 1 ? " GPU" : " GPUs");
     }
 
     public static String minutes(long seconds) {

@@ -175,7 +175,7 @@ public final class Allocate {
         if (peak == 0) return "";
         // the level now is left out: it moves with inference minute by minute, and the stored reason must not
         return "; within its estimated " + Ranking.minutes(j.estimatedRemainingSeconds()) + " run the inference reservation rises to "
-                + reserved[peak] + " GPUs (" + Instant.ofEpochSecond(ctx.plannedStart(peak)) + ")";
+                + Ranking.gpus(reserved[peak]) + " (" + Instant.ofEpochSecond(ctx.plannedStart(peak)) + ")";
     }
 
     /** The nodes that take no new work as the decision begins (drained or unhealthy), by index; read before later actions hold any. */
@@ -204,14 +204,14 @@ public final class Allocate {
         if (s == null) {
             long horizonSeconds = ctx.horizonSteps() * step;
             String out = outClause(ctx, j, outNodes);
-            session.decision().waiting(j.id(), () -> "no room for " + j.gpus() + " GPUs for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
+            session.decision().waiting(j.id(), () -> "no room for " + Ranking.gpus(j.gpus()) + " for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
                     + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation" + out);
             return false;
         }
         if (s > 0) {
             long in = s * step - ctx.now() % step;
             session.decision().waiting(j.id(), () -> "planned to start in about " + Ranking.minutes(in)
-                    + " when " + j.gpus() + " GPUs free up; higher-value work and the inference reservation hold them until then"
+                    + " when " + Ranking.gpus(j.gpus()) + (j.gpus() == 1 ? " frees" : " free") + " up; higher-value work and the inference reservation hold them until then"
                     + reservationRise(ctx, reserved, j));
             return false;
         }

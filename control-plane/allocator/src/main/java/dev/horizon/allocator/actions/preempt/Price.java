@@ -1,5 +1,6 @@
 package dev.horizon.allocator.actions.preempt;
 
+import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.RunningJob;
 import java.util.ArrayList;
@@ -109,7 +110,7 @@ public final class Price {
     /** What the jobs moved off a block are told: for whom, and what it gained against what the move costs them. */
     public String moved(PendingJob preemptor, List<RunningJob> moved, long stepSeconds) {
         Loss loss = lossOf(moved, Math.min(advanceSeconds, stepSeconds));
-        return "moved to free whole GPUs for " + preemptor.id() + " (" + preemptor.gpus() + " GPUs, weight " + preemptor.weight()
+        return "moved to free whole GPUs for " + preemptor.id() + " (" + Ranking.gpus(preemptor.gpus()) + ", weight " + preemptor.weight()
                 + "): starting it now does " + Math.round(advanceSeconds / 60.0) + " min of its work sooner, worth " + gpuHours(gain)
                 + " weighted GPU-h, more than the move costs the " + moved.size() + " job(s) moved, " + gpuHours(loss.total()) + " (since their checkpoint "
                 + gpuHours(loss.sinceCheckpoint()) + ", restart " + gpuHours(loss.restart()) + ", waiting for the next decision " + gpuHours(loss.waiting()) + ")";
@@ -132,7 +133,7 @@ public final class Price {
      * what they lose.
      */
     String taken(PendingJob preemptor, List<RunningJob> victims) {
-        String by = "for " + preemptor.id() + " (" + preemptor.gpus() + " GPUs, weight " + preemptor.weight() + ")";
+        String by = "for " + preemptor.id() + " (" + Ranking.gpus(preemptor.gpus()) + ", weight " + preemptor.weight() + ")";
         if (unpriced != null) return by + ", " + unpriced;
         Loss loss = lossOf(victims);
         return by + ": starting it now does " + Math.round(advanceSeconds / 60.0) + " min of its work sooner, worth " + gpuHours(gain)
