@@ -141,9 +141,13 @@ class K8sManifestsTest {
         assertEquals("gpu-operator", env.get("HORIZON_KUBERNETES_GPU_OPERATOR_NAMESPACE"));
     }
 
-    /** The ports the probes ask are the ones the programs serve on (their application.properties). */
+    /**
+     * The ports the probes and Prometheus's annotations ask are the ones the programs serve on (their
+     * application.properties). The control plane's annotation once named the API port, which serves no /q/metrics, so
+     * the dashboard and the alert rules had no data from it.
+     */
     @Test
-    void probesAskThePortsTheProgramsServe() throws IOException {
+    void probesAndScrapesAskThePortsTheProgramsServe() throws IOException {
         Path root = Path.of("../..").toAbsolutePath().normalize();
         Properties agent = properties(root.resolve("agent-native/src/main/resources/application.properties"));
         Properties service = properties(root.resolve("control-plane/service/src/main/resources/application.properties"));
@@ -155,6 +159,10 @@ class K8sManifestsTest {
         assertEquals(Integer.parseInt(service.getProperty("quarkus.management.port")),
                 server.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst().orElseThrow().getContainerPort());
         assertEquals("true", service.getProperty("quarkus.management.enabled"), "health and metrics are on the management port, where the probes ask");
+        DaemonSet agents = (DaemonSet) objects.get("agent-daemonset.yaml");
+        Deployment cp = (Deployment) objects.get("control-plane-deployment.yaml");
+        assertEquals(agent.getProperty("quarkus.http.port"), agents.getSpec().getTemplate().getMetadata().getAnnotations().get("prometheus.io/port"));
+        assertEquals(service.getProperty("quarkus.management.port"), cp.getSpec().getTemplate().getMetadata().getAnnotations().get("prometheus.io/port"));
         // agents reach gRPC on the HTTP port only because the service does not run a separate gRPC server
         assertEquals("false", service.getProperty("quarkus.grpc.server.use-separate-server"));
     }
