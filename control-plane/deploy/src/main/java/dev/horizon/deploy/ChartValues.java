@@ -94,14 +94,19 @@ public final class ChartValues {
     /** A leaf's value as the templates print it. */
     public String get(String key) {
         JsonNode v = leaves.get(key);
-        if (v == null) throw new IllegalArgumentException("unknown value '" + key + "'; known: " + String.join(", ", keys()));
+        if (v == null) throw unknown(key);
         return v.asText();
+    }
+
+    /** A key values.yaml does not have, named as the key it is (--set KEY=VALUE), not as a wrong value. */
+    private IllegalArgumentException unknown(String key) {
+        return new IllegalArgumentException("unknown key '" + key + "'; known: " + String.join(", ", keys()));
     }
 
     /** The same values with key set to value: an unknown key, a value of the wrong type or one its rule refuses is an error. */
     public ChartValues with(String key, String value) {
         JsonNode old = leaves.get(key);
-        if (old == null) throw new IllegalArgumentException("unknown value '" + key + "'; known: " + String.join(", ", keys()));
+        if (old == null) throw unknown(key);
         if (old.isIntegralNumber() && !value.matches("-?[0-9]{1,9}")) {
             throw new IllegalArgumentException(key + " must be a whole number (got '" + value + "')");
         }

@@ -243,7 +243,7 @@ class K8sManifestsTest {
         assertTrue(negative.err().contains("controlPlane.replicas must be at least 1 (two or more for failover) (got '-1')"), negative.err());
         Run unknown = run("--out", out.toString(), "--set", "controlPlane.replica=2");
         assertEquals(2, unknown.rc());
-        assertTrue(unknown.err().contains("unknown value 'controlPlane.replica'; known: namespace, image.controlPlane"), unknown.err());
+        assertTrue(unknown.err().contains("unknown key 'controlPlane.replica'; known: namespace, image.controlPlane"), unknown.err());
         Run word = run("--out", out.toString(), "--set", "controlPlane.replicas=two");
         assertTrue(word.err().contains("controlPlane.replicas must be a whole number (got 'two')"), word.err());
         Run db = run("--out", out.toString(), "--set", "database.url=mysql://db/horizon");
