@@ -205,6 +205,7 @@ public final class RestSchedulerClient implements SchedulerClient, InferenceServ
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             if (!accepted.contains(response.statusCode())) {
+                if (response.statusCode() / 100 == 4) throw new SchedulerRefused(method + " " + uri, response.statusCode(), response.body());
                 throw new SchedulerException(method + " " + uri + " answered " + response.statusCode() + ": " + response.body(), null);
             }
             return response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());

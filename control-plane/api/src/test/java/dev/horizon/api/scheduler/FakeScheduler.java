@@ -17,10 +17,13 @@ public final class FakeScheduler implements SchedulerClient {
     /** Each explanation asked for, as "id" or "id with alternatives". */
     public final List<String> explanationsAsked = new ArrayList<>();
     private final Map<String, SchedulerJob> jobs = new HashMap<>();
+    /** Where set, what submit throws instead of queueing the job (a control plane that refuses it or does not answer). */
+    public SchedulerException submitFails;
     private Explanation explanation = new Explanation("waiting for the next plan", null, Map.of());
 
     @Override
     public String submit(JobSpec job) {
+        if (submitFails != null) throw submitFails;
         String id = "job-" + (submitted.size() + 1);
         submitted.put(id, job);
         jobs.put(id, new SchedulerJob(id, State.PENDING, null));

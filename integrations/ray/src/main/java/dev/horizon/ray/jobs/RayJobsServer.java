@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerException;
 import dev.horizon.api.scheduler.SchedulerJob;
+import dev.horizon.api.scheduler.SchedulerRefused;
 import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -76,6 +77,10 @@ public final class RayJobsServer implements AutoCloseable {
             answer = route(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), exchange.getRequestBody());
         } catch (JobSubmission.BadRequest e) {
             answer = error(400, e.getMessage());
+        } catch (SchedulerRefused e) {
+            // the control plane answered and refused what was asked (a team it lacks, a job no node fits): a 503 would
+            // say it did not answer and invite the same request again
+            answer = error(400, "the Horizon control plane refused it (" + e.status() + "): " + e.body());
         } catch (SchedulerException e) {
             // the control plane is down or refused: Ray's clients show the message and may retry
             answer = error(503, "the Horizon control plane did not answer: " + e.getMessage());

@@ -10,6 +10,8 @@ import dev.horizon.api.JobClass;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
+import dev.horizon.api.scheduler.SchedulerException;
+import dev.horizon.api.scheduler.SchedulerRefused;
 import dev.horizon.ray.translate.FractionalGpuPolicy;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -133,6 +135,25 @@ class RayJobsServerTest {
             assertTrue(JSON.readTree(response.body()).path("error").asText().startsWith(r.getValue()), r.getKey() + " -> " + response.body());
         }
         assertTrue(scheduler.submitted.isEmpty());
+    }
+
+    /**
+     * A job the control plane refuses (here a team it lacks) is a 400 that says so: it was a 503 "did not answer",
+     * which sent the user looking for an outage and Ray's client to try the same request again.
+     */
+    @Test
+    void aJobTheControlPlaneRefusesIsABadRequestAndOneItCannotReachIsUnavailable() throws Exception {
+        String body = "{\"entrypoint\": \"x\", \"entrypoint_num_gpus\": 1, \"metadata\": {\"horizon.dev/team\": \"nope\"}, \"submission_id\": \"s\"}";
+        scheduler.submitFails = new SchedulerRefused("POST http://cp/api/v1/jobs", 422, "{\"error\":\"team: no team 'nope'\"}");
+        HttpResponse<String> refused = call("POST", "/api/jobs/", body);
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertEquals("the Horizon control plane refused it (422): {\"error\":\"team: no team 'nope'\"}", JSON.readTree(refused.body()).path("error").asText());
+        scheduler.submitFails = new SchedulerException("POST http://cp/api/v1/jobs failed: Connection refused", null);
+        HttpResponse<String> down = call("POST", "/api/jobs/", body);
+        assertEquals(503, down.statusCode(), down.body());
+        assertTrue(down.body().contains("did not answer"), down.body());
+        scheduler.submitFails = null;
+        ok("POST", "/api/jobs/", body);
     }
 
     @Test
