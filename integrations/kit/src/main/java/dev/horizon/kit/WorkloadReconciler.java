@@ -6,6 +6,7 @@ import dev.horizon.api.JobSpec;
 import dev.horizon.api.integration.PlannedPlacement;
 import dev.horizon.api.scheduler.SchedulerClient;
 import dev.horizon.api.scheduler.SchedulerJob;
+import dev.horizon.api.scheduler.SchedulerRefused;
 import dev.horizon.kit.manifest.ManifestException;
 import dev.horizon.kit.manifest.NoGpuRequested;
 import dev.horizon.kit.manifest.Translation;
@@ -162,6 +163,12 @@ public final class WorkloadReconciler {
             for (JobSpec spec : specs) ids.put(spec.name(), scheduler.submit(spec));
             store.write(job, ids);
             writes.write(job);
+        } catch (SchedulerRefused e) {
+            // the control plane answered no (a team it lacks, a job no node fits): said on the workload, where its
+            // author looks, rather than only in this controller's log at every pass
+            ids.values().forEach(scheduler::cancel);
+            writes.explain(job, false, "Refused", "refused by Horizon (" + e.status() + "): " + e.body() + "; submitted again each pass", WARNING);
+            return;
         } catch (RuntimeException e) {
             ids.values().forEach(scheduler::cancel);
             throw new IllegalStateException("submitting " + key + " failed: " + e.getMessage(), e);

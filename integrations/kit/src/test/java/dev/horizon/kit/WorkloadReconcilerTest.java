@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.horizon.api.scheduler.Explanation;
 import dev.horizon.api.scheduler.FakeScheduler;
+import dev.horizon.api.scheduler.SchedulerRefused;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -108,6 +109,29 @@ class WorkloadReconcilerTest {
         reconciler.reconcileAll();
         assertEquals("pending: team nlp ranks ahead; planned start 14:30 (P50 14:45, P90 15:25)", condition(tree(widget)).path("message").asText());
         assertEquals(1, events("w").stream().filter(e -> e.startsWith("Pending: pending: team nlp")).count(), "a band that moved alone is no event");
+    }
+
+    /**
+     * A workload the control plane refuses (a team it lacks) says so on itself, once: it stayed suspended with nothing
+     * on it, and only the controller's log said why, at every pass.
+     */
+    @Test
+    void aWorkloadTheControlPlaneRefusesSaysWhyOnceAndIsSubmittedWhenItNoLongerRefuses() {
+        Resource<GenericKubernetesResource> widget = create(FakeKinds.widgets(), "w", 1);
+        scheduler.submitFails = new SchedulerRefused("POST http://cp/api/v1/jobs", 422, "{\"error\":\"invalid job\",\"details\":[\"team: no team 'ml'\"]}");
+        reconciler.reconcileAll();
+        reconciler.reconcileAll();
+        JsonNode refused = tree(widget);
+        assertTrue(refused.at("/spec/suspend").asBoolean(), "held: nothing runs that Horizon has not planned");
+        assertEquals("Refused", condition(refused).path("reason").asText());
+        String said = "Refused: refused by Horizon (422): {\"error\":\"invalid job\",\"details\":[\"team: no team 'ml'\"]}; submitted again each pass";
+        assertEquals(List.of(said), events("w"));
+
+        scheduler.submitFails = null;
+        reconciler.reconcileAll();
+        reconciler.reconcileAll();
+        assertEquals(List.of("job-1"), List.copyOf(scheduler.submitted.keySet()));
+        assertEquals("Pending", condition(tree(widget)).path("reason").asText());
     }
 
     @Test
