@@ -21,6 +21,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +39,9 @@ import org.jboss.logging.Logger;
 public class ControlPlaneLink {
     private static final Logger LOG = Logger.getLogger(ControlPlaneLink.class);
     private static final long CALL_DEADLINE_SECONDS = 10;
+    /** The codes of a control plane that answered and said no, unlike UNAVAILABLE or DEADLINE_EXCEEDED. */
+    private static final Set<Status.Code> REFUSALS = EnumSet.of(Status.Code.INVALID_ARGUMENT, Status.Code.NOT_FOUND, Status.Code.ALREADY_EXISTS,
+            Status.Code.PERMISSION_DENIED, Status.Code.FAILED_PRECONDITION, Status.Code.UNAUTHENTICATED);
 
     /** The channel quarkus.grpc.clients.control-plane.* configures; the streams need the plain async stub on it. */
     @GrpcClient("control-plane")
@@ -99,7 +104,7 @@ public class ControlPlaneLink {
             }
             flush();
         } catch (RuntimeException e) {
-            lost(generation.get(), describe(e));
+            lost(generation.get(), describe(e), refused(e));
         }
     }
 
@@ -120,12 +125,12 @@ public class ControlPlaneLink {
 
             @Override
             public void onError(Throwable t) {
-                lost(current, "command stream: " + describe(t));
+                lost(current, "command stream: " + describe(t), refused(t));
             }
 
             @Override
             public void onCompleted() {
-                lost(current, "the control plane closed the command stream");
+                lost(current, "the control plane closed the command stream", false);
             }
         });
         telemetry = asyncStub().telemetry(new StreamObserver<TelemetryAck>() {
@@ -136,12 +141,12 @@ public class ControlPlaneLink {
 
             @Override
             public void onError(Throwable t) {
-                lost(current, "telemetry stream: " + describe(t));
+                lost(current, "telemetry stream: " + describe(t), refused(t));
             }
 
             @Override
             public void onCompleted() {
-                lost(current, "the control plane closed the telemetry stream");
+                lost(current, "the control plane closed the telemetry stream", false);
             }
         });
         backoffMillis = 0;
@@ -186,7 +191,11 @@ public class ControlPlaneLink {
         }
     }
 
-    private synchronized void lost(int connection, String why) {
+    /**
+     * refused: the control plane answered and turned this agent away (a used-up enrollment token, a revoked credential,
+     * GPUs registered on another node), which an admin must fix; "unreachable" sent operators looking at the network.
+     */
+    private synchronized void lost(int connection, String why, boolean refused) {
         if (!generation.compareAndSet(connection, connection + 1)) return;
         if (stopping) {
             // our own stop() closed the streams: the agent is going, not the control plane
@@ -205,8 +214,8 @@ public class ControlPlaneLink {
         commandStream = null;
         if (stream != null) stream.onError(Status.CANCELLED.withDescription("reconnecting").asRuntimeException());
         if (commandCall != null) commandCall.cancel("reconnecting", null);
-        LOG.warnf("control plane at %s:%d unreachable (%s); retrying in %d ms, %d telemetry reports buffered", host, port, why,
-                backoffMillis, unsent.size());
+        LOG.warnf("control plane at %s:%d %s (%s); retrying in %d ms, %d telemetry reports buffered", host, port,
+                refused ? "refused this agent" : "unreachable", why, backoffMillis, unsent.size());
     }
 
     void stop() {
@@ -216,6 +225,10 @@ public class ControlPlaneLink {
         ClientCallStreamObserver<AgentHello> commandCall = commandStream;
         if (stream != null) stream.onCompleted();
         if (commandCall != null) commandCall.cancel("the agent is stopping", null);
+    }
+
+    private static boolean refused(Throwable t) {
+        return REFUSALS.contains(Status.fromThrowable(t).getCode());
     }
 
     /** One line: the gRPC code, its description and the cause's message, without the stack trace Status.toString() carries. */

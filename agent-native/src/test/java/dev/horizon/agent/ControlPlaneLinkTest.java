@@ -106,4 +106,18 @@ class ControlPlaneLinkTest {
         assertEquals(1, controlPlane.registrations.size(), "a stopped link does not connect again");
         assertEquals("the agent is stopping", link.problem());
     }
+
+    /**
+     * A used-up enrollment token, or GPUs registered on another node, was logged as "control plane ... unreachable
+     * (PERMISSION_DENIED: ...)": it answered.
+     */
+    @Test
+    void aControlPlaneThatTurnsTheAgentAwayIsSaidToRefuseItNotToBeUnreachable() {
+        controlPlane.refusal = io.grpc.Status.ALREADY_EXISTS.withDescription("gpus[0].uuid: GPU GPU-1 is registered on node node-b");
+        link.tick(NODE.toBuilder().setNvlinkDomain("rack-2").build(), REPORT); // a changed inventory registers again
+        List<String> warned = logged.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue()).map(LogRecord::getMessage).toList();
+        assertEquals(1, warned.size(), warned.toString());
+        assertTrue(warned.get(0).startsWith("control plane at localhost:" + controlPlane.port() + " refused this agent (ALREADY_EXISTS: gpus[0].uuid"),
+                warned.get(0));
+    }
 }

@@ -73,9 +73,16 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
         return port;
     }
 
+    /** Where set, how Register turns the agent away. */
+    volatile io.grpc.Status refusal;
+
     @Override
     public void register(Inventory request, StreamObserver<RegisterReply> reply) {
         authorizations.add(String.valueOf(CALLER.get()));
+        if (refusal != null) {
+            reply.onError(refusal.asRuntimeException());
+            return;
+        }
         registrations.add(request);
         RegisterReply.Builder answer = RegisterReply.newBuilder().setNodeId(request.getNodeName()).setStepSeconds(900);
         // enrollment, as the real control plane does it: the configured (enrollment) token gets the node's own credential
