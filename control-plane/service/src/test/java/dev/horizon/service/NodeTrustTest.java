@@ -207,7 +207,7 @@ class NodeTrustTest {
         agent(once).register(AgentStub.host("uses-a", 1)).await().atMost(WAIT);
         Status spent = refusal(() -> agent(once).register(AgentStub.host("uses-b", 1)).await().atMost(WAIT));
         assertEquals(Status.Code.PERMISSION_DENIED, spent.getCode());
-        assertTrue(spent.getDescription().contains("has enrolled the 1 nodes it may (maxUses)"), spent.getDescription());
+        assertTrue(spent.getDescription().contains("has enrolled the 1 node it may (maxUses)"), spent.getDescription());
         as(ADMIN).get("/api/v1/nodes/uses-b").then().statusCode(404);
         as(ADMIN).get("/api/v1/tokens").then().body("find { it.label == 'one node' }.uses", equalTo(1))
                 .body("find { it.label == 'one node' }.maxUses", equalTo(1));

@@ -60,7 +60,8 @@ public class NodeCredentials {
         if (!before.isEmpty()) throw new Refused(enrolledAlready(node, before.get(0)));
         Tokens.TokenInfo enrollment = tokens.find(attempt.enrollment().id()).orElseThrow();
         if (!tokens.useForEnrollment(enrollment.id())) {
-            throw new Refused("enrollment token " + enrollment.id() + " has enrolled the " + enrollment.maxUses() + " nodes it may (maxUses); ask an admin"
+            throw new Refused("enrollment token " + enrollment.id() + " has enrolled the " + enrollment.maxUses()
+                    + (enrollment.maxUses() == 1 ? " node" : " nodes") + " it may (maxUses); ask an admin"
                     + " for another: ./horizon token create --role agent --max-uses N");
         }
         register.accept(enrollment.requiresApproval());
