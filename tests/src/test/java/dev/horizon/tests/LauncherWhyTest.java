@@ -453,6 +453,18 @@ class LauncherWhyTest {
                 """, run.out());
     }
 
+    /** Every command takes --help, also after its subcommand and arguments: `token create --help` was an unknown option. */
+    @Test
+    void anAdminSubcommandTakesHelpAnywhere() throws Exception {
+        for (String[] args : List.of(new String[] {"token", "create", "--help"}, new String[] {"team", "create", "ml", "--help"},
+                new String[] {"node", "drain", "gpu-1", "--reason", "r", "-h"})) {
+            Run help = launcher(args);
+            assertEquals(0, help.exit(), String.join(" ", args) + ": " + help.err());
+            assertTrue(help.out().startsWith("usage: ./horizon " + args[0] + " "), help.out());
+        }
+        assertTrue(asked.isEmpty(), "asking for help calls no endpoint: " + asked);
+    }
+
     @Test
     void anUnknownJobOrBadInputIsOneLineAndExitTwo() throws Exception {
         Run missing = why("nope");
