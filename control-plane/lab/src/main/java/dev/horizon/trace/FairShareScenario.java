@@ -63,13 +63,7 @@ public final class FairShareScenario {
         jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
         List<SimJob> history = new ArrayList<>();
         for (int i = 0; i < 600; i++) history.add(job("hist-" + i, teams.get(rng.nextInt(teams.size())), 0, gpus, rng));
-        Map<String, Object> info = new LinkedHashMap<>();
-        info.put("name", "fairshare");
-        info.put("source", "generated (seeded): budget tree org -> program -> team, seasonal demand");
-        info.put("gpus", gpus);
-        info.put("days", days);
-        info.put("seed", o.seed());
-        info.put("load", o.load());
+        Map<String, Object> info = o.describe("fairshare", "generated (seeded): budget tree org -> program -> team, seasonal demand", gpus, days);
         info.put("teams", teams.size());
         info.put("jobs", jobs.size());
         return new Scenario("fairshare", Cluster.homogeneous(gpus, 8, "H100-80GB", 81_559), step, windowSteps,

@@ -1,6 +1,8 @@
 package dev.horizon.trace;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The knobs of `./horizon bench`. gpus, days: null means the scenario's own default. load: batch
@@ -26,5 +28,20 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
 
     public ScenarioOptions(long seed, Integer gpus, Integer days, double load, double rtPeakShare, int traceStartDay, Path traceDir) {
         this(seed, gpus, days, load, rtPeakShare, traceStartDay, traceDir, null, null);
+    }
+
+    /**
+     * The first entries of a drawn scenario's description (results.json's scenario block), in the order every one of them
+     * prints: what it is and the knobs it was drawn with; the caller adds what is its own.
+     */
+    public Map<String, Object> describe(String name, String source, int gpus, int days) {
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", name);
+        info.put("source", source);
+        info.put("gpus", gpus);
+        info.put("days", days);
+        info.put("seed", seed);
+        info.put("load", load);
+        return info;
     }
 }

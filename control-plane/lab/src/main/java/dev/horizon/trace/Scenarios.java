@@ -102,13 +102,7 @@ public final class Scenarios {
         List<SimJob> history = new ArrayList<>();
         for (int i = 0; i < 400; i++) history.add(syntheticJob("hist-" + i, 0, classes[pick(classOdds, rng)], teams[rng.nextInt(teams.length)], gpus, rng));
         List<SimJob> priorArrivals = arrivals.dayBefore(window, meanGap, target, 200_000, rng);
-        Map<String, Object> info = new LinkedHashMap<>();
-        info.put("name", name);
-        info.put("source", "generated (seeded); diurnal inference demand peaking at 14:00");
-        info.put("gpus", gpus);
-        info.put("days", days);
-        info.put("seed", o.seed());
-        info.put("load", o.load());
+        Map<String, Object> info = o.describe(name, "generated (seeded); diurnal inference demand peaking at 14:00", gpus, days);
         info.put("rtPeakShare", o.rtPeakShare());
         info.put("jobs", jobs.size());
         info.put("priorArrivals", priorArrivals.size());
@@ -313,13 +307,7 @@ public final class Scenarios {
         }
         jobs.sort(Comparator.comparingLong(SimJob::arrivalSeconds).thenComparing(SimJob::id));
         List<SimJob> priorArrivals = thinned(priorRows, rows, jobs.size() / (double) candidates.size(), start, rng);
-        Map<String, Object> info = new LinkedHashMap<>();
-        info.put("name", "philly");
-        info.put("source", "Philly job log (Jeon et al., ATC'19) + Alibaba GenAI request trace as inference demand");
-        info.put("gpus", gpus);
-        info.put("days", days);
-        info.put("seed", o.seed());
-        info.put("load", o.load());
+        Map<String, Object> info = o.describe("philly", "Philly job log (Jeon et al., ATC'19) + Alibaba GenAI request trace as inference demand", gpus, days);
         info.put("achievedLoad", drawn / (target / o.load()));
         info.put("rtPeakShare", o.rtPeakShare());
         info.put("traceStartDay", o.traceStartDay());

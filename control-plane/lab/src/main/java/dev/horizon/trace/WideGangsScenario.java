@@ -10,7 +10,6 @@ import dev.horizon.simulation.ServiceDemand;
 import dev.horizon.simulation.SimJob;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -59,14 +58,8 @@ public final class WideGangsScenario {
         List<SimJob> history = new ArrayList<>();
         for (int i = 0; i < 400; i++) history.add(job("hist-" + i, 0, rng));
         List<SimJob> priorArrivals = arrivals.dayBefore(window, meanGap, target, 100_000, rng);
-        Map<String, Object> info = new LinkedHashMap<>();
-        info.put("name", NAME);
-        info.put("source", "generated (seeded): 16 nodes of 8 GPUs, half H100-80GB, half A100-80GB, NVLink domains of 4 nodes; "
-                + "wide gangs, Philly-like durations, diurnal inference per minute");
-        info.put("gpus", gpus);
-        info.put("days", days);
-        info.put("seed", o.seed());
-        info.put("load", o.load());
+        Map<String, Object> info = o.describe(NAME, "generated (seeded): 16 nodes of 8 GPUs, half H100-80GB, half A100-80GB, NVLink domains of 4 nodes; "
+                + "wide gangs, Philly-like durations, diurnal inference per minute", gpus, days);
         info.put("rtPeakShare", o.rtPeakShare());
         info.put("jobs", jobs.size());
         info.put("priorArrivals", priorArrivals.size());
