@@ -149,6 +149,11 @@ function slices(placement) {
     .map(m => ({ node: m[1], first: +m[2], last: +m[3], share: m[4] }));
 }
 
+// A placement as Slurm's nodelist and ./horizon jobs say it: "node-1[4]" for one GPU, not the stored "node-1[4-4]"
+function nodelist(placement) {
+  return placement.replace(/\[(\d+)-\1([:\]])/g, '[$1$2');
+}
+
 // Where in its GPU's row a slice sits, as [top, height] in eighths of the row: a MIG instance by its memory slices
 // ("3g.40gb@4": from slice 4, 3 or 4 of 8), a time-slicing share ("500m/40779MiB") by its fraction, stacked in the
 // order drawn (sharesSeen counts the shares already on that GPU); whole GPUs fill the row.
@@ -186,7 +191,7 @@ function jobLabel(job) {
 
 function bar(svg, job, x, y, width, height, kind) {
   const g = el('g', { class: 'bar ' + kind + (job.fill ? ' fill' : ''), 'data-job': job.jobId });
-  const how = (job.placement ? ' on ' + job.placement : '') + (job.fill ? ', on GPUs lent from inference' : '')
+  const how = (job.placement ? ' on ' + nodelist(job.placement) : '') + (job.fill ? ', on GPUs lent from inference' : '')
     + (job.endReason ? ', ended ' + job.endReason.toLowerCase() : '');
   g.append(el('title', {}, jobLabel(job) + ' (' + job.team + ', ' + job['class'] + ')' + how));
   g.append(el('rect', { x, y, width: Math.max(width, 2), height, fill: teamColour(job.team), class: 'bar ' + kind }));

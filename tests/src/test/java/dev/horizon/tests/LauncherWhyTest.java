@@ -52,8 +52,8 @@ class LauncherWhyTest {
                     + " of it, it would start by " + at(NOON + 7200).replace("\"", "") + " with odds 1 in 2\",\"ahead\":"
                     + "[{\"team\":\"ml\",\"job\":\"j1\",\"service\":null,\"gpus\":1,\"reason\":\"priority 5 over 2\"}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
-                    + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-1]\"}",
-            "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-1]\","
+                    + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-0]+node-2[3-3]\"}",
+            "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-0]+node-2[3-3]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
 
     /**
@@ -332,14 +332,18 @@ class LauncherWhyTest {
         assertTrue(asked.stream().anyMatch(a -> a.startsWith("/api/v1/jobs/j3 ")), "sweep-1 is cancelled after the one not found: " + asked);
     }
 
-    /** A running job's row said since when but not where: only status did, which squeue and kubectl -o wide users look for here. */
+    /**
+     * A running job's row said since when but not where: only status did, which squeue and kubectl -o wide users look for here.
+     * One GPU reads as Slurm's nodelist says it, node-b[4], not the stored one-GPU range node-b[4-4].
+     */
     @Test
     void aRunningJobSaysWhereItRuns() throws Exception {
-        list = "[{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\",\"submittedAt\":"
-                + at(NOON - 600) + ",\"startedAt\":" + at(NOON - 300) + ",\"placement\":\"node-a[0-1]\"}]";
+        list = "[{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":4,\"state\":\"RUNNING\",\"submittedAt\":"
+                + at(NOON - 600) + ",\"startedAt\":" + at(NOON - 300) + ",\"placement\":\"node-a[0-1]+node-b[4-4]+node-c[2-2:3g.40gb@4]\"}]";
         Run run = launcher("jobs");
         assertEquals(0, run.exit(), run.err());
-        assertTrue(run.out().lines().toList().get(1).endsWith("RUNNING   since 11:55 (5 min ago)        on node-a[0-1]"), run.out());
+        assertTrue(run.out().lines().toList().get(1).endsWith("RUNNING   since 11:55 (5 min ago)        on node-a[0-1]+node-b[4]+node-c[2:3g.40gb@4]"),
+                run.out());
         assertTrue(run.out().endsWith("\n1 job waiting or running\n"), "one job, not '1 jobs': " + run.out());
     }
 
@@ -443,13 +447,14 @@ class LauncherWhyTest {
         assertTrue(tokenList.out().lines().reduce((a, b) -> b).orElse("").startsWith("tok-699 "), tokenList.out());
     }
 
+    /** Where it runs as ./horizon jobs says it: node-1[0] for one GPU, not the control plane's stored node-1[0-0]. */
     @Test
     void aRunningJobSaysWhereAndSince() throws Exception {
         Run run = why("eval");
         assertEquals(0, run.exit(), run.err());
         assertEquals("""
                 job j2 (eval), team ml, 2 GPUs: RUNNING
-                running since 10:45 (1 h 15 min ago) on node-1[0-1]
+                running since 10:45 (1 h 15 min ago) on node-1[0]+node-2[3]
                 """, run.out());
     }
 
