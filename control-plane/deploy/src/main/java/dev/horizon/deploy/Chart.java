@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
 /**
  * The Helm chart shipped in this module (resources chart/horizon) and the one renderer the manifests
  * come from. Templates use only {@code {{ .Values.a.b }}} and, alone on a line, {@code {{ .Files.Get "files/x" | indent N }}}
- * (a chart file as it is, every line indented by N, as Sprig's indent does), which Helm renders the same way, so the
- * chart installed by Helm and the manifests written here are the same objects for the same values.
+ * (a chart file as it is, every line indented by N, as Sprig's indent does) and {@code {{ toYaml .Values.a.b | indent N }}}
+ * (a map or list value as YAML, indented the same way), which Helm renders the same way, so the chart installed by Helm
+ * and the manifests written here are the same objects for the same values.
  */
 public final class Chart {
     static final String ROOT = "chart/horizon/";
@@ -28,13 +29,15 @@ public final class Chart {
     public static final List<String> TEMPLATES = List.of("control-plane-serviceaccount.yaml", "control-plane-clusterrole.yaml",
             "control-plane-clusterrolebinding.yaml", "gpu-operator-role.yaml", "gpu-operator-rolebinding.yaml", "mig-parted-configmap.yaml",
             "device-plugin-configmap.yaml", "control-plane-configmap.yaml", "agent-configmap.yaml", "database-secret.yaml",
-            "tokens-secret.yaml", "control-plane-service.yaml", "control-plane-deployment.yaml", "agent-daemonset.yaml",
+            "tokens-secret.yaml", "control-plane-service.yaml", "control-plane-deployment.yaml", "control-plane-poddisruptionbudget.yaml",
+            "agent-daemonset.yaml",
             "grafana-dashboard-configmap.yaml", "prometheus-rules-configmap.yaml");
     /** The chart's files that templates include: the Grafana dashboard and the Prometheus alert rules. */
     public static final List<String> FILES = List.of("files/horizon-dashboard.json", "files/horizon-alerts.yaml");
     private static final Pattern ACTION = Pattern.compile("\\{\\{(.*?)}}");
     private static final Pattern VALUE = Pattern.compile("\\s*\\.Values\\.([A-Za-z0-9_.]+)\\s*");
     private static final Pattern FILE = Pattern.compile("\\{\\{\\s*\\.Files\\.Get\\s+\"([^\"]+)\"\\s*\\|\\s*indent\\s+([0-9]+)\\s*}}");
+    private static final Pattern TO_YAML = Pattern.compile("\\{\\{\\s*toYaml\\s+\\.Values\\.([A-Za-z0-9_.]+)\\s*\\|\\s*indent\\s+([0-9]+)\\s*}}");
     private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
     private Chart() {
@@ -62,18 +65,22 @@ public final class Chart {
     }
 
     /**
-     * One template with every {{ .Values.key }} replaced and every {{ .Files.Get "path" | indent N }} line replaced by the
-     * file; any other template action is an error naming its line.
+     * One template with every {{ .Values.key }} replaced, every {{ .Files.Get "path" | indent N }} line replaced by the
+     * file and every {{ toYaml .Values.key | indent N }} line by the value as YAML; any other template action is an error
+     * naming its line.
      */
     public static String render(String name, String template, ChartValues values) {
         StringBuilder out = new StringBuilder();
         String[] lines = template.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
             Matcher include = FILE.matcher(lines[i]);
-            if (include.matches()) {
+            Matcher structured = TO_YAML.matcher(lines[i]);
+            if (include.matches() || structured.matches()) {
+                Matcher m = include.matches() ? include : structured;
+                String text = include.matches() ? file(include.group(1)) : values.toYaml(structured.group(1));
                 // Sprig's indent: the pad before the text and after every line break in it
-                String pad = " ".repeat(Integer.parseInt(include.group(2)));
-                out.append(pad).append(file(include.group(1)).replace("\n", "\n" + pad));
+                String pad = " ".repeat(Integer.parseInt(m.group(2)));
+                out.append(pad).append(text.replace("\n", "\n" + pad));
                 if (i < lines.length - 1) out.append('\n');
                 continue;
             }
@@ -83,7 +90,8 @@ public final class Chart {
                 Matcher v = VALUE.matcher(m.group(1));
                 if (!v.matches()) {
                     throw new IllegalArgumentException("template " + name + " line " + (i + 1) + ": only {{ .Values.key }} is supported, not {{"
-                            + m.group(1) + "}} (a chart file comes in alone on a line: {{ .Files.Get \"files/NAME\" | indent N }})");
+                            + m.group(1) + "}} (a chart file or a map or list value comes in alone on a line: {{ .Files.Get \"files/NAME\" | indent N }},"
+                            + " {{ toYaml .Values.KEY | indent N }})");
                 }
                 m.appendReplacement(line, Matcher.quoteReplacement(values.get(v.group(1))));
             }

@@ -19,7 +19,8 @@ import java.util.Map;
  */
 public final class K8sManifestsCommand {
     static final String USAGE = "usage: ./horizon k8s-manifests --out DIR [--set KEY=VALUE ...]   (writes DIR/chart/horizon, a Helm chart,\n"
-            + "       and DIR/manifests/*.yaml for kubectl apply; keys are those of the chart's values.yaml; tokens left empty are generated)";
+            + "       and DIR/manifests/*.yaml for kubectl apply; keys are those of the chart's values.yaml; tokens left empty are generated;\n"
+            + "       a map or list value, such as agent.tolerations, takes JSON: --set 'agent.nodeSelector={\"gpu\":\"yes\"}')";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private K8sManifestsCommand() {

@@ -11,8 +11,10 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -173,7 +175,8 @@ class K8sManifestsTest {
     /** The chart written out, rendered again from its own files, gives exactly the manifests written beside it. */
     @Test
     void theChartWrittenRendersToTheManifestsWritten() throws IOException {
-        assertEquals(0, run("--out", out.toString(), "--set", "namespace=gpu-sched", "--set", "image.agent=reg.example/agent:1.2").rc());
+        assertEquals(0, run("--out", out.toString(), "--set", "namespace=gpu-sched", "--set", "image.agent=reg.example/agent:1.2",
+                "--set", "agent.tolerations=[{\"operator\":\"Exists\"}]", "--set", "agent.nodeSelector={}").rc());
         Path chart = out.resolve("chart/horizon");
         ChartValues values = ChartValues.parse(Files.readString(chart.resolve("values.yaml")));
         assertEquals("gpu-sched", values.get("namespace"));
@@ -191,17 +194,21 @@ class K8sManifestsTest {
         assertTrue(Files.readString(written.get(Chart.TEMPLATES.indexOf("agent-daemonset.yaml"))).contains("image: \"reg.example/agent:1.2\""));
         for (String file : Chart.FILES) assertEquals(Chart.file(file), Files.readString(chart.resolve(file)), "the chart carries " + file);
         assertTrue(Files.readString(chart.resolve("values.yaml")).contains("# PostgreSQL, shared by every replica"), "comments are kept");
+        PodSpec agents = ((DaemonSet) Chart.parse("agent-daemonset.yaml", Files.readString(written.get(Chart.TEMPLATES.indexOf("agent-daemonset.yaml")))))
+                .getSpec().getTemplate().getSpec();
+        assertEquals("Exists", agents.getTolerations().get(0).getOperator(), "a list value set whole, its old items gone");
+        assertEquals(Map.of(), agents.getNodeSelector());
     }
 
     /** Every template action is a value the chart has, every value is used, and every template file is rendered. */
     @Test
     void templatesUseOnlyTheChartsValuesAndUseThemAll() throws IOException {
         List<String> unused = new ArrayList<>(Chart.defaults().keys());
-        var action = java.util.regex.Pattern.compile("\\{\\{\\s*\\.Values\\.([A-Za-z0-9.]+)\\s*}}");
+        var action = java.util.regex.Pattern.compile("\\{\\{\\s*(?:toYaml\\s+)?\\.Values\\.([A-Za-z0-9.]+)\\s*(?:\\|\\s*indent\\s+[0-9]+\\s*)?}}");
         for (String text : Chart.templates().values()) {
             var m = action.matcher(text);
             while (m.find()) {
-                Chart.defaults().get(m.group(1));
+                assertTrue(Chart.defaults().keys().contains(m.group(1)), m.group(0));
                 unused.remove(m.group(1));
             }
         }
@@ -209,6 +216,72 @@ class K8sManifestsTest {
         try (Stream<Path> files = Files.list(Path.of("src/main/resources/chart/horizon/templates"))) {
             assertEquals(Chart.TEMPLATES.stream().sorted().toList(), files.map(p -> p.getFileName().toString()).sorted().toList());
         }
+    }
+
+    /**
+     * What an infra team used to the GPU Operator's and KAI's charts looks for: the agents' node selection in values, a
+     * control plane that runs as non-root on a read-only root with every place it writes mounted, and two replicas a
+     * node drain cannot take down together nor one node's loss.
+     */
+    @Test
+    void agentPlacementAndControlPlaneHardeningComeFromValues() {
+        var objects = Chart.objects(Chart.templates(), Chart.defaults().with("tokens.admin", "a").with("tokens.agent", "b"));
+        PodSpec agents = ((DaemonSet) objects.get("agent-daemonset.yaml")).getSpec().getTemplate().getSpec();
+        assertEquals(Map.of("nvidia.com/gpu.present", "true"), agents.getNodeSelector());
+        assertEquals(List.of(new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists").withEffect("NoSchedule").build()),
+                agents.getTolerations());
+
+        Deployment cp = (Deployment) objects.get("control-plane-deployment.yaml");
+        PodSpec pod = cp.getSpec().getTemplate().getSpec();
+        assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType());
+        Container server = pod.getContainers().get(0);
+        var security = server.getSecurityContext();
+        assertTrue(security.getRunAsNonRoot() && security.getRunAsUser() > 0, "a numeric non-root user the kubelet can check");
+        assertFalse(security.getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), security.getCapabilities().getDrop());
+        assertTrue(security.getReadOnlyRootFilesystem());
+        // what the control plane writes: the JVM's temporary files and its data folder, each an emptyDir
+        for (String written : List.of("/tmp", env(server, "HORIZON_DATA_DIR").getValue())) {
+            String volume = server.getVolumeMounts().stream().filter(m -> m.getMountPath().equals(written)).findFirst()
+                    .orElseThrow(() -> new AssertionError("nothing mounted at " + written)).getName();
+            assertTrue(pod.getVolumes().stream().anyMatch(v -> v.getName().equals(volume) && v.getEmptyDir() != null), written);
+        }
+
+        var spread = pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution().get(0).getPodAffinityTerm();
+        assertEquals("kubernetes.io/hostname", spread.getTopologyKey());
+        assertEquals(cp.getSpec().getSelector().getMatchLabels(), spread.getLabelSelector().getMatchLabels());
+        PodDisruptionBudget budget = (PodDisruptionBudget) objects.get("control-plane-poddisruptionbudget.yaml");
+        assertEquals(1, budget.getSpec().getMinAvailable().getIntVal());
+        assertEquals(cp.getSpec().getSelector(), budget.getSpec().getSelector());
+    }
+
+    /** Each of those is overridden as a whole, JSON with --set as helm's --set-json takes it, and a wrong shape is refused by name. */
+    @Test
+    void structuredValuesAreSetAsJsonAndCheckedAsTheirKubernetesType() {
+        var objects = Chart.objects(Chart.templates(), Chart.defaults().with("tokens.admin", "a").with("tokens.agent", "b")
+                .with("agent.nodeSelector", "{\"cloud.google.com/gke-accelerator\":\"nvidia-h100-80gb\"}").with("agent.tolerations", "[]")
+                .with("agent.affinity", "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                        + "[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"In\",\"values\":[\"train\"]}]}]}}}")
+                .with("controlPlane.affinity", "{}").with("controlPlane.securityContext", "{\"runAsNonRoot\":true}")
+                .with("controlPlane.podDisruptionBudget.minAvailable", "0"));
+        PodSpec agents = ((DaemonSet) objects.get("agent-daemonset.yaml")).getSpec().getTemplate().getSpec();
+        assertEquals(Map.of("cloud.google.com/gke-accelerator", "nvidia-h100-80gb"), agents.getNodeSelector());
+        assertEquals(List.of(), agents.getTolerations());
+        assertEquals("pool", agents.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().get(0)
+                .getMatchExpressions().get(0).getKey());
+        PodSpec cp = ((Deployment) objects.get("control-plane-deployment.yaml")).getSpec().getTemplate().getSpec();
+        assertEquals(null, cp.getAffinity().getPodAntiAffinity());
+        assertEquals(null, cp.getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem());
+        assertEquals(0, ((PodDisruptionBudget) objects.get("control-plane-poddisruptionbudget.yaml")).getSpec().getMinAvailable().getIntVal());
+
+        var map = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Chart.defaults().with("agent.tolerations", "{\"key\":\"nvidia.com/gpu\"}"));
+        assertTrue(map.getMessage().startsWith("agent.tolerations must be a JSON list of Kubernetes tolerations"), map.getMessage());
+        var bool = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Chart.defaults().with("agent.nodeSelector", "{\"nvidia.com/gpu.present\":true}"));
+        assertTrue(bool.getMessage().startsWith("agent.nodeSelector must be node labels and their values as JSON"), "a label value is a string: " + bool.getMessage());
+        var text = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Chart.defaults().with("controlPlane.affinity", "none"));
+        assertTrue(text.getMessage().contains("which is not JSON"), text.getMessage());
     }
 
     /** tls.enabled switches the control plane to the mounted Secret's certificate and the agents to its CA, without a template condition. */
