@@ -25,6 +25,8 @@ class LauncherSubmitTest {
     private HttpServer server;
     private final List<String> posted = new CopyOnWriteArrayList<>();
     private final List<String> keys = new CopyOnWriteArrayList<>();
+    /** The ids of the jobs cancelled (DELETE /api/v1/jobs/ID), in order. */
+    private final List<String> cancelled = new CopyOnWriteArrayList<>();
     @TempDir
     Path dir;
 
@@ -35,6 +37,12 @@ class LauncherSubmitTest {
     void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/api/v1/jobs", exchange -> {
+            if (exchange.getRequestMethod().equals("DELETE")) {
+                String id = exchange.getRequestURI().getPath().substring("/api/v1/jobs/".length());
+                cancelled.add(id);
+                answer(exchange, 200, "{\"id\":\"" + id + "\",\"team\":\"ml\",\"state\":\"CANCELLED\"}");
+                return;
+            }
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             posted.add(body);
             String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
@@ -46,16 +54,25 @@ class LauncherSubmitTest {
                 exchange.close();
                 return;
             }
-            // a job of team "other" is refused, as a submitter token of another team is
-            boolean refused = body.contains("\"team\": \"other\"");
-            byte[] answer = (refused ? "{\"status\":403,\"error\":\"this token cannot act for team 'other'\"}"
-                    : "{\"id\":\"00000000-0000-4000-8000-00000000000" + posted.size() % 10 + "\",\"name\":\"j" + posted.size()
-                    + "\",\"team\":\"ml\",\"state\":\"PENDING\"}").getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(refused ? 403 : 201, answer.length);
-            exchange.getResponseBody().write(answer);
-            exchange.close();
+            // a job of team "other" is refused, as a submitter token of another team is, and one of 16 GPUs a replica as the API refuses it
+            if (body.contains("\"team\": \"other\"")) {
+                answer(exchange, 403, "{\"status\":403,\"error\":\"this token cannot act for team 'other'\"}");
+            } else if (body.contains("\"gpus\": 16")) {
+                answer(exchange, 400, "{\"status\":400,\"error\":\"invalid job\",\"problems\":"
+                        + "[\"perReplica.gpus must be between 1 and 8, the GPUs of one host (got 16)\"]}");
+            } else {
+                answer(exchange, 201, "{\"id\":\"00000000-0000-4000-8000-00000000000" + posted.size() % 10 + "\",\"name\":\"j" + posted.size()
+                        + "\",\"team\":\"ml\",\"state\":\"PENDING\"}");
+            }
         });
         server.start();
+    }
+
+    private static void answer(com.sun.net.httpserver.HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+        exchange.close();
     }
 
     @AfterEach
@@ -122,6 +139,30 @@ class LauncherSubmitTest {
         assertTrue(err.get(0).contains("answered 403"), run.err());
         assertEquals("horizon: submit: job 2 of 3 was refused and none after it was sent; the first 1 went in (above)", err.get(1));
         assertEquals(2, posted.size(), "nothing after the refused job");
+    }
+
+    /**
+     * A manifest that becomes several jobs (a RayCluster's groups) whose later job is refused: the ones before it stayed
+     * in, part of a gang waiting for GPUs it could never use, where the Kubeflow and Ray controllers cancel them. They are
+     * withdrawn and named, beside the API's own words for the refused field; another workload's job in the file stays in.
+     */
+    @Test
+    void aManifestWhoseLaterJobIsRefusedIsWithdrawnWhole() throws Exception {
+        String ray = ",\"source\":{\"kind\":\"RayCluster\",\"namespace\":\"ml\",\"name\":\"llm\"}";
+        String bert = ",\"source\":{\"kind\":\"PyTorchJob\",\"namespace\":\"ml\",\"name\":\"bert\"}";
+        String big = "{\"name\":\"llm-big\",\"team\":\"ml\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":16}" + ray + "}";
+        Run run = submit("[" + job("bert", "ml", bert) + "," + job("llm-head", "ml", ray) + "," + job("llm-workers", "ml", ray) + "," + big + ","
+                + job("llm-last", "ml", ray) + "]");
+        assertEquals(2, run.exit(), run.err());
+        assertEquals(4, posted.size(), "nothing after the refused job");
+        assertEquals(List.of("00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000003"), cancelled,
+                "the RayCluster's two jobs made before it, not the PyTorchJob's");
+        List<String> err = run.err().lines().toList();
+        assertEquals(2, err.size(), run.err());
+        assertTrue(err.get(0).endsWith("answered 400: invalid job; perReplica.gpus must be between 1 and 8, the GPUs of one host (got 16)"), err.get(0));
+        assertEquals("horizon: submit: job 4 of 5 was refused and none after it was sent; the 2 of RayCluster ml/llm before it were withdrawn"
+                + " (cancelled: 00000000-0000-4000-8000-000000000002 (j2), 00000000-0000-4000-8000-000000000003 (j3)), so none of RayCluster ml/llm"
+                + " waits without the rest; the 1 of other workloads went in (above); fix the refused job and submit FILE again", err.get(1));
     }
 
     /**
