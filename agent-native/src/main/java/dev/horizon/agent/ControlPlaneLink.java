@@ -67,6 +67,8 @@ public class ControlPlaneLink {
      * finished one.
      */
     private Inventory registered;
+    /** What the last registration answered: the node waits for an admin's approval, and gets no work until it has it. */
+    private volatile boolean awaitingApproval;
     private volatile StreamObserver<TelemetryReport> telemetry;
     private volatile ClientCallStreamObserver<AgentHello> commandStream;
     /** Why the link broke, set by the streams' callbacks; null while it is up. */
@@ -90,7 +92,20 @@ public class ControlPlaneLink {
         return broken;
     }
 
-    /** One tick: connect if due, re-register when the inventory changed, send this report and any buffered ones. */
+    /** Whether the control plane said this node waits for an admin's approval (./horizon node approve NAME). */
+    public boolean awaitingApproval() {
+        return awaitingApproval;
+    }
+
+    /** The node's name as the control plane knows it, null before the first registration. */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /**
+     * One tick: connect if due, re-register when the inventory changed or while the node awaits approval (the reply says
+     * when it was approved), send this report and any buffered ones.
+     */
     void tick(Inventory inventory, TelemetryReport report) {
         if (stopping) return;
         unsent.addLast(report);
@@ -99,7 +114,7 @@ public class ControlPlaneLink {
             if (!connected()) {
                 if (System.nanoTime() < nextAttemptNanos) return;
                 connect(inventory);
-            } else if (!inventory.equals(registered)) {
+            } else if (awaitingApproval || !inventory.equals(registered)) {
                 register(inventory);
             }
             flush();
@@ -167,8 +182,21 @@ public class ControlPlaneLink {
         }
         if (!reply.getNodeCredential().isEmpty()) credential.issued(reply.getNodeCredential());
         nodeId = reply.getNodeId();
+        // asking again while the node awaits approval is no new registration, and a line every tick would bury the rest
+        if (!inventory.equals(registered)) LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
         registered = inventory;
-        LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
+        approval(reply.getAwaitingApproval());
+    }
+
+    /** Says that the node waits for an admin's approval, and that it was approved, once each: not on every registration. */
+    private void approval(boolean awaiting) {
+        if (awaiting == awaitingApproval) return;
+        awaitingApproval = awaiting;
+        if (awaiting) {
+            LOG.warnf("node %s waits for an admin's approval and gets no work until then: an admin runs ./horizon node approve %s", nodeId, nodeId);
+        } else {
+            LOG.infof("node %s was approved by an admin; it takes work now", nodeId);
+        }
     }
 
     /** Sends the buffered reports oldest first. A report handed to a stream that breaks just after is lost with it. */

@@ -291,6 +291,24 @@ class AgentTest {
                 .setActiveThreadPercentage(threads).setMemoryLimitMib(memoryMiB)).build();
     }
 
+    /** A node awaiting an admin's approval is not ready, as a kubelet's node stays NotReady; its agent said UP. */
+    @Test
+    @Order(11)
+    void aNodeAwaitingApprovalIsNotReadyAndSaysWhatTheAdminRuns() throws Exception {
+        CONTROL_PLANE.awaitingApproval = true;
+        try {
+            CONTROL_PLANE.stop();
+            CONTROL_PLANE.start(); // the agent connects again, and registers
+            // down at once for the lost link; then, connected again, for the approval it awaits
+            await(() -> given().get("/q/health/ready").asString().contains(
+                    "node test-node awaits an admin's approval; it gets no work until ./horizon node approve test-node"), "readiness saying so");
+            given().get("/q/health/ready").then().statusCode(503);
+        } finally {
+            CONTROL_PLANE.awaitingApproval = false;
+        }
+        await(() -> given().get("/q/health/ready").statusCode() == 200, "ready once approved");
+    }
+
     private static String uuid(int index) {
         return CONTROL_PLANE.registrations.get(0).getGpus(index).getUuid();
     }

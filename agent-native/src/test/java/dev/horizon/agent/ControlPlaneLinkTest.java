@@ -108,6 +108,27 @@ class ControlPlaneLinkTest {
     }
 
     /**
+     * Only the control plane's log said a node waits for an admin's approval. The agent says it once, asks again each
+     * tick until the node is approved, and says that once.
+     */
+    @Test
+    void aNodeAwaitingApprovalIsSaidOnceAndItsApprovalOnce() {
+        controlPlane.awaitingApproval = true;
+        Inventory changed = NODE.toBuilder().setNvlinkDomain("rack-2").build(); // a changed inventory registers again
+        for (int tick = 0; tick < 3; tick++) link.tick(changed, REPORT);
+        assertTrue(link.awaitingApproval());
+        assertEquals(4, controlPlane.registrations.size(), "connecting, then every tick asks whether the node was approved");
+        controlPlane.awaitingApproval = false;
+        for (int tick = 0; tick < 3; tick++) link.tick(changed, REPORT);
+        assertFalse(link.awaitingApproval());
+        assertEquals(5, controlPlane.registrations.size(), "approved: no more asking");
+        List<String> said = logged.stream().map(LogRecord::getMessage).filter(m -> m.contains("approv")).toList();
+        assertEquals(List.of("node node-a waits for an admin's approval and gets no work until then: an admin runs ./horizon node approve node-a",
+                "node node-a was approved by an admin; it takes work now"), said);
+        assertEquals(1, logged.stream().filter(r -> r.getMessage().startsWith("registered with")).count(), "the changed inventory, once");
+    }
+
+    /**
      * A used-up enrollment token, or GPUs registered on another node, was logged as "control plane ... unreachable
      * (PERMISSION_DENIED: ...)": it answered.
      */

@@ -73,6 +73,9 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
         return port;
     }
 
+    /** What Register answers in awaiting_approval: the node waits for an admin's approval. */
+    volatile boolean awaitingApproval;
+
     /** Where set, how Register turns the agent away. */
     volatile io.grpc.Status refusal;
 
@@ -84,7 +87,8 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
             return;
         }
         registrations.add(request);
-        RegisterReply.Builder answer = RegisterReply.newBuilder().setNodeId(request.getNodeName()).setStepSeconds(900);
+        RegisterReply.Builder answer = RegisterReply.newBuilder().setNodeId(request.getNodeName()).setStepSeconds(900)
+                .setAwaitingApproval(awaitingApproval);
         // enrollment, as the real control plane does it: the configured (enrollment) token gets the node's own credential
         if (ENROLLMENT.equals(CALLER.get())) answer.setNodeCredential(credential(request.getNodeName()));
         reply.onNext(answer.build());

@@ -248,6 +248,22 @@ class NodeTrustTest {
         as(ADMIN).delete("/api/v1/jobs/" + busy).then().statusCode(200);
     }
 
+    /**
+     * Only the control plane's log said a node waits for approval; its agent reported UP. Register's reply says so, on
+     * enrollment and on every registration after it until an admin approves the node.
+     */
+    @Test
+    void registerTellsTheAgentItsNodeAwaitsApprovalUntilAnAdminApprovesIt() {
+        var enrolled = agent(enrollmentToken(",\"requireApproval\":true")).register(AgentStub.host("awaits-a", 1)).await().atMost(WAIT);
+        assertTrue(enrolled.getAwaitingApproval(), "enrolled by a token that requires approval");
+        MutinyAgentServiceStub node = agent(enrolled.getNodeCredential());
+        assertTrue(node.register(AgentStub.host("awaits-a", 1)).await().atMost(WAIT).getAwaitingApproval(), "registered again, still waiting");
+        as(ADMIN).post("/api/v1/nodes/awaits-a/approval").then().statusCode(200);
+        assertFalse(node.register(AgentStub.host("awaits-a", 1)).await().atMost(WAIT).getAwaitingApproval(), "approved");
+        assertFalse(agent(enrollmentToken("")).register(AgentStub.host("awaits-b", 1)).await().atMost(WAIT).getAwaitingApproval(),
+                "a token that requires no approval");
+    }
+
     private static Inventory a100(String node) {
         return Inventory.newBuilder().setNodeName(node).addGpus(AgentStub.h100("GPU-" + node + "-0", 0).toBuilder().setModel("A100-80GB")).build();
     }

@@ -74,7 +74,8 @@ public class AgentGrpc implements AgentService {
 
     /**
      * With an enrollment token, enrolls the node (once, or again for a retry with the same nonce; NodeCredentials) and
-     * answers its credential, the node waiting for an admin's approval when the token requires it; with a node credential,
+     * answers its credential, the node waiting for an admin's approval when the token requires it (the reply says whether it
+     * still waits, so its agent re-registers to learn of the approval); with a node credential,
      * only that node's inventory may be written, with no more GPUs and no other models than it enrolled with. A GPU uuid
      * another node registered is refused either way.
      */
@@ -102,6 +103,8 @@ public class AgentGrpc implements AgentService {
         } catch (NodeStore.GpuClaimed e) {
             throw Status.ALREADY_EXISTS.withDescription("invalid inventory: " + e.getMessage()).asRuntimeException();
         }
+        // the agent says so in its log and readiness, as only this process's log did
+        reply.setAwaitingApproval(nodes.awaitsApproval(node.name()));
         return Uni.createFrom().item(reply.build());
     }
 

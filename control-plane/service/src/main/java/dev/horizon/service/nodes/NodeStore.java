@@ -99,6 +99,11 @@ public class NodeStore {
         }
     }
 
+    /** Whether the node waits for an admin's approval (enrolled by a token that requires one, not approved yet). */
+    public boolean awaitsApproval(String node) {
+        return !db.query("SELECT 1 FROM pending_nodes WHERE node = ?", ps -> ps.setString(1, node), rs -> true).isEmpty();
+    }
+
     /** Makes a node waiting for approval schedulable; false when it was not waiting. */
     public boolean approve(String node) {
         return db.update("DELETE FROM pending_nodes WHERE node = ?", ps -> ps.setString(1, node)) == 1;
