@@ -86,6 +86,13 @@ class LauncherWhyTest {
     private static final String NODES = "[{\"name\":\"node-a\",\"health\":\"HEALTHY\",\"source\":\"agent\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-1\","
             + "\"model\":\"H100-80GB\",\"migDevices\":[{\"profile\":\"3g.40gb\"},{\"profile\":\"3g.40gb\"}],\"utilization\":0.5}]}]";
 
+    /** What the control plane refuses, by method and path: the error body in the API's shape, its status first. */
+    private static final Map<String, String> REFUSALS = Map.of(
+            "POST /api/v1/nodes/node-a/approval", "{\"status\":409,\"error\":\"node node-a is not waiting for approval; it is schedulable already\"}",
+            "POST /api/v1/teams", "{\"status\":409,\"error\":\"team 'ml' already exists; PUT /api/v1/teams/ml/budget changes its share\"}",
+            "POST /api/v1/tokens", "{\"status\":400,\"error\":\"invalid token\",\"problems\":[\"team: a submitter token needs its team\"]}",
+            "DELETE /api/v1/nodes/node-a/drain", "{\"status\":409,\"error\":\"node node-a is not drained; PUT /api/v1/nodes/node-a/drain drains it\"}");
+
     /** A time as the API writes it (ISO-8601 UTC), quoted for JSON. */
     private static String at(long epochSeconds) {
         return "\"" + java.time.Instant.ofEpochSecond(epochSeconds) + "\"";
@@ -112,6 +119,14 @@ class LauncherWhyTest {
             asked.add(exchange.getRequestURI() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
             String path = exchange.getRequestURI().getPath();
             String query = exchange.getRequestURI().getQuery();
+            String refused = REFUSALS.get(exchange.getRequestMethod() + " " + path);
+            if (refused != null) {
+                byte[] body = refused.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(Integer.parseInt(refused.replaceAll("^\\{\"status\":(\\d+).*", "$1")), body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+                return;
+            }
             String answer = path.equals("/api/v1/nodes") ? NODES : path.equals("/api/v1/jobs") ? (query != null && query.contains("name=") ? byName(query) : list) : path.equals("/api/v1/teams") ? teams
                     : path.equals("/api/v1/tokens") ? tokens : ANSWERS.getOrDefault(path, READ_BEFORE_THE_CLOCK_MOVED.get(path));
             if (path.equals("/api/v1/jobs") && pages != null) {
@@ -293,6 +308,36 @@ class LauncherWhyTest {
         assertEquals(2, budget.exit());
         assertEquals("horizon: team budget: 'ml ops' is not a team name (lower-case letters, digits and '-', 1 to 63 characters)\n", budget.err());
         assertEquals(List.of(), asked.stream().filter(a -> a.startsWith("/api/v1/tokens/") || a.startsWith("/api/v1/teams/")).toList());
+    }
+
+    /**
+     * `node approve` a second time printed the API's raw 409 JSON and failed; approving is idempotent, as `kubectl
+     * certificate approve` is.
+     */
+    @Test
+    void approvingANodeTwiceSaysItIsApprovedAlready() throws Exception {
+        Run again = launcher("node", "approve", "node-a");
+        assertEquals(0, again.exit(), again.err());
+        assertEquals("horizon: node node-a is approved already (or its token needed no approval); the planner places work on it, nothing to do\n",
+                again.out());
+        assertEquals("", again.err());
+    }
+
+    /** The admin commands printed a refusal as the API's raw JSON: they say its sentence, and its problems after it. */
+    @Test
+    void aRefusalIsTheApisSentenceNotItsJson() throws Exception {
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        Run team = launcher("team", "create", "ml", "--share", "0.2");
+        assertEquals(2, team.exit());
+        assertEquals("horizon: POST " + url + "/api/v1/teams answered 409: team 'ml' already exists; PUT /api/v1/teams/ml/budget changes its share\n",
+                team.err());
+        Run token = launcher("token", "create", "--role", "submitter");
+        assertEquals(2, token.exit());
+        assertEquals("horizon: POST " + url + "/api/v1/tokens answered 400: invalid token: team: a submitter token needs its team\n", token.err());
+        Run undrain = launcher("node", "undrain", "node-a");
+        assertEquals(2, undrain.exit());
+        assertEquals("horizon: DELETE " + url + "/api/v1/nodes/node-a/drain answered 409: node node-a is not drained; PUT /api/v1/nodes/node-a/drain"
+                + " drains it\n", undrain.err());
     }
 
     /** Out of reach: curl's reason and then an empty line, which broke "one line on stderr". */
