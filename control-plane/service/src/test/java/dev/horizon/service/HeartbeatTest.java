@@ -91,6 +91,28 @@ class HeartbeatTest {
         }
     }
 
+    /**
+     * The plan leaves a lost node out, so a job only it can hold was told of no room without a word of the node: the
+     * reason names it and since when its agent is silent.
+     */
+    @Test
+    void aJobOnlyALostNodeCanHoldNamesItAndSinceWhen() throws InterruptedException {
+        MutinyAgentServiceStub up = AgentStub.enrolled(channel, host("host-up"));
+        beats.scheduleAtFixedRate(() -> up.telemetry(Multi.createFrom().item(idle("host-up"))).await().atMost(WAIT), 0, 300, TimeUnit.MILLISECONDS);
+        Inventory a100 = Inventory.newBuilder().setNodeName("host-a100").addGpus(host("host-a100").getGpus(0).toBuilder().setModel("A100-80GB")).build();
+        AgentStub.enrolled(channel, a100);
+        await("host-a100 is LOST", () -> "LOST".equals(node("host-a100", "health")));
+        assertEquals("HEALTHY", node("host-up", "health"), "the plan has a node to plan on, which cannot hold the job");
+        Api.team("lost-wait", 0.2);
+        String id = Api.submit(ADMIN, "{\"name\":\"needs-an-a100\",\"team\":\"lost-wait\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1,"
+                + "\"gpuTypes\":[\"A100-80GB\"]}}");
+        planner.planNow();
+        as(ADMIN).get("/api/v1/jobs/" + id + "/explanation").then().body("state", equalTo("PENDING"))
+                .body("reason", matchesPattern("no node that takes work now can hold it while host-a100 \\(lost: nothing heard from its agent since "
+                        + Api.ISO_SECOND + "\\) is out; it waits until that agent reports again \\(restart it, or bring the host back\\)"));
+        as(ADMIN).delete("/api/v1/jobs/" + id).then().statusCode(200);
+    }
+
     @Test
     void aSilentAgentsNodeIsLostAndItsJobsArePlacedElsewhereUntilItReportsAgain() throws InterruptedException {
         // each node's agent with its own credential, as enrolment hands them out

@@ -1,10 +1,12 @@
 package dev.horizon.service.planning;
 
 import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.GpuRef;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Feasibility;
 import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.fractional.SlicePlanning;
@@ -20,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -78,11 +81,14 @@ public class DecisionApplier {
         List<PendingJob> order = new ArrayList<>(in.context().pending());
         order.sort(HorizonPolicy.VALUE_ORDER);
         List<PlanWrite> out = new ArrayList<>();
+        List<GpuNode> up = LostNodes.takingWork(in.moment());
         int rank = 0;
         for (PendingJob j : order) {
             if (started.contains(j.id())) continue;
             rank++;
-            String reason = decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan");
+            // the policy sees no lost node, so its reason for a job only they can hold says nothing of them
+            String reason = Objects.requireNonNullElseGet(in.lost().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up),
+                    () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
             out.add(Changes.waiting(in.rows().get(j.id()), decision.waitRule(j.id()).label(), reason, rank, decision.plannedStarts().get(j.id())));
         }
         return out;

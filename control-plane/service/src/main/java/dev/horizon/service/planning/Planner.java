@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.allocator.placement.Feasibility;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.service.clock.ServiceClock;
 import dev.horizon.service.jobs.JobRow;
@@ -23,6 +24,7 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -165,21 +167,24 @@ public class Planner implements PlanRequests {
         PlanningPolicy.Outcome outcome = policy.decide(m.input().context());
         PlanSnapshot committed = commit(m, outcome, (System.nanoTime() - t0) / 1e6, null, phases, epoch);
         // a reference for the start-time bands and alternatives beside the loop; they compute on threads of their own
-        planned.fire(new PlannedMoment(m.input().moment(), m.input().context(), outcome.decision(), committed.now()));
+        planned.fire(new PlannedMoment(m.input().moment(), m.input().context(), outcome.decision(), committed.now(), m.lost()));
         return committed;
     }
 
     /**
      * The store as one plan reads it. input is null when there are no nodes to plan on; fingerprint is what a plan made
-     * on this moment depends on (nodes and their health, active jobs, their states and placements).
+     * on this moment depends on (nodes and their health, active jobs, their states and placements); lost: the nodes out
+     * of the plan until their agent reports, which a job only they can hold is told of.
      */
-    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint) {
+    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint, LostNodes lost) {
     }
 
     /** Reads the moment now; any thread may (the full mode reads one to solve on). */
     Moment moment() {
         long nowMillis = clock.millis();
-        List<Node> usable = nodes.planned().stream().map(platform::asSeen).toList();
+        List<Node> registered = nodes.registered();
+        List<Node> usable = NodeStore.planned(registered).stream().map(platform::asSeen).toList();
+        LostNodes lost = LostNodes.of(registered);
         List<JobRow> active = jobs.active();
         List<String> fingerprint = new ArrayList<>();
         // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be
@@ -187,8 +192,8 @@ public class Planner implements PlanRequests {
         usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.drained() + " " + n.gpus().stream()
                 .map(g -> g.uuid() + " " + g.health() + " " + g.migMode() + " " + g.migDevices()).toList()));
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
-        PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active);
-        return new Moment(nowMillis, usable, active, input, fingerprint);
+        PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active, lost);
+        return new Moment(nowMillis, usable, active, input, fingerprint, lost);
     }
 
     /** What Horizon's policy reserves for each inference service for the step starting now, from the stored demand. */
@@ -228,7 +233,7 @@ public class Planner implements PlanRequests {
         PlanCommit commit;
         PlanSnapshot snapshot;
         if (m.input() == null) {
-            commit = new PlanCommit(nothingToPlanOn(m.active(), now), List.of(), PlanInput.Booking.NONE);
+            commit = new PlanCommit(nothingToPlanOn(m.active(), now, m.lost()), List.of(), PlanInput.Booking.NONE);
             phases.decided(0);
             snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
         } else {
@@ -254,13 +259,14 @@ public class Planner implements PlanRequests {
         return snapshot;
     }
 
-    /** Without nodes: running jobs lose their GPUs, and every waiting job says why it waits. */
-    private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now) {
+    /** Without nodes: running jobs lose their GPUs, and every waiting job says why it waits (the lost nodes it needs named). */
+    private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now, LostNodes lost) {
         List<JobStore.PlanWrite> out = new ArrayList<>();
         for (JobRow j : active) {
             if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster",
                     RunSegments.NODE_LOST));
-            else out.add(Changes.waiting(j, "no-nodes", "no GPU nodes are registered: start an agent or declare horizon.nodes", null, null));
+            else out.add(Changes.waiting(j, "no-nodes", Objects.requireNonNullElse(lost.onlyTheyHold(c -> Feasibility.problems(MomentReader.spec(j), c), List.of()),
+                    "no GPU nodes are registered: start an agent or declare horizon.nodes"), null, null));
         }
         return out;
     }
