@@ -159,7 +159,7 @@ class LauncherSubmitTest {
                 "the RayCluster's two jobs made before it, not the PyTorchJob's");
         List<String> err = run.err().lines().toList();
         assertEquals(2, err.size(), run.err());
-        assertTrue(err.get(0).endsWith("answered 400: invalid job; perReplica.gpus must be between 1 and 8, the GPUs of one host (got 16)"), err.get(0));
+        assertTrue(err.get(0).endsWith("answered 400: invalid job: perReplica.gpus must be between 1 and 8, the GPUs of one host (got 16)"), err.get(0));
         assertEquals("horizon: submit: job 4 of 5 was refused and none after it was sent; the 2 of RayCluster ml/llm before it were withdrawn"
                 + " (cancelled: 00000000-0000-4000-8000-000000000002 (j2), 00000000-0000-4000-8000-000000000003 (j3)), so none of RayCluster ml/llm"
                 + " waits without the rest; the 1 of other workloads went in (above); fix the refused job and submit FILE again", err.get(1));

@@ -17,12 +17,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -82,13 +84,17 @@ public class DecisionApplier {
         order.sort(HorizonPolicy.VALUE_ORDER);
         List<PlanWrite> out = new ArrayList<>();
         List<GpuNode> up = LostNodes.takingWork(in.moment());
+        // one answer per shape, as feasibility depends on nothing else: a lost node would otherwise cost each plan a walk
+        // over the cluster for every waiting job
+        Map<List<Object>, Optional<String>> lostByShape = new HashMap<>();
         int rank = 0;
         for (PendingJob j : order) {
             if (started.contains(j.id())) continue;
             rank++;
             // the policy sees no lost node, so its reason for a job only they can hold says nothing of them
-            String reason = Objects.requireNonNullElseGet(in.lost().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up),
-                    () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
+            String onlyLost = in.lost().nodes().isEmpty() ? null : lostByShape.computeIfAbsent(Arrays.asList(j.gpus(), j.minGpus(), j.slice(), j.rules()),
+                    shape -> Optional.ofNullable(in.lost().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up))).orElse(null);
+            String reason = Objects.requireNonNullElseGet(onlyLost, () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
             out.add(Changes.waiting(in.rows().get(j.id()), decision.waitRule(j.id()).label(), reason, rank, decision.plannedStarts().get(j.id())));
         }
         return out;
