@@ -264,6 +264,26 @@ class NodeTrustTest {
                 "a token that requires no approval");
     }
 
+    /** The plan leaves a node awaiting approval out: a job only it can hold is told so, and the command that brings it in. */
+    @Test
+    void aJobOnlyANodeAwaitingApprovalCanHoldNamesItAndTheCommand() {
+        agent(Api.token("agent", null)).register(AgentStub.host("approval-up", 1)).await().atMost(WAIT);
+        Inventory b200 = Inventory.newBuilder().setNodeName("approval-b200")
+                .addGpus(AgentStub.h100("GPU-approval-b200-0", 0).toBuilder().setModel("B200-180GB")).build();
+        agent(enrollmentToken(",\"requireApproval\":true")).register(b200).await().atMost(WAIT);
+        Api.team("approval-wait", 0.2);
+        String id = Api.submit(ADMIN, "{\"name\":\"needs-a-b200\",\"team\":\"approval-wait\",\"class\":\"TRAINING\",\"perReplica\":{\"gpus\":1,"
+                + "\"gpuTypes\":[\"B200-180GB\"]}}");
+        planner.planNow();
+        as(ADMIN).get("/api/v1/jobs/" + id + "/explanation").then().body("state", equalTo("PENDING"))
+                .body("reason", equalTo("no node that takes work now can hold it while approval-b200 (awaiting an admin's approval) is out; it waits"
+                        + " until an admin approves it (./horizon node approve approval-b200)"));
+        as(ADMIN).post("/api/v1/nodes/approval-b200/approval").then().statusCode(200);
+        planner.planNow();
+        as(ADMIN).get("/api/v1/jobs/" + id).then().body("state", equalTo("RUNNING")).body("placement", equalTo("approval-b200[0-0]"));
+        as(ADMIN).delete("/api/v1/jobs/" + id).then().statusCode(200);
+    }
+
     private static Inventory a100(String node) {
         return Inventory.newBuilder().setNodeName(node).addGpus(AgentStub.h100("GPU-" + node + "-0", 0).toBuilder().setModel("A100-80GB")).build();
     }

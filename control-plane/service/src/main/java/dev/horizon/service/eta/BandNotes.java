@@ -8,7 +8,7 @@ import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.allocator.placement.Feasibility;
-import dev.horizon.service.planning.LostNodes;
+import dev.horizon.service.planning.NodesOut;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -25,17 +25,18 @@ final class BandNotes {
     /**
      * calibrated: the calibrator's levels; raw: the job's sampled starts; alone: its starts in the queue played with no
      * more work arriving ({@link StartBands.Computed#alone}; null: not played), told only where the band has no P90 and
-     * some node could hold the job; beyondHours: how far past the horizon they reach; lost: the nodes out of the moment
+     * some node could hold the job; beyondHours: how far past the horizon they reach; nodesOut: the registered nodes out
+     * of the moment (lost, or awaiting approval)
      * until their agent reports.
      */
     static StartTimes.Shown shown(Long[] calibrated, StartBands.Band raw, StartBands.Band alone, ActiveJob job, ClusterMoment m, int beyondHours,
-                                  LostNodes lost) {
+                                  NodesOut nodesOut) {
         Long p50 = calibrated[Calibrator.P50], p90 = calibrated[Calibrator.P90];
         boolean past = false;
         if (p50 == null && (p50 = raw.projected(0.5)) != null) past = true;
         if (p90 == null && (p90 = raw.projected(0.9)) != null) past = true;
         if (p50 == null) {
-            String noNode = noNodeHolds(job, m, lost);
+            String noNode = noNodeHolds(job, m, nodesOut);
             if (noNode != null) return new StartTimes.Shown(null, null, noNode);
             return new StartTimes.Shown(null, null, notStartedInFutures(raw, m, beyondHours), p90 == null ? queueAlone(alone) : null);
         }
@@ -99,13 +100,13 @@ final class BandNotes {
     }
 
     /**
-     * Why no node can hold the job: only lost nodes could (named, with since when), none takes work now, or none that does
-     * could hold it (the drained and unhealthy ones named); null when one could.
+     * Why no node can hold the job: only nodes out of the plan could (named: lost since when, or awaiting approval), none
+     * takes work now, or none that does could hold it (the drained and unhealthy ones named); null when one could.
      */
-    static String noNodeHolds(ActiveJob job, ClusterMoment m, LostNodes lost) {
-        List<GpuNode> up = LostNodes.takingWork(m);
-        String onlyLost = job == null ? null : lost.onlyTheyHold(c -> Feasibility.problems(job.gpus(), job.minGpus(), job.slice(), job.rules(), c), up);
-        if (onlyLost != null) return onlyLost;
+    static String noNodeHolds(ActiveJob job, ClusterMoment m, NodesOut nodesOut) {
+        List<GpuNode> up = NodesOut.takingWork(m);
+        String onlyOut = job == null ? null : nodesOut.onlyTheyHold(c -> Feasibility.problems(job.gpus(), job.minGpus(), job.slice(), job.rules(), c), up);
+        if (onlyOut != null) return onlyOut;
         List<String> down = m.nodes().stream().filter(n -> n.health() != NodeState.Health.READY).map(n -> n.node().name() + " (" + n.health().name().toLowerCase(Locale.ROOT) + ")").toList();
         if (up.isEmpty()) return "no node takes work now" + (down.isEmpty() ? "" : ": " + String.join(", ", down)) + "; no start can be given until one does";
         List<String> problems = job == null ? List.of() : Feasibility.problems(job.gpus(), job.minGpus(), job.slice(), job.rules(), new Cluster(up));

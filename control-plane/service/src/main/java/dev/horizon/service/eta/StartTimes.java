@@ -11,7 +11,7 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.forecast.DurationEstimator;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore;
-import dev.horizon.service.planning.LostNodes;
+import dev.horizon.service.planning.NodesOut;
 import dev.horizon.service.planning.MomentReader;
 import dev.horizon.service.planning.PlannedMoment;
 import dev.horizon.service.plans.PlanRequests;
@@ -361,7 +361,7 @@ public class StartTimes {
                 arrivals(plan.now(), day), waiting, samples, plan.now(), beyondSteps,
                 first -> shown.updateAndGet(s -> s.withFirstFutures(first, plan.now(), samples, learnt)));
         Map<String, StartBands.Band> raw = computed.bands();
-        Map<String, Shown> out = shownBands(withRuns, calibrator, raw, computed.alone(), waiting, beyondHours, plan.lost());
+        Map<String, Shown> out = shownBands(withRuns, calibrator, raw, computed.alone(), waiting, beyondHours, plan.nodesOut());
         LOG.infof("start-time bands of %d waiting jobs on %d GPUs (%d samples, %d at once) in %.0f ms", waiting.size(),
                 m.nodes().stream().mapToInt(n -> n.node().gpus()).sum(), samples, threads, (System.nanoTime() - t0) / 1e6);
         return new Snapshot(plan.now(), Map.copyOf(out), Map.copyOf(raw), calibrator.learnt(), computed.like());
@@ -370,15 +370,16 @@ public class StartTimes {
     /**
      * Each waiting job's band as shown, calibrated by calibrator (which follows each from here), from its sampled starts
      * raw; a job those leave without a P90 is also told when the queue alone would start it (alone: every job's starts
-     * with no more work arriving, {@link StartBands.Computed#alone}; lost: the nodes out of the moment until their agent reports).
+     * with no more work arriving, {@link StartBands.Computed#alone}; nodesOut: the registered nodes out of the moment, lost
+     * or awaiting approval).
      */
     static Map<String, Shown> shownBands(ClusterMoment m, Calibrator calibrator, Map<String, StartBands.Band> raw, Map<String, StartBands.Band> alone,
-                                         Set<String> waiting, int beyondHours, LostNodes lost) {
+                                         Set<String> waiting, int beyondHours, NodesOut nodesOut) {
         Map<String, ActiveJob> byId = new HashMap<>();
         m.jobs().forEach(j -> byId.put(j.id(), j));
         Map<String, Shown> out = new HashMap<>();
         for (String id : waiting) {
-            out.put(id, BandNotes.shown(calibrator.shown(id, m.now(), raw.get(id)), raw.get(id), alone.get(id), byId.get(id), m, beyondHours, lost));
+            out.put(id, BandNotes.shown(calibrator.shown(id, m.now(), raw.get(id)), raw.get(id), alone.get(id), byId.get(id), m, beyondHours, nodesOut));
         }
         return out;
     }

@@ -83,18 +83,19 @@ public class DecisionApplier {
         List<PendingJob> order = new ArrayList<>(in.context().pending());
         order.sort(HorizonPolicy.VALUE_ORDER);
         List<PlanWrite> out = new ArrayList<>();
-        List<GpuNode> up = LostNodes.takingWork(in.moment());
-        // one answer per shape, as feasibility depends on nothing else: a lost node would otherwise cost each plan a walk
+        List<GpuNode> up = NodesOut.takingWork(in.moment());
+        // one answer per shape, as feasibility depends on nothing else: a node out would otherwise cost each plan a walk
         // over the cluster for every waiting job
-        Map<List<Object>, Optional<String>> lostByShape = new HashMap<>();
+        Map<List<Object>, Optional<String>> outByShape = new HashMap<>();
         int rank = 0;
         for (PendingJob j : order) {
             if (started.contains(j.id())) continue;
             rank++;
-            // the policy sees no lost node, so its reason for a job only they can hold says nothing of them
-            String onlyLost = in.lost().nodes().isEmpty() ? null : lostByShape.computeIfAbsent(Arrays.asList(j.gpus(), j.minGpus(), j.slice(), j.rules()),
-                    shape -> Optional.ofNullable(in.lost().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up))).orElse(null);
-            String reason = Objects.requireNonNullElseGet(onlyLost, () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
+            // the policy sees no node out of the plan (lost, or awaiting approval), so its reason for a job only they can
+            // hold says nothing of them
+            String onlyOut = in.nodesOut().nodes().isEmpty() ? null : outByShape.computeIfAbsent(Arrays.asList(j.gpus(), j.minGpus(), j.slice(), j.rules()),
+                    shape -> Optional.ofNullable(in.nodesOut().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up))).orElse(null);
+            String reason = Objects.requireNonNullElseGet(onlyOut, () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
             out.add(Changes.waiting(in.rows().get(j.id()), decision.waitRule(j.id()).label(), reason, rank, decision.plannedStarts().get(j.id())));
         }
         return out;

@@ -61,7 +61,7 @@ public class MomentReader {
     @Inject
     PlannerSettings settings;
 
-    PlanInput build(long now, List<Node> usable, List<JobRow> active, LostNodes lost) {
+    PlanInput build(long now, List<Node> usable, List<JobRow> active, NodesOut nodesOut) {
         SlicePlanning.Prepared prepared = slices.prepare(usable, now * 1000);
         List<NodeState> nodes = new ArrayList<>();
         Map<String, Integer> nodeIndex = new HashMap<>();
@@ -91,7 +91,7 @@ public class MomentReader {
         Map<String, Double> owedNext = ctx.fairShare() == null ? Map.of() : ctx.fairShare().owedNow();
         PlanInput.Booking booking = new PlanInput.Booking(booked.hourly(), booked.until(), owedNext);
         return new PlanInput(now, moment, usable, ctx.cluster(), js.rows(), js.specs(), ctx, ctx.occupancy().copy(), js.holding(), prepared.pools(),
-                js.takenOff(), secondsLeft, reserved, booking, lost);
+                js.takenOff(), secondsLeft, reserved, booking, nodesOut);
     }
 
     /** The active jobs as the moment holds them (running first, then waiting), and those already off their GPUs. */

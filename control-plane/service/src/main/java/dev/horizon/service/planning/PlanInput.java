@@ -20,12 +20,12 @@ import java.util.Map;
  * world: the occupancy with running work placed, before the decision (the policy gets its own copy in the context);
  * holding: each running job's placement; takenOff: jobs already off their GPUs (node lost, GPU fell off the bus);
  * secondsLeft: per active job its estimated remaining (running) or whole (waiting) run; reserved: per inference service
- * the GPUs the plan keeps for it now; booking: the fair-share time this plan books when it commits; lost: the nodes out
- * of the moment until their agent reports, which a job only they can hold is told of.
+ * the GPUs the plan keeps for it now; booking: the fair-share time this plan books when it commits; nodesOut: the
+ * registered nodes out of the moment (lost, or awaiting approval), which a job only they can hold is told of.
  */
 record PlanInput(long now, ClusterMoment moment, List<Node> usable, Cluster cluster, Map<String, JobRow> rows, Map<String, JobSpec> specs, PlanningContext context,
                  Occupancy world, Map<String, Placement> holding, SlicePlanning.Pools pools, List<JobStore.PlanWrite> takenOff,
-                 Map<String, Long> secondsLeft, Map<String, Integer> reserved, Booking booking, LostNodes lost) {
+                 Map<String, Long> secondsLeft, Map<String, Integer> reserved, Booking booking, NodesOut nodesOut) {
 
     /**
      * What a plan books in the fair-share aggregates: the hourly additions up to bookedUntil, and what each team is owed

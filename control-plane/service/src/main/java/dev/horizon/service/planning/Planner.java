@@ -167,16 +167,16 @@ public class Planner implements PlanRequests {
         PlanningPolicy.Outcome outcome = policy.decide(m.input().context());
         PlanSnapshot committed = commit(m, outcome, (System.nanoTime() - t0) / 1e6, null, phases, epoch);
         // a reference for the start-time bands and alternatives beside the loop; they compute on threads of their own
-        planned.fire(new PlannedMoment(m.input().moment(), m.input().context(), outcome.decision(), committed.now(), m.lost()));
+        planned.fire(new PlannedMoment(m.input().moment(), m.input().context(), outcome.decision(), committed.now(), m.nodesOut()));
         return committed;
     }
 
     /**
      * The store as one plan reads it. input is null when there are no nodes to plan on; fingerprint is what a plan made
-     * on this moment depends on (nodes and their health, active jobs, their states and placements); lost: the nodes out
-     * of the plan until their agent reports, which a job only they can hold is told of.
+     * on this moment depends on (nodes and their health, active jobs, their states and placements); nodesOut: the
+     * registered nodes out of the plan (lost, or awaiting approval), which a job only they can hold is told of.
      */
-    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint, LostNodes lost) {
+    record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint, NodesOut nodesOut) {
     }
 
     /** Reads the moment now; any thread may (the full mode reads one to solve on). */
@@ -184,7 +184,7 @@ public class Planner implements PlanRequests {
         long nowMillis = clock.millis();
         List<Node> registered = nodes.registered();
         List<Node> usable = NodeStore.planned(registered).stream().map(platform::asSeen).toList();
-        LostNodes lost = LostNodes.of(registered);
+        NodesOut nodesOut = NodesOut.of(registered);
         List<JobRow> active = jobs.active();
         List<String> fingerprint = new ArrayList<>();
         // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be
@@ -192,8 +192,8 @@ public class Planner implements PlanRequests {
         usable.forEach(n -> fingerprint.add(n.name() + " " + n.health() + " " + n.drained() + " " + n.gpus().stream()
                 .map(g -> g.uuid() + " " + g.health() + " " + g.migMode() + " " + g.migDevices()).toList()));
         active.forEach(j -> fingerprint.add(j.id() + " " + j.state() + " " + j.placement() + " " + j.fill()));
-        PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active, lost);
-        return new Moment(nowMillis, usable, active, input, fingerprint, lost);
+        PlanInput input = usable.isEmpty() ? null : contexts.build(nowMillis / 1000, usable, active, nodesOut);
+        return new Moment(nowMillis, usable, active, input, fingerprint, nodesOut);
     }
 
     /** What Horizon's policy reserves for each inference service for the step starting now, from the stored demand. */
@@ -233,7 +233,7 @@ public class Planner implements PlanRequests {
         PlanCommit commit;
         PlanSnapshot snapshot;
         if (m.input() == null) {
-            commit = new PlanCommit(nothingToPlanOn(m.active(), now, m.lost()), List.of(), PlanInput.Booking.NONE);
+            commit = new PlanCommit(nothingToPlanOn(m.active(), now, m.nodesOut()), List.of(), PlanInput.Booking.NONE);
             phases.decided(0);
             snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
         } else {
@@ -259,13 +259,13 @@ public class Planner implements PlanRequests {
         return snapshot;
     }
 
-    /** Without nodes: running jobs lose their GPUs, and every waiting job says why it waits (the lost nodes it needs named). */
-    private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now, LostNodes lost) {
+    /** Without nodes: running jobs lose their GPUs, and every waiting job says why it waits (the nodes out of the plan it needs named: lost, or awaiting approval). */
+    private static List<JobStore.PlanWrite> nothingToPlanOn(List<JobRow> active, long now, NodesOut nodesOut) {
         List<JobStore.PlanWrite> out = new ArrayList<>();
         for (JobRow j : active) {
             if (j.state() == JobState.RUNNING) out.add(Changes.displaced(j, MomentReader.spec(j).contractOrDefault(), now, "its node is no longer in the cluster",
                     RunSegments.NODE_LOST));
-            else out.add(Changes.waiting(j, "no-nodes", Objects.requireNonNullElse(lost.onlyTheyHold(c -> Feasibility.problems(MomentReader.spec(j), c), List.of()),
+            else out.add(Changes.waiting(j, "no-nodes", Objects.requireNonNullElse(nodesOut.onlyTheyHold(c -> Feasibility.problems(MomentReader.spec(j), c), List.of()),
                     "no GPU nodes are registered: start an agent or declare horizon.nodes"), null, null));
         }
         return out;

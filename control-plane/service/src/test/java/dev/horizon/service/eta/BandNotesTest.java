@@ -14,7 +14,7 @@ import dev.horizon.allocator.moment.NodeState;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
-import dev.horizon.service.planning.LostNodes;
+import dev.horizon.service.planning.NodesOut;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -42,7 +42,7 @@ class BandNotesTest {
     void aJobOnlyALostNodeCouldHoldNamesItAndSinceWhen() {
         ActiveJob sixteen = new ActiveJob("j16", "t", JobClass.TRAINING, 1, 16, 16, NOW - 60, null, Contract.defaultFor(JobClass.TRAINING), null, null,
                 null, null);
-        LostNodes lost = new LostNodes(List.of(new LostNodes.Lost(new GpuNode("big", "H100-80GB", 16, 81_559, "big"), (NOW - 600) * 1000)));
+        NodesOut lost = new NodesOut(List.of(new NodesOut.Out(new GpuNode("big", "H100-80GB", 16, 81_559, "big"), true, (NOW - 600) * 1000)));
         StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), null,
                 sixteen, moment, StartBands.BEYOND_HOURS, lost);
         assertEquals("no node that takes work now can hold it while big (lost: nothing heard from its agent since " + Instant.ofEpochSecond(NOW - 600)
@@ -50,10 +50,22 @@ class BandNotesTest {
         assertNull(BandNotes.noNodeHolds(job, moment, lost), "a job a node up can hold is told nothing of the lost one");
     }
 
+    /** Two nodes that only together hold the job, one lost and one awaiting approval: both named, and what brings each back. */
+    @Test
+    void aJobOnlyNodesOutOfThePlanCouldHoldTogetherNamesThemAll() {
+        ActiveJob sixteen = new ActiveJob("j16", "t", JobClass.TRAINING, 1, 16, 16, NOW - 60, null, Contract.defaultFor(JobClass.TRAINING), null, null,
+                null, null);
+        NodesOut out = new NodesOut(List.of(new NodesOut.Out(new GpuNode("lost-8", "H100-80GB", 8, 81_559, "d"), true, (NOW - 600) * 1000),
+                new NodesOut.Out(new GpuNode("new-8", "H100-80GB", 8, 81_559, "d"), false, NOW * 1000)));
+        assertEquals("no node that takes work now can hold it while lost-8 (lost: nothing heard from its agent since " + Instant.ofEpochSecond(NOW - 600)
+                + "), new-8 (awaiting an admin's approval) are out; it waits until they are back (a lost node when its agent reports again; the others"
+                + " when an admin runs ./horizon node approve NAME)", BandNotes.noNodeHolds(sixteen, moment, out));
+    }
+
     @Test
     void aJobThatStartsInNoFutureIsToldThePolicysOwnReason() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertNull(shown.p50At());
         assertTrue(shown.note().startsWith("in 16 of 16 sampled futures it had not started by "), shown.note());
         assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
@@ -63,7 +75,7 @@ class BandNotesTest {
     @Test
     void futuresThatStoppedFollowingAJobAreSaidToHaveStoppedNotToHaveReachedTheirEnd() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 7);
-        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, LostNodes.NONE).note();
+        String note = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, NodesOut.NONE).note();
         assertTrue(note.contains("in 16 of 16 sampled futures it had not started by "), note);
         assertTrue(note.contains("(7 of them were not played on for it once more than half of the futures before had not started it"), note);
         assertTrue(note.endsWith("the policy's reason was: " + POLICY_SAID), note);
@@ -71,14 +83,14 @@ class BandNotesTest {
 
     @Test
     void withoutAReasonFromThePolicyTheWorkAheadIsNamed() {
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), null, job, moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), null, job, moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertTrue(shown.note().endsWith("keep the GPUs it can use busy that long"), shown.note());
     }
 
     @Test
     void anOpenP90SaysLaterThanWhereTheFuturesEndAndWhy() {
         StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, null, job, moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertEquals(raw.projected(0.5), shown.p50At(), "the P50 the played-on futures give");
         assertNull(shown.p90At(), "no P90 is invented past where the futures end");
         assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
@@ -89,7 +101,7 @@ class BandNotesTest {
     void aJobWithoutABandIsToldWhenItWouldStartWereNoMoreWorkToArriveAheadOfIt() {
         StartBands.Band raw = new StartBands.Band(startedIn(0), NOW + 86_400, POLICY_SAID, 0);
         StartBands.Band alone = new StartBands.Band(startedIn(16), NOW + 86_400, null, 0);
-        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, alone, job, moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+        StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, alone, job, moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertNull(shown.p50At(), "the queue alone is said as a condition, never shown as the band");
         assertTrue(shown.note().endsWith("the policy's reason was: " + POLICY_SAID), shown.note());
         assertEquals(alone.projected(0.5), shown.queueAlone().p50At());
@@ -103,14 +115,14 @@ class BandNotesTest {
     void anOpenP90IsToldTheQueueAlonesAnswerToo() {
         StartBands.Band raw = new StartBands.Band(startedIn(10), NOW + 86_400, POLICY_SAID, 0);
         StartTimes.Shown shown = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(12), NOW + 86_400, null, 0), job, moment,
-                StartBands.BEYOND_HOURS, LostNodes.NONE);
+                StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertNull(shown.p90At(), "the queue alone is said as a condition, never shown as the band");
         assertTrue(shown.note().startsWith("with odds 9 in 10 it starts later than "), shown.note());
         assertNull(shown.queueAlone().p90At(), "nor is a P90 invented for the queue alone past where its futures end");
         assertTrue(shown.queueAlone().said().contains("with odds 1 in 2 and with odds 9 in 10 later than where those end (in 4 of 16 it had not started by then)"),
                 shown.queueAlone().said());
         StartTimes.QueueAlone never = BandNotes.shown(new Long[Calibrator.LEVELS.length], raw, new StartBands.Band(startedIn(3), NOW + 86_400, null, 0), job, moment,
-                StartBands.BEYOND_HOURS, LostNodes.NONE).queueAlone();
+                StartBands.BEYOND_HOURS, NodesOut.NONE).queueAlone();
         assertNull(never.p50At());
         assertTrue(never.said().startsWith("even were no more work to arrive, it would not start within the futures played in 13 of 16"), never.said());
     }
@@ -119,11 +131,11 @@ class BandNotesTest {
     void aFullBandOrAJobNoNodeCanHoldIsNotToldTheQueueAlone() {
         StartBands.Band alone = new StartBands.Band(startedIn(16), NOW + 86_400, null, 0);
         StartTimes.Shown full = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(16), NOW + 86_400, null, 0), alone, job,
-                moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+                moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertTrue(full.p90At() != null && full.queueAlone() == null, "a band with a P90 needs no condition beside it");
         ActiveJob wide = new ActiveJob("w", "t", JobClass.TRAINING, 1, 16, 16, NOW - 60, null, Contract.defaultFor(JobClass.TRAINING), null, null, null, null);
         StartTimes.Shown none = BandNotes.shown(new Long[Calibrator.LEVELS.length], new StartBands.Band(startedIn(0), NOW + 86_400, null, 0), alone, wide,
-                moment, StartBands.BEYOND_HOURS, LostNodes.NONE);
+                moment, StartBands.BEYOND_HOURS, NodesOut.NONE);
         assertTrue(none.note().startsWith("no node can hold it now: "), none.note());
         assertNull(none.queueAlone(), "no queue starts a job no node can hold");
     }

@@ -19,7 +19,7 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
-import dev.horizon.service.planning.LostNodes;
+import dev.horizon.service.planning.NodesOut;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,7 +60,7 @@ class QueueAloneTest {
         assertNull(raw.get("low").projected(0.5), "the work expected to arrive keeps the low job waiting in most futures");
         assertEquals(StartBands.QUEUE_ALONE_SAMPLES, computed.alone().get("low").starts().length);
 
-        Map<String, StartTimes.Shown> shown = StartTimes.shownBands(m, new Calibrator(), raw, computed.alone(), waiting, StartBands.BEYOND_HOURS, LostNodes.NONE);
+        Map<String, StartTimes.Shown> shown = StartTimes.shownBands(m, new Calibrator(), raw, computed.alone(), waiting, StartBands.BEYOND_HOURS, NodesOut.NONE);
         StartTimes.Shown low = shown.get("low");
         assertNull(low.p50At(), "no band is made up for it: " + low);
         assertNotNull(low.queueAlone().p50At(), "the queue alone starts it: " + low);
