@@ -6,7 +6,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
 
-/** Entry point of the allocator's commands: bench, simulate, latency and eta-cost. Errors end with one clear line and a non-zero exit. */
+/** Entry point of the allocator's commands: bench, simulate, latency, eta-cost and bands-at. Errors end with one clear line and a non-zero exit. */
 public final class HorizonCli {
     private HorizonCli() {
     }
@@ -23,7 +23,7 @@ public final class HorizonCli {
 
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
-            err.println("usage: horizon-lab bench|simulate|latency|eta-cost [--help]");
+            err.println("usage: horizon-lab bench|simulate|latency|eta-cost|bands-at [--help]");
             return 2;
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
@@ -31,6 +31,7 @@ public final class HorizonCli {
             case "bench" -> isOpenb(rest) ? OpenbBenchCommand.run(rest, out, err) : BenchCommand.run(rest, out, err);
             case "latency" -> LatencyCommand.run(rest, out, err);
             case "eta-cost" -> EtaCostCommand.run(rest, out, err);
+            case "bands-at" -> BandsAtCommand.run(rest, out, err);
             case "simulate" -> SimulateCommand.run(rest, out, err);
             default -> {
                 err.println("horizon: unknown command '" + args[0] + "'; run ./horizon help");
