@@ -55,10 +55,7 @@ final class BandsAtCommand {
             out.println(USAGE);
             return 0;
         }
-        Set<String> options = new HashSet<>(BenchCommand.OPTIONS);
-        options.remove("policies");
-        options.addAll(List.of("at", "draws", "beyond-hours", "samples"));
-        CliArgs a = new CliArgs("bands-at", args, options);
+        CliArgs a = new CliArgs("bands-at", args, BenchCommand.scenarioOptionsAnd("at", "draws", "beyond-hours", "samples"));
         if (!a.has("scenario") || !a.has("at")) throw new CliArgs.UsageException("bands-at needs --scenario S and --at HH:MM (see ./horizon bands-at --help)");
         long[] at = moments(a.get("at", ""));
         int[] beyondHours = beyondHours(a.get("beyond-hours", String.valueOf(StartBands.BEYOND_HOURS)));

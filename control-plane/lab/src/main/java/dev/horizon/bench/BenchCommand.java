@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,14 @@ public final class BenchCommand {
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url",
             "slo-target", "seeds", "eta-samples");
+
+    /** The options of a command that runs one policy on a scenario: bench's, less --policies, and its own. */
+    static Set<String> scenarioOptionsAnd(String... own) {
+        Set<String> options = new HashSet<>(OPTIONS);
+        options.remove("policies");
+        options.addAll(List.of(own));
+        return options;
+    }
 
     private BenchCommand() {
     }

@@ -9,10 +9,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * `./horizon simulate`: one policy on one scenario, with its metrics beside the upper bound and,
@@ -32,10 +30,7 @@ final class SimulateCommand {
             out.println(USAGE);
             return 0;
         }
-        Set<String> options = new HashSet<>(BenchCommand.OPTIONS);
-        options.remove("policies");
-        options.addAll(List.of("policy", "explain"));
-        CliArgs a = new CliArgs("simulate", args, options);
+        CliArgs a = new CliArgs("simulate", args, BenchCommand.scenarioOptionsAnd("policy", "explain"));
         if (!a.has("scenario")) throw new CliArgs.UsageException("simulate needs --scenario S (see ./horizon simulate --help)");
         String policy = a.get("policy", "horizon");
         if (!BenchPolicies.exists(policy)) {
