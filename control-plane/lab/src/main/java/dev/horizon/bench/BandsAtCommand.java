@@ -2,24 +2,21 @@ package dev.horizon.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.api.JobJson;
 import dev.horizon.simulation.DecisionObserver;
+import dev.horizon.simulation.RecentArrivals;
 import dev.horizon.simulation.Scenario;
-import dev.horizon.simulation.SimJob;
 import dev.horizon.simulation.Simulator;
 import dev.horizon.trace.Scenarios;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -102,8 +99,7 @@ final class BandsAtCommand {
         private final int draws, samples;
         private final ArrayNode looks;
         private final PrintStream err;
-        private final List<ActiveJob> arrivals = new ArrayList<>();
-        private final Set<String> seen = new HashSet<>();
+        private final RecentArrivals arrivals;
         private int next;
 
         Looks(Scenario scenario, long[] at, int[] beyondHours, int draws, int samples, ArrayNode looks, PrintStream err) {
@@ -113,17 +109,12 @@ final class BandsAtCommand {
             this.samples = samples;
             this.looks = looks;
             this.err = err;
-            for (SimJob j : scenario.priorArrivals()) {
-                seen.add(j.id());
-                arrivals.add(new ActiveJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
-                        j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
-            }
+            this.arrivals = new RecentArrivals(scenario.priorArrivals());
         }
 
         @Override
         public void decided(ClusterMoment m, Decision d) {
-            for (ActiveJob j : m.jobs()) if (!j.isRunning() && seen.add(j.id())) arrivals.add(j);
-            arrivals.removeIf(j -> j.arrivalSeconds() < m.now() - ExpectedArrivals.WINDOW_SECONDS);
+            arrivals.saw(m);
             if (next >= at.length || m.now() < at[next]) return;
             while (next < at.length && at[next] <= m.now()) next++;
             look(m, d);
@@ -147,7 +138,7 @@ final class BandsAtCommand {
         private ObjectNode computation(ClusterMoment m, Decision d, Set<String> waiting, int hours, int draw) {
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             StartBands.Computed c = StartBands.computedWithQueueAlone(m, d, StartBands.Players.oneAtATime(BenchPolicies.create("horizon")),
-                    ExpectedArrivals.overTheLastDay(arrivals, m.now(), false), waiting, samples, m.now() + draw, StartBands.beyondSteps(hours, m.stepSeconds()),
+                    arrivals.expected(m.now()), waiting, samples, m.now() + draw, StartBands.beyondSteps(hours, m.stepSeconds()),
                     first -> { });
             int p50 = 0, p90 = 0, answered = 0;
             for (String id : waiting) {

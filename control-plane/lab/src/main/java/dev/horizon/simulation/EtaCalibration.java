@@ -2,7 +2,6 @@ package dev.horizon.simulation;
 
 import dev.horizon.allocator.SchedulingPolicy;
 import dev.horizon.allocator.eta.Calibrator;
-import dev.horizon.allocator.eta.ExpectedArrivals;
 import dev.horizon.allocator.eta.LikeArrivals;
 import dev.horizon.allocator.eta.StartBands;
 import dev.horizon.allocator.model.Decision;
@@ -11,7 +10,6 @@ import dev.horizon.allocator.moment.ClusterMoment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,8 +31,7 @@ public final class EtaCalibration implements DecisionObserver {
     public static final CalibratedOdds.Target TARGET_P50 = new CalibratedOdds.Target(0.4, 0.6), TARGET_P90 = new CalibratedOdds.Target(0.85, 0.95);
     private final SchedulingPolicy planner;
     private final int samples;
-    private final Set<String> arrived = new HashSet<>();
-    private final List<ActiveJob> arrivals = new ArrayList<>();
+    private final RecentArrivals arrivals;
     private final Map<String, Long> firstStarts = new HashMap<>();
     private final Map<String, Recorded> recorded = new LinkedHashMap<>();
     private final Map<String, ActiveJob> banded = new HashMap<>();
@@ -93,11 +90,7 @@ public final class EtaCalibration implements DecisionObserver {
     public EtaCalibration(SchedulingPolicy planner, int samples, List<SimJob> priorArrivals) {
         this.planner = planner;
         this.samples = samples;
-        for (SimJob j : priorArrivals) {
-            arrived.add(j.id());
-            arrivals.add(new ActiveJob(j.id(), j.team(), j.jobClass(), j.weight(), j.gpus(), j.minGpus(), j.arrivalSeconds(), j.userEstimateSeconds(),
-                    j.contract(), j.slice(), j.rules(), ActiveJob.RunHistory.NEW, null));
-        }
+        this.arrivals = new RecentArrivals(priorArrivals);
     }
 
     /**
@@ -107,8 +100,7 @@ public final class EtaCalibration implements DecisionObserver {
     @Override
     public void decided(ClusterMoment moment, Decision decision) {
         plansAhead |= !decision.plannedStarts().isEmpty();
-        for (ActiveJob j : moment.jobs()) if (!j.isRunning() && arrived.add(j.id())) arrivals.add(j);
-        arrivals.removeIf(j -> j.arrivalSeconds() < moment.now() - ExpectedArrivals.WINDOW_SECONDS);
+        arrivals.saw(moment);
         decision.starts().forEach(s -> {
             firstStarts.putIfAbsent(s.jobId(), moment.now());
             calibrator.started(s.jobId(), moment.now());
@@ -122,12 +114,12 @@ public final class EtaCalibration implements DecisionObserver {
             byId.put(j.id(), j);
         }
         if (fresh.isEmpty()) return;
-        like.bandsOf(new ArrayList<>(byId.values()), arrivals, moment.now()).forEach((id, b) -> {
+        like.bandsOf(new ArrayList<>(byId.values()), arrivals.list(), moment.now()).forEach((id, b) -> {
             long at = byId.get(id).arrivalSeconds();
             likeRecorded.put(id, new Recorded(id, at, at, null, b, Calibrator.scaled(likeLearnt, at, b)));
         });
         StartBands.Computed computed = StartBands.computed(moment, decision, StartBands.Players.oneAtATime(planner),
-                ExpectedArrivals.overTheLastDay(arrivals, moment.now(), false), fresh, samples, moment.now(), 0);
+                arrivals.expected(moment.now()), fresh, samples, moment.now(), 0);
         Map<String, StartBands.Band> bands = computed.bands();
         like = computed.like();
         likeLearnt = calibrator.learnt();
