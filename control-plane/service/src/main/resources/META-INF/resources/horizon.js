@@ -149,7 +149,8 @@ function slices(placement) {
     .map(m => ({ node: m[1], first: +m[2], last: +m[3], share: m[4] }));
 }
 
-// A placement as Slurm's nodelist and ./horizon jobs say it: "node-1[4]" for one GPU, not the stored "node-1[4-4]"
+// A placement as Slurm's nodelist, ./horizon jobs and the API's reasons (Nodelist.java) say it: "node-1[4]" for one GPU;
+// the API's placement field keeps the stored "node-1[4-4]", which slices() parses for the Gantt's rows
 function nodelist(placement) {
   return placement.replace(/\[(\d+)-\1([:\]])/g, '[$1$2');
 }

@@ -53,7 +53,7 @@ class LauncherWhyTest {
                     + "[{\"team\":\"ml\",\"job\":\"j1\",\"service\":null,\"gpus\":1,\"reason\":\"priority 5 over 2\"}]}",
             "/api/v1/jobs/j2", "{\"id\":\"j2\",\"name\":\"eval\",\"team\":\"ml\",\"class\":\"TRAINING\",\"gpus\":2,\"state\":\"RUNNING\","
                     + "\"startedAt\":" + at(NOON - 4500) + ",\"placement\":\"node-1[0-0]+node-2[3-3]\"}",
-            "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0-0]+node-2[3-3]\","
+            "/api/v1/jobs/j2/explanation", "{\"id\":\"j2\",\"state\":\"RUNNING\",\"rule\":\"running\",\"reason\":\"running on node-1[0]+node-2[3]\","
                     + "\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,\"alternatives\":[],\"ahead\":[]}");
 
     /**

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
@@ -13,6 +14,8 @@ import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
@@ -52,6 +55,21 @@ class PlannerTest {
         planner.planNow();
         assertEquals("RUNNING", state(waiting), "the finished job's GPUs go to the waiting one");
         as(ADMIN).body("{\"state\":\"FAILED\"}").post("/api/v1/jobs/" + running + "/outcome").then().statusCode(409);
+    }
+
+    /** A running job's reason names its GPUs as ./horizon jobs and the web view do: node-1[4], not the stored node-1[4-4]. */
+    @Test
+    void aRunningJobsReasonSaysOneGpuAsTheNodelistDoes() {
+        cancelEverything();
+        Api.budget("robotics", 0.4);
+        String one = Api.submit(ADMIN, Api.job("one", "robotics", "QUANTIZATION", 1));
+        planner.planNow();
+
+        String placement = as(ADMIN).get("/api/v1/jobs/" + one).then().extract().path("placement");
+        Matcher stored = Pattern.compile("(.+)\\[(\\d+)-\\2]").matcher(placement);
+        assertTrue(stored.matches(), "the store keeps a one-GPU range: " + placement);
+        as(ADMIN).get("/api/v1/jobs/" + one + "/explanation").then().statusCode(200)
+                .body("reason", equalTo("running on " + stored.group(1) + "[" + stored.group(2) + "]"));
     }
 
     private static String state(String id) {

@@ -3,6 +3,7 @@ package dev.horizon.service.rest;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.horizon.allocator.eta.Ahead;
 import dev.horizon.allocator.eta.Alternatives;
+import dev.horizon.allocator.model.Nodelist;
 import dev.horizon.api.JobClass;
 import dev.horizon.api.JobJson;
 import dev.horizon.api.JobSource;
@@ -214,7 +215,7 @@ public class JobResource {
         long now = clock.seconds();
         if (j.state() != JobState.PENDING) {
             String reason = switch (j.state()) {
-                case RUNNING -> "running on " + j.placement() + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
+                case RUNNING -> "running on " + Nodelist.of(j.placement()) + (j.fill() ? " as fill on lent GPUs: preemptible when their owner needs them" : "");
                 default -> "finished: " + j.state().name().toLowerCase(Locale.ROOT);
             };
             return new Explanation(j.id(), j.state(), j.state() == JobState.RUNNING ? "running" : "finished", reason, null, null, null,
@@ -268,7 +269,7 @@ public class JobResource {
     private JobRow ownRun(String id) {
         JobRow j = find(id);
         caller.requireOwnNode("reporting a job's outcome", node -> j.placement() != null && Placements.usesNode(j.placement(), node),
-                "job " + id + " (placed on " + j.placement() + ")");
+                "job " + id + " (placed on " + Nodelist.of(j.placement()) + ")");
         return j;
     }
 

@@ -6,6 +6,7 @@ import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Price;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.Nodelist;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
@@ -110,7 +111,7 @@ public final class Consolidate {
         String why = price.moved(j, List.copyOf(best.moved().keySet()), ctx.stepSeconds());
         for (Map.Entry<RunningJob, Placement> m : best.moved().entrySet()) {
             occupancy.release(m.getKey().placement());
-            session.decision().preempt(m.getKey().id(), why + "; it fits at once on " + m.getValue().describe(ctx.cluster()));
+            session.decision().preempt(m.getKey().id(), why + "; it fits at once on " + Nodelist.of(m.getValue().describe(ctx.cluster())));
         }
         // as value preemption: budgeted work runs protected only where the protected room has it, else as fill
         session.start(j.id(), best.block(), !session.underFairShare() || !session.protectedRoomFor(best.block()));

@@ -63,7 +63,7 @@ class ConsolidateTest {
         assertEquals(List.of("wide"), d.starts().stream().map(Decision.Start::jobId).toList());
         assertEquals(List.of(new Placement.Slice(0, 0, 8)), d.starts().get(0).placement().slices());
         String why = d.preemptionReasons().get("actor-a");
-        assertTrue(why.contains("moved to free whole GPUs for wide") && why.contains("fits at once on b[7-7:300m/20000MiB]"), why);
+        assertTrue(why.contains("moved to free whole GPUs for wide") && why.contains("fits at once on b[7:300m/20000MiB]"), why);
     }
 
     @Test
