@@ -19,6 +19,7 @@ import io.grpc.stub.StreamObserver;
 import io.quarkus.grpc.GrpcClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumSet;
@@ -27,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -39,6 +41,12 @@ import org.jboss.logging.Logger;
 public class ControlPlaneLink {
     private static final Logger LOG = Logger.getLogger(ControlPlaneLink.class);
     private static final long CALL_DEADLINE_SECONDS = 10;
+    /**
+     * The longest wait between a node's asks whether an admin approved it, which double from one telemetry interval:
+     * thousands of unapproved nodes asking every interval (5 s) would load the control plane for nothing; kubelet's
+     * CSR polling backs off the same way.
+     */
+    static final Duration APPROVAL_ASK_MAX = Duration.ofSeconds(60);
     /** The codes of a control plane that answered and said no, unlike UNAVAILABLE or DEADLINE_EXCEEDED. */
     private static final Set<Status.Code> REFUSALS = EnumSet.of(Status.Code.INVALID_ARGUMENT, Status.Code.NOT_FOUND, Status.Code.ALREADY_EXISTS,
             Status.Code.PERMISSION_DENIED, Status.Code.FAILED_PRECONDITION, Status.Code.UNAUTHENTICATED);
@@ -82,6 +90,11 @@ public class ControlPlaneLink {
     private volatile boolean stopping;
     private long nextAttemptNanos;
     private long backoffMillis;
+    /** The wait before asking again whether the node was approved; 0 while it is not awaiting approval. */
+    private long approvalAskMillis;
+    private long nextApprovalAskNanos;
+    /** The clock the waits are timed on; tests move their own. */
+    LongSupplier nanoTime = System::nanoTime;
 
     public boolean connected() {
         return broken == null;
@@ -103,8 +116,8 @@ public class ControlPlaneLink {
     }
 
     /**
-     * One tick: connect if due, re-register when the inventory changed or while the node awaits approval (the reply says
-     * when it was approved), send this report and any buffered ones.
+     * One tick: connect if due, re-register when the inventory changed or, while the node awaits approval, when asking
+     * again is due (the reply says when it was approved), send this report and any buffered ones.
      */
     void tick(Inventory inventory, TelemetryReport report) {
         if (stopping) return;
@@ -112,9 +125,9 @@ public class ControlPlaneLink {
         while (unsent.size() > Math.max(1, config.telemetryBuffer())) unsent.removeFirst();
         try {
             if (!connected()) {
-                if (System.nanoTime() < nextAttemptNanos) return;
+                if (nanoTime.getAsLong() < nextAttemptNanos) return;
                 connect(inventory);
-            } else if (awaitingApproval || !inventory.equals(registered)) {
+            } else if (!inventory.equals(registered) || approvalAskDue()) {
                 register(inventory);
             }
             flush();
@@ -186,6 +199,21 @@ public class ControlPlaneLink {
         if (!inventory.equals(registered)) LOG.infof("registered with the control plane as node %s (%d GPUs)", nodeId, inventory.getGpusCount());
         registered = inventory;
         approval(reply.getAwaitingApproval());
+        nextApprovalAsk(reply.getAwaitingApproval());
+    }
+
+    private boolean approvalAskDue() {
+        return awaitingApproval && nanoTime.getAsLong() >= nextApprovalAskNanos;
+    }
+
+    /** While the node awaits approval each ask waits twice the last, up to APPROVAL_ASK_MAX; approved, the next wait starts over. */
+    private void nextApprovalAsk(boolean awaiting) {
+        if (!awaiting) {
+            approvalAskMillis = 0;
+            return;
+        }
+        approvalAskMillis = approvalAskMillis == 0 ? config.telemetryInterval().toMillis() : Math.min(approvalAskMillis * 2, APPROVAL_ASK_MAX.toMillis());
+        nextApprovalAskNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(approvalAskMillis);
     }
 
     /** Says that the node waits for an admin's approval, and that it was approved, once each: not on every registration. */
@@ -234,7 +262,7 @@ public class ControlPlaneLink {
         broken = why;
         long initial = config.reconnectInitial().toMillis();
         backoffMillis = backoffMillis == 0 ? initial : Math.min(backoffMillis * 2, config.reconnectMax().toMillis());
-        nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
+        nextAttemptNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
         // Both streams go, so the next connection does not receive every command twice.
         StreamObserver<TelemetryReport> stream = telemetry;
         ClientCallStreamObserver<AgentHello> commandCall = commandStream;

@@ -11,10 +11,12 @@ import io.grpc.netty.NettyChannelBuilder;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ControlPlaneLinkTest {
     private static final Inventory NODE = Inventory.newBuilder().setNodeName("node-a").build();
     private static final TelemetryReport REPORT = TelemetryReport.getDefaultInstance();
+    private static final Duration TELEMETRY_INTERVAL = Duration.ofSeconds(5);
 
     @TempDir
     Path state;
@@ -64,6 +67,7 @@ class ControlPlaneLinkTest {
         AgentConfig config = (AgentConfig) Proxy.newProxyInstance(AgentConfig.class.getClassLoader(), new Class<?>[] {AgentConfig.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "telemetryBuffer" -> 10;
+                    case "telemetryInterval" -> TELEMETRY_INTERVAL;
                     case "reconnectInitial", "reconnectMax" -> Duration.ofMillis(10);
                     case "stateDir" -> state;
                     case "token" -> Optional.of("test-agent-token");
@@ -108,24 +112,55 @@ class ControlPlaneLinkTest {
     }
 
     /**
-     * Only the control plane's log said a node waits for an admin's approval. The agent says it once, asks again each
-     * tick until the node is approved, and says that once.
+     * Only the control plane's log said a node waits for an admin's approval. The agent says it once, asks again until
+     * the node is approved, and says that once.
      */
     @Test
     void aNodeAwaitingApprovalIsSaidOnceAndItsApprovalOnce() {
+        AtomicLong now = new AtomicLong();
+        link.nanoTime = now::get;
         controlPlane.awaitingApproval = true;
         Inventory changed = NODE.toBuilder().setNvlinkDomain("rack-2").build(); // a changed inventory registers again
-        for (int tick = 0; tick < 3; tick++) link.tick(changed, REPORT);
+        assertEquals(List.of(0L, 5L), registeredAt(changed, now, 3), "the changed inventory, then one ask a telemetry interval later");
         assertTrue(link.awaitingApproval());
-        assertEquals(4, controlPlane.registrations.size(), "connecting, then every tick asks whether the node was approved");
         controlPlane.awaitingApproval = false;
-        for (int tick = 0; tick < 3; tick++) link.tick(changed, REPORT);
+        assertEquals(List.of(0L), registeredAt(changed, now, 12), "the ask that was due says it was approved; then no more asking");
         assertFalse(link.awaitingApproval());
-        assertEquals(5, controlPlane.registrations.size(), "approved: no more asking");
         List<String> said = logged.stream().map(LogRecord::getMessage).filter(m -> m.contains("approv")).toList();
         assertEquals(List.of("node node-a waits for an admin's approval and gets no work until then: an admin runs ./horizon node approve node-a",
                 "node node-a was approved by an admin; it takes work now"), said);
         assertEquals(1, logged.stream().filter(r -> r.getMessage().startsWith("registered with")).count(), "the changed inventory, once");
+    }
+
+    /**
+     * Thousands of nodes awaiting approval asked the control plane every telemetry interval: each ask now waits twice the
+     * last, from one interval up to a minute, and an approval starts the waits over.
+     */
+    @Test
+    void aNodeAwaitingApprovalAsksAgainLessOftenUpToAMinuteAndStartsOverOnceApproved() {
+        AtomicLong now = new AtomicLong();
+        link.nanoTime = now::get;
+        controlPlane.awaitingApproval = true;
+        Inventory changed = NODE.toBuilder().setNvlinkDomain("rack-2").build();
+        assertEquals(List.of(0L, 5L, 15L, 35L, 75L, 135L, 195L, 255L), registeredAt(changed, now, 60), "5 minutes of 5 s ticks");
+
+        controlPlane.awaitingApproval = false;
+        assertEquals(List.of(15L), registeredAt(changed, now, 24), "the ask due at 315 s learns of the approval, and is the last");
+        controlPlane.awaitingApproval = true;
+        assertEquals(List.of(0L, 5L, 15L), registeredAt(NODE, now, 7), "awaiting again (its changed inventory told at once): from one interval, not a minute");
+    }
+
+    /** The seconds after the first of ticks every telemetry interval at which the link registered. */
+    private List<Long> registeredAt(Inventory inventory, AtomicLong now, int ticks) {
+        long first = now.get();
+        List<Long> at = new ArrayList<>();
+        for (int tick = 0; tick < ticks; tick++) {
+            int before = controlPlane.registrations.size();
+            link.tick(inventory, REPORT);
+            if (controlPlane.registrations.size() > before) at.add(TimeUnit.NANOSECONDS.toSeconds(now.get() - first));
+            now.addAndGet(TELEMETRY_INTERVAL.toNanos());
+        }
+        return at;
     }
 
     /**
