@@ -489,6 +489,18 @@ function markWaitingNodes(nodes) {
   mark.hidden = said.length === 0;
 }
 
+// The header's summary. Busy GPUs are those the plan's jobs hold (its busyGpus) and those inference services hold (as
+// their agents last said): a GPU serving inference is busy. How many serve inference is said on hover, which keeps the
+// header one line on a wide screen.
+function showSummary(plan, services) {
+  const serving = services.reduce((sum, service) => sum + service.heldGpus, 0);
+  const busy = plan.busyGpus + serving;
+  const summary = document.getElementById('summary');
+  summary.textContent = busy + ' of ' + plan.totalGpus + ' GPUs busy (' + (plan.totalGpus === 0 ? 0 : Math.round(busy / plan.totalGpus * 100))
+    + '%), ' + plan.running.length + ' running, ' + plan.pending.length + ' waiting; planned at ' + clock(plan.plannedAt);
+  summary.title = serving ? serving + ' of the busy GPUs serve inference' : '';
+}
+
 async function refresh() {
   try {
     // the plan's waiting jobs carry their start bands (startP50At, startP90At; null: no band yet)
@@ -501,9 +513,7 @@ async function refresh() {
     teamOrder = teams.map(t => t.name).sort();
     document.getElementById('clock').textContent = (now.virtual ? 'simulated time ' : 'time ')
       + new Date(now.now).toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
-    document.getElementById('summary').textContent = plan.busyGpus + ' of ' + plan.totalGpus + ' GPUs busy ('
-      + Math.round(plan.utilization * 100) + '%), ' + plan.running.length + ' running, ' + plan.pending.length
-      + ' waiting; planned at ' + clock(plan.plannedAt);
+    showSummary(plan, services);
     markWaitingNodes(nodes);
     // shown before drawing: the charts take their width from the laid-out page
     show('view');

@@ -132,6 +132,10 @@ class WebViewTest {
             "/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON)),
             "/api/v1/runs", "[]", "/api/v1/teams", "[]", "/api/v1/comparisons", "[]", "/api/v1/inference-services", "[]");
 
+    /** The canned plan on 10 GPUs: its job's 8 busy, and 2 more an inference service holds. */
+    private static final String PLAN_ON_10_GPUS = CANNED.get("/api/v1/plan").replace("'totalGpus':8,'busyGpus':8,'utilization':1.0",
+            "'totalGpus':10,'busyGpus':8,'utilization':0.8");
+
     /**
      * The start band as the page draws it from the fields the REST contract gives the plan's waiting jobs (startP50At,
      * startP90At on GET /api/v1/plan): the page itself, unchanged, against a stand-in API serving canned answers in the contract's shape.
@@ -195,7 +199,8 @@ class WebViewTest {
     /**
      * The day a comparison covers, as ./horizon demo stores it: mid-day, the header shows how much of it was replayed and
      * a notice that the comparison is being computed; at its end, that the day is over, with the figures. The GPUs an
-     * inference service holds are drawn in their rows for as long as its forecast needs them.
+     * inference service holds are drawn in their rows for as long as its forecast needs them, and the header counts them
+     * busy: it said 8 of 10 GPUs busy while all 10 were.
      */
     @Test
     void theDaysProgressItsEndAndInferencesHeldGpusAreShown() throws Exception {
@@ -206,7 +211,8 @@ class WebViewTest {
         midDay.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo'," + window + ",'computing':true,'policies':[]}]");
         midDay.put("/api/v1/nodes", "[{'name':'node-1','gpus':[" + String.join(",", java.util.stream.IntStream.range(0, 10)
                 .mapToObj(i -> "{'index':" + i + ",'uuid':'GPU-" + i + "','model':'H100-80GB','migDevices':[]}").toList()) + "]}]");
-        midDay.put("/api/v1/inference-services", "[{'name':'chat','team':'serve','heldOn':['GPU-9','GPU-8'],'forecast':[2,2,1,0.5,0]}]");
+        midDay.put("/api/v1/inference-services", "[{'name':'chat','team':'serve','heldGpus':2,'heldOn':['GPU-9','GPU-8'],'forecast':[2,2,1,0.5,0]}]");
+        midDay.put("/api/v1/plan", PLAN_ON_10_GPUS);
         Map<String, String> over = new java.util.HashMap<>(midDay);
         over.put("/api/v1/clock", "{'now':'%s','virtual':true}".formatted(Api.iso(NOON + 43_200)));
         over.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo'," + window
@@ -215,6 +221,8 @@ class WebViewTest {
         try {
             String dom = page(chromium, dir, midDay);
             assertTrue(dom.contains("<span id=\"day-words\">50% of the day replayed</span>"), "the day's progress: " + dom);
+            assertTrue(dom.contains("<span id=\"summary\" title=\"2 of the busy GPUs serve inference\">10 of 10 GPUs busy (100%), 1 running, 7 waiting;"),
+                    "the GPUs inference holds are busy beside the job's 8, and said apart on hover: " + dom);
             assertTrue(dom.contains("being computed in the simulator while the day runs.</p>"), "the notice that the comparison is being computed");
             Matcher serving = Pattern.compile("<g class=\"bar serving\" data-service=\"chat\"><title>node-1\\[(\\d)][^<]*</title><rect x=\"[\\d.]+\" y=\"[\\d.]+\" width=\"([\\d.]+)\"")
                     .matcher(dom);
@@ -261,8 +269,9 @@ class WebViewTest {
             </script></body></html>""";
 
     /**
-     * The header in one line at 1,400 px, with everything it can show (the day's progress, a node waiting for approval and
-     * a drained one): the list of nodes is cut short at the line's end. On a narrow screen its parts wrap, inside its width.
+     * The header in one line at 1,400 px, with everything it can show (the day's progress, GPUs serving inference, a node
+     * waiting for approval and a drained one): the list of nodes is cut short at the line's end. On a narrow screen its
+     * parts wrap, inside its width.
      */
     @Test
     void theHeaderFitsOneLineAt1400PxAndWrapsOnANarrowScreen() throws Exception {
@@ -271,6 +280,8 @@ class WebViewTest {
         Map<String, String> full = new java.util.HashMap<>(CANNED);
         full.put("/api/v1/comparisons", "[{'name':'demo-day','scenario':'the demo day','command':'./horizon demo','window':{'from':'%s','to':'%s'},"
                 .formatted(Api.iso(NOON - 43_200), Api.iso(NOON + 43_200)) + "'computing':true,'policies':[]}]");
+        full.put("/api/v1/plan", PLAN_ON_10_GPUS);
+        full.put("/api/v1/inference-services", "[{'name':'chat','team':'serve','heldGpus':2,'heldOn':[],'forecast':[]}]");
         String dom = testPage(chromium, full, "/header-lines.html", HEADER_LINES);
         Matcher lines = Pattern.compile("<pre id=\"lines\">wide: (\\d+) lines, (\\d+) parts, (\\w+); narrow: (\\d+) lines, \\d+ parts, (\\w+)</pre>").matcher(dom);
         assertTrue(lines.find(), "both frames laid out: " + dom);
