@@ -284,7 +284,7 @@ function drawGantt(plan, nodes, runs, services) {
   let labelEnd = -Infinity;
   for (let t = Math.ceil(start / 3600) * 3600; t <= end; t += 3 * 3600) {
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 14, y2: height, class: 'axis' }));
-    const label = el('text', { y: 11, class: 'hour' }, when(t, dayBefore));
+    const label = el('text', { y: 11 }, when(t, dayBefore));
     svg.append(label);
     // kept inside the chart, and left out where it would run into the one before (a dated label is long)
     const left = Math.min(x(t) - 14, width - label.getComputedTextLength());
