@@ -118,6 +118,7 @@ final class BandWatch implements AutoCloseable {
         if (note.startsWith("a first band")) return "P50 only, from the first futures of a computation";
         if (note.contains("sampled futures it had not started by")) return "not started in most futures";
         if (note.startsWith("no node")) return "no node can hold it";
+        if (note.startsWith("held since")) return "held";
         return "other";
     }
 

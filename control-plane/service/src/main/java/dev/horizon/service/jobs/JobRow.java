@@ -10,12 +10,13 @@ import dev.horizon.api.JobClass;
  * value order of the last plan, plannedStart when that plan expects it to start (epoch seconds); lastPreemption why it was last
  * taken off its GPUs; leaderEpoch the epoch of the leader that placed it or, for a running job, last confirmed its
  * placement; doneGpuSeconds the work it has done and kept over its runs (see run_segments); peakGpuMemoryMiB the most
- * memory one of its whole GPUs held while it ran, as its agents reported it (0: never measured).
+ * memory one of its whole GPUs held while it ran, as its agents reported it (0: never measured); hold who held it, waiting,
+ * and since when (null: not held).
  */
 public record JobRow(String id, String name, String team, JobClass jobClass, int priority, int gpus, int minGpus, String spec,
                      JobState state, long submittedAt, Long startedAt, Long endedAt, String placement, boolean fill, String rule,
                      String reason, Integer queueRank, Long plannedStart, int preemptions,
-                     String lastPreemption, long leaderEpoch, long doneGpuSeconds, long peakGpuMemoryMiB) {
+                     String lastPreemption, long leaderEpoch, long doneGpuSeconds, long peakGpuMemoryMiB, Hold hold) {
 
     /**
      * The work it keeps when its run ends now before it is done, as the simulator counts it: a resumable job keeps all of
@@ -32,7 +33,7 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
         return new Builder();
     }
 
-    /** Builds a JobRow field by field, so that a call site says which of the 23 it sets. */
+    /** Builds a JobRow field by field, so that a call site says which of the 24 it sets. */
     public static final class Builder {
         private String id;
         private String name;
@@ -57,6 +58,7 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
         private long leaderEpoch;
         private long doneGpuSeconds;
         private long peakGpuMemoryMiB;
+        private Hold hold;
 
         private Builder() {
         }
@@ -176,9 +178,14 @@ public record JobRow(String id, String name, String team, JobClass jobClass, int
             return this;
         }
 
+        public Builder hold(Hold hold) {
+            this.hold = hold;
+            return this;
+        }
+
         public JobRow build() {
             return new JobRow(id, name, team, jobClass, priority, gpus, minGpus, spec, state, submittedAt, startedAt, endedAt, placement, fill, rule,
-                    reason, queueRank, plannedStart, preemptions, lastPreemption, leaderEpoch, doneGpuSeconds, peakGpuMemoryMiB);
+                    reason, queueRank, plannedStart, preemptions, lastPreemption, leaderEpoch, doneGpuSeconds, peakGpuMemoryMiB, hold);
         }
     }
 }

@@ -27,8 +27,8 @@ import java.util.UUID;
 public class JobStore {
     static final String COLUMNS = "id, name, team, job_class, priority, gpus, min_gpus, spec, state, submitted_at, started_at, ended_at,"
             + " placement, fill, rule, reason, queue_rank, planned_start, preemptions, last_preemption, leader_epoch, done_gpu_seconds";
-    /** What a row is read with: the inserted columns and what plans measure afterwards. */
-    static final String READ = COLUMNS + ", peak_gpu_memory_mib";
+    /** What a row is read with: the inserted columns, what plans measure afterwards and who holds it. */
+    static final String READ = COLUMNS + ", peak_gpu_memory_mib, held_by, held_at";
 
     @Inject
     Db db;
@@ -245,7 +245,7 @@ public class JobStore {
             boolean ran = j.state() == JobState.RUNNING && j.startedAt() != null && j.placement() != null;
             long done = j.doneGpuSeconds() + (ran ? Math.max(0, now - j.startedAt()) * Placements.gpuCount(j.placement()) : 0);
             int n = Db.update(c, "UPDATE jobs SET state = ?, ended_at = ?, rule = NULL, reason = NULL, queue_rank = NULL, planned_start = NULL,"
-                    + " done_gpu_seconds = ? WHERE id = ? AND state = ?", ps -> {
+                    + " held_by = NULL, held_at = NULL, done_gpu_seconds = ? WHERE id = ? AND state = ?", ps -> {
                         ps.setString(1, state.name());
                         ps.setLong(2, now);
                         ps.setLong(3, done);
@@ -275,8 +275,47 @@ public class JobStore {
     }
 
     /**
+     * Holds a waiting job that is not held yet: it keeps its state, and its explanation says who holds it (the planner
+     * leaves it out of its moments from now on). Returns the job as it was before, locked as it was read (a plan starting
+     * it in between cannot slip past): held now only where that row was PENDING and not held; otherwise nothing changed.
+     */
+    public Optional<JobRow> hold(String id, Hold hold) {
+        return db.inTransactionRetrying(c -> {
+            Optional<JobRow> before = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? FOR UPDATE", ps -> ps.setString(1, id), JobStore::row)
+                    .stream().findFirst();
+            if (before.isEmpty() || before.get().state() != JobState.PENDING || before.get().hold() != null) return before;
+            Db.update(c, "UPDATE jobs SET held_by = ?, held_at = ?, rule = ?, reason = ?, queue_rank = NULL, planned_start = NULL WHERE id = ?", ps -> {
+                ps.setString(1, hold.by());
+                ps.setLong(2, hold.at());
+                ps.setString(3, Hold.RULE);
+                ps.setString(4, hold.reason(before.get().name()));
+                ps.setString(5, id);
+            });
+            return before;
+        });
+    }
+
+    /**
+     * Lets a held job go: it waits for the next plan as a new arrival does. Returns the job as it was before (not held:
+     * nothing changed).
+     */
+    public Optional<JobRow> release(String id) {
+        return db.inTransactionRetrying(c -> {
+            Optional<JobRow> before = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? FOR UPDATE", ps -> ps.setString(1, id), JobStore::row)
+                    .stream().findFirst();
+            if (before.isEmpty() || before.get().hold() == null) return before;
+            Db.update(c, "UPDATE jobs SET held_by = NULL, held_at = NULL, rule = 'released', reason = ? WHERE id = ?", ps -> {
+                ps.setString(1, WaitReasons.NEXT_PLAN);
+                ps.setString(2, id);
+            });
+            return before;
+        });
+    }
+
+    /**
      * Inside the plan's transaction: writes each job whose planning fields changed, in one batch, guarded by the state the
-     * plan read (a plan that raced a cancel or completion loses that row instead of resurrecting the job), and opens or
+     * plan read and by no hold (a plan that raced a cancel, completion or hold loses that row instead of resurrecting the
+     * job, or starting a held one), and opens or
      * closes the run segments of those written. Returns how many job rows it wrote.
      */
     public static int applyPlan(Connection c, List<PlanWrite> writes, long epoch, long now) throws SQLException {
@@ -284,7 +323,7 @@ public class JobStore {
         int[] counts;
         try (PreparedStatement ps = c.prepareStatement("UPDATE jobs SET state = ?, placement = ?, fill = ?, started_at = ?, rule = ?, reason = ?,"
                 + " queue_rank = ?, planned_start = ?, preemptions = preemptions + ?, last_preemption = ?, leader_epoch = ?, done_gpu_seconds = ?"
-                + " WHERE id = ? AND state = ?")) {
+                + " WHERE id = ? AND state = ? AND held_at IS NULL")) {
             for (PlanWrite w : writes) {
                 bind(ps, w, epoch);
                 ps.addBatch();
@@ -393,7 +432,12 @@ public class JobStore {
                 .submittedAt(rs.getLong(10)).startedAt(Db.nullableLong(rs, 11)).endedAt(Db.nullableLong(rs, 12)).placement(rs.getString(13))
                 .fill(rs.getBoolean(14)).rule(rs.getString(15)).reason(rs.getString(16)).queueRank(nullableInt(rs, 17))
                 .plannedStart(Db.nullableLong(rs, 18)).preemptions(rs.getInt(19)).lastPreemption(rs.getString(20)).leaderEpoch(rs.getLong(21))
-                .doneGpuSeconds(rs.getLong(22)).peakGpuMemoryMiB(rs.getLong(23)).build();
+                .doneGpuSeconds(rs.getLong(22)).peakGpuMemoryMiB(rs.getLong(23)).hold(hold(rs)).build();
+    }
+
+    private static Hold hold(ResultSet rs) throws SQLException {
+        Long at = Db.nullableLong(rs, 25);
+        return at == null ? null : new Hold(rs.getString(24), at);
     }
 
     private static Integer nullableInt(ResultSet rs, int column) throws SQLException {

@@ -88,7 +88,7 @@ public class JobSubmissions {
         int perReplica = spec.perReplica().gpus() != null ? spec.perReplica().gpus() : 1;
         return JobRow.builder().id(id).name(spec.name()).team(spec.team()).jobClass(spec.jobClass()).priority(spec.priorityOrDefault())
                 .gpus(spec.replicaCount() * perReplica).minGpus(spec.minReplicaCount() * perReplica).spec(JobJson.write(spec)).state(JobState.PENDING)
-                .submittedAt(clock.millis()).rule("submitted").reason("waiting for the next plan").build();
+                .submittedAt(clock.millis()).rule("submitted").reason(WaitReasons.NEXT_PLAN).build();
     }
 
     /** A running job ended (the agents' and adapters' report): its run is closed and its GPUs go back to the plan. */

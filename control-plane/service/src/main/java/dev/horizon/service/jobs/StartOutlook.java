@@ -12,13 +12,13 @@ import java.util.List;
 public interface StartOutlook {
     /**
      * A waiting job's band as shown now: by when it starts with odds 1 in 2 and 9 in 10 (epoch seconds, never before now;
-     * null: none can be given, and note says why), computed for the plan at bandsAt; note: what else to know of it (null:
+     * null: none can be given, and note says why), computed for the plan at bandsAt (null: of no plan); note: what else to know of it (null:
      * nothing). Where the band has no P90: queueAloneP50At and queueAloneP90At, by when the queue as it stands would start
      * it with those odds were no more work to arrive (never before now; null: not told, or not within the futures played;
      * the note says which), a condition and not the band.
      */
-    record Band(Long p50At, Long p90At, long bandsAt, String note, Long queueAloneP50At, Long queueAloneP90At) {
-        public Band(Long p50At, Long p90At, long bandsAt, String note) {
+    record Band(Long p50At, Long p90At, Long bandsAt, String note, Long queueAloneP50At, Long queueAloneP90At) {
+        public Band(Long p50At, Long p90At, Long bandsAt, String note) {
             this(p50At, p90At, bandsAt, note, null, null);
         }
     }
@@ -30,6 +30,14 @@ public interface StartOutlook {
      * outside the band.
      */
     Band band(String jobId, Long plannedStart, long now);
+
+    /**
+     * {@link #band(String, Long, long)} of a waiting job as stored: a held job has none, as no plan places it (a band
+     * computed before its hold would pass unmet and be read again, for nothing), and the note says so.
+     */
+    default Band band(JobRow j, long now) {
+        return j.hold() == null ? band(j.id(), j.plannedStart(), now) : new Band(null, null, null, Hold.bandNote(j.hold().at()));
+    }
 
     /** Up to {@link Alternatives#MAX} changes that would start the waiting job sooner on the latest plan's moment; re-plans, so costly. */
     List<Alternatives.Alternative> alternatives(String jobId);

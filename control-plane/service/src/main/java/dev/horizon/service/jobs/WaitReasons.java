@@ -12,6 +12,8 @@ import java.util.regex.Pattern;
 public final class WaitReasons {
     private static final Pattern COUNTDOWN = Pattern.compile("^planned to start in about .+? when ");
     private static final String PLANNED = "planned to start when ";
+    /** Why a job waits that no plan has looked at yet: just submitted, or just released from a hold. */
+    public static final String NEXT_PLAN = "waiting for the next plan";
 
     private WaitReasons() {
     }

@@ -13,6 +13,7 @@ import dev.horizon.service.fractional.SlicePlanning;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobStore.PlanWrite;
 import dev.horizon.service.jobs.RunSegments;
+import dev.horizon.service.jobs.WaitReasons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
@@ -95,7 +96,7 @@ public class DecisionApplier {
             // hold says nothing of them
             String onlyOut = in.nodesOut().nodes().isEmpty() ? null : outByShape.computeIfAbsent(Arrays.asList(j.gpus(), j.minGpus(), j.slice(), j.rules()),
                     shape -> Optional.ofNullable(in.nodesOut().onlyTheyHold(c -> Feasibility.problems(j.gpus(), j.minGpus(), j.slice(), j.rules(), c), up))).orElse(null);
-            String reason = Objects.requireNonNullElseGet(onlyOut, () -> decision.waitReasons().getOrDefault(j.id(), "waiting for the next plan"));
+            String reason = Objects.requireNonNullElseGet(onlyOut, () -> decision.waitReasons().getOrDefault(j.id(), WaitReasons.NEXT_PLAN));
             out.add(Changes.waiting(in.rows().get(j.id()), decision.waitRule(j.id()).label(), reason, rank, decision.plannedStarts().get(j.id())));
         }
         return out;

@@ -174,7 +174,8 @@ public class Planner implements PlanRequests {
     /**
      * The store as one plan reads it. input is null when there are no nodes to plan on; fingerprint is what a plan made
      * on this moment depends on (nodes and their health, active jobs, their states and placements); nodesOut: the
-     * registered nodes out of the plan (lost, or awaiting approval), which a job only they can hold is told of.
+     * registered nodes out of the plan (lost, or awaiting approval), which a job only they can hold is told of. active: the
+     * jobs waiting or running, those held left out.
      */
     record Moment(long nowMillis, List<Node> usable, List<JobRow> active, PlanInput input, List<String> fingerprint, NodesOut nodesOut) {
     }
@@ -185,7 +186,8 @@ public class Planner implements PlanRequests {
         List<Node> registered = nodes.registered();
         List<Node> usable = NodeStore.planned(registered).stream().map(platform::asSeen).toList();
         NodesOut nodesOut = NodesOut.of(registered);
-        List<JobRow> active = jobs.active();
+        // a held job is left out as a cancelled one is: it never starts, and asks nothing of fair share or the bands
+        List<JobRow> active = jobs.active().stream().filter(j -> j.hold() == null).toList();
         List<String> fingerprint = new ArrayList<>();
         // every GPU's health and MIG devices too: a full-mode plan solved while a GPU was being re-partitioned must not be
         // adopted once its agent reported the new instances; nor one solved before a node was drained

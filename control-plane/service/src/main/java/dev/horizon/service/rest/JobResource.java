@@ -10,6 +10,7 @@ import dev.horizon.api.JobSource;
 import dev.horizon.api.JobSpec;
 import dev.horizon.api.Limits;
 import dev.horizon.service.clock.ServiceClock;
+import dev.horizon.service.jobs.Hold;
 import dev.horizon.service.jobs.IdempotencyKeys;
 import dev.horizon.service.jobs.JobRow;
 import dev.horizon.service.jobs.JobState;
@@ -43,12 +44,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Submit, list, read, cancel and finish jobs, and say why one waits. */
+/** Submit, list, read, cancel, hold, release and finish jobs, and say why one waits. */
 @Path("/api/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
@@ -89,6 +91,10 @@ public class JobResource {
     }
 
     public record Outcome(String state) {
+    }
+
+    /** What a hold or release did, in a sentence ("held", or why nothing changed), and the job as it is now. */
+    public record HoldChange(String said, JobView job) {
     }
 
     /** The outcome that puts a running job back in the queue instead of finishing it. */
@@ -173,7 +179,7 @@ public class JobResource {
         List<JobRow> rows = jobs.list(f);
         List<JobRow> page = rows.subList(0, Math.min(l, rows.size()));
         long now = clock.seconds();
-        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook, now)).toList());
+        Response.ResponseBuilder answer = Response.ok(page.stream().map(j -> JobView.visibleTo(caller, j, now).withBand(outlook, j, now)).toList());
         if (rows.size() > l) {
             JobRow last = page.get(page.size() - 1);
             String next = JobCursor.encode(new JobStore.Position(last.submittedAt(), last.id()));
@@ -188,7 +194,7 @@ public class JobResource {
         JobRow j = find(id);
         caller.requireSeesTeam(j.team(), "job " + id);
         long now = clock.seconds();
-        return JobView.of(j, now).withDevices(devices.of(j)).withBand(outlook, now);
+        return JobView.of(j, now).withDevices(devices.of(j)).withBand(outlook, j, now);
     }
 
     /**
@@ -222,12 +228,15 @@ public class JobResource {
                     j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), null, null, null, null, null, null, null, List.of(), List.of(), now);
         }
         Map<String, Long> ahead = j.queueRank() == null ? Map.of() : jobs.pendingAheadByTeam(j.queueRank());
-        StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
+        StartOutlook.Band band = outlook.band(j, now);
+        // a held job is in no plan: a plan made before its hold would still offer changes to it and name who is ahead
+        boolean planned = j.hold() == null;
         return new Explanation(j.id(), j.state(), j.rule(), WaitReasons.shown(j.reason(), j.plannedStart(), now), j.plannedStart(),
                 j.queueRank(), ahead, j.preemptions(), j.lastPreemption(), violations.ofJob(j.id()), j.plannedStart(),
                 band == null ? null : band.p50At(), band == null ? null : band.p90At(), band == null ? null : band.bandsAt(),
                 band == null ? null : band.note(), band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At(),
-                withAlternatives ? Alternative.of(outlook.alternatives(j.id())) : null, AheadEntry.of(outlook.ahead(j.id())),
+                withAlternatives ? (planned ? Alternative.of(outlook.alternatives(j.id())) : List.of()) : null,
+                planned ? AheadEntry.of(outlook.ahead(j.id())) : List.of(),
                 now);
     }
 
@@ -241,6 +250,40 @@ public class JobResource {
         }
         planner.requestPlan();
         return JobView.of(find(id), clock.seconds());
+    }
+
+    /**
+     * Keeps a waiting job from starting without cancelling it (Slurm's scontrol hold, a deactivated Kueue Workload), with
+     * the rights cancel asks for: it stays PENDING, held by the caller, until released. A held job's hold is not an error
+     * (nothing changes, and the answer says so); a job that is not waiting is a 409 saying what to do instead.
+     */
+    @POST
+    @Path("/{id}/hold")
+    public HoldChange hold(@PathParam("id") String id) {
+        JobRow j = find(id);
+        caller.requireTeam(j.team(), "holding a job of team '" + j.team() + "'");
+        JobRow before = jobs.hold(id, new Hold(caller.who(), clock.seconds())).orElseThrow(() -> ApiException.notFound("job", id));
+        if (before.hold() != null) return holdChange(id, "job " + id + " was already " + before.hold().reason(before.name()) + "; nothing changed");
+        if (before.state() != JobState.PENDING) throw new ApiException(409, "job " + id + " is " + before.state() + " and only a waiting (PENDING) job can be held; "
+                + (before.state() == JobState.RUNNING ? "cancel it, or wait for it to end" : "it has finished, so there is nothing to hold"));
+        planner.requestPlan();
+        return holdChange(id, "held job " + id);
+    }
+
+    /** Lets a held job start: the next plan places it as any waiting job. Releasing a job not held is not an error. */
+    @POST
+    @Path("/{id}/release")
+    public HoldChange release(@PathParam("id") String id) {
+        JobRow j = find(id);
+        caller.requireTeam(j.team(), "releasing a job of team '" + j.team() + "'");
+        JobRow before = jobs.release(id).orElseThrow(() -> ApiException.notFound("job", id));
+        if (before.hold() == null) return holdChange(id, "job " + id + " was not held (" + before.state() + "); nothing changed");
+        planner.requestPlan();
+        return holdChange(id, "released job " + id + ", held by " + before.hold().by() + " since " + Instant.ofEpochSecond(before.hold().at()));
+    }
+
+    private HoldChange holdChange(String id, String said) {
+        return new HoldChange(said, JobView.of(find(id), clock.seconds()));
     }
 
     /**

@@ -50,13 +50,15 @@ public class PlanResource {
      * replicas with migProfile or gpuMilli: what a fractional job asks for per replica (a MIG instance, a time-slicing
      * share in thousandths of a GPU), as its job JSON's perReplica says it, so that the web view shows "1x3g.40gb" as
      * ./horizon jobs does, not the 1 GPU it counts as; null for whole-GPU work. Any team sees them, as it sees the
-     * shares in a running job's placement.
+     * shares in a running job's placement. heldAt: since when it is held (null: not held): no plan places it, so it has
+     * neither planned start nor band, and the web view says "held".
      */
     public record Waiting(String jobId, String name, String team, @JsonProperty("class") JobClass jobClass, int gpus, String rule,
                           String reason, Integer queuePosition, @JsonSerialize(using = ApiTime.Seconds.class) Long plannedStart, Long estimatedSeconds,
                           @JsonSerialize(using = ApiTime.Seconds.class) Long startP50At, @JsonSerialize(using = ApiTime.Seconds.class) Long startP90At,
                           String startBandNote, @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP50At,
-                          @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At, Integer replicas, String migProfile, Integer gpuMilli) {
+                          @JsonSerialize(using = ApiTime.Seconds.class) Long queueAloneP90At, Integer replicas, String migProfile, Integer gpuMilli,
+                          @JsonSerialize(using = ApiTime.Seconds.class) Long heldAt) {
     }
 
     /** A waiting job's fractional ask per replica, from its job JSON; all null for whole GPUs. */
@@ -129,13 +131,13 @@ public class PlanResource {
                 running.add(new Block(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.placement(), j.fill(), j.startedAt(),
                         left == null ? null : p.now() + left));
             } else {
-                StartOutlook.Band band = outlook.band(j.id(), j.plannedStart(), now);
+                StartOutlook.Band band = outlook.band(j, now);
                 Ask ask = Ask.of(j);
                 pending.add(new Waiting(j.id(), own ? j.name() : null, j.team(), j.jobClass(), j.gpus(), own ? j.rule() : null,
                         own ? WaitReasons.shown(j.reason(), j.plannedStart(), now) : null,
                         j.queueRank(), j.plannedStart(), left, band == null ? null : band.p50At(), band == null ? null : band.p90At(),
                         own && band != null ? band.note() : null, band == null ? null : band.queueAloneP50At(), band == null ? null : band.queueAloneP90At(),
-                        ask.replicas(), ask.migProfile(), ask.gpuMilli()));
+                        ask.replicas(), ask.migProfile(), ask.gpuMilli(), j.hold() == null ? null : j.hold().at()));
             }
         }
         pending.sort(java.util.Comparator.comparing(Waiting::queuePosition, java.util.Comparator.nullsLast(Integer::compare)));

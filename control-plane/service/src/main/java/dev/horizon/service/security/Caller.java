@@ -27,6 +27,15 @@ public class Caller {
         return grant.id();
     }
 
+    /**
+     * Who this is, in words a job's explanation can give: the token's label (else its id) and role, "ops-alice (admin)",
+     * "token 0bba... (submitter of team ml)".
+     */
+    public String who() {
+        String role = grant.role().name().toLowerCase(java.util.Locale.ROOT) + (team() == null ? "" : " of team " + team());
+        return (grant.label() != null ? grant.label() : "token " + grant.id()) + " (" + role + ")";
+    }
+
     public Tokens.Grant grant() {
         return grant;
     }
