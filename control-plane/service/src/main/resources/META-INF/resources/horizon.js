@@ -107,9 +107,11 @@ function gpusAsked(job) {
 }
 
 // A waiting job's planned start, or why the plan gives none, by the rule it filed the job under (another team's job
-// carries no rule): work over its team's share is not planned, it runs as fill when GPUs are idle.
+// carries no rule): work over its team's share is not planned, it runs as fill when GPUs are idle; a held job is in no
+// plan until released.
 function plannedCell(job, now) {
   if (job.plannedStart) return when(job.plannedStart, now) + ' (' + fromNow(job.plannedStart, now) + ')';
+  if (job.heldAt) return 'none: held';
   if (job.rule === 'over-share') return 'none: over its team\'s share, runs as fill';
   return job.rule === 'no-room-in-horizon' ? 'not within the horizon' : 'not planned';
 }
@@ -117,7 +119,9 @@ function plannedCell(job, now) {
 // The band as the list gives it: both ends; a P50 whose P90 lies past where the futures end (the note says how far);
 // or none, and whether only because the job came after the latest bands (the note, on hover, says why). Where the band
 // has no P90, also when the queue alone would start the job were no more work to arrive: a condition, not the band.
+// A held job has none, as no plan places it: "held", since when on hover.
 function bandCell(job, now) {
+  if (job.heldAt) return 'held';
   if (hasBand(job)) {
     return when(job.startP50At, now) + ' – ' + when(job.startP90At, now) + ' (' + fromNow(job.startP50At, now) + ' to '
       + fromNow(job.startP90At, now).replace(/^in /, '') + ')';

@@ -120,7 +120,11 @@ class WebViewTest {
                     + "'startP90At':null,'startBandNote':'with odds 9 in 10 it starts later than where the futures end','queueAloneP50At':'%s','queueAloneP90At':null},"
                     + "{'jobId':'w7','name':'sweep-5','team':'web','class':'TRAINING','gpus':2,'replicas':2,'gpuMilli':500,'rule':'over-share',"
                     + "'reason':'its team already runs all it is owed now','queuePosition':7,'plannedStart':null,'estimatedSeconds':600,'startP50At':null,"
-                    + "'startP90At':null}],'inferenceReservedGpus':{}}")
+                    + "'startP90At':null},"
+                    + "{'jobId':'w8','name':'held-1','team':'web','class':'TRAINING','gpus':1,'rule':'held','reason':'held by ops (admin) since "
+                    + Api.iso(NOON - 600) + "; ./horizon release held-1 lets it start','queuePosition':null,'plannedStart':null,'estimatedSeconds':null,"
+                    + "'startP50At':null,'startP90At':null,'startBandNote':'held since " + Api.iso(NOON - 600) + ": no plan places it, so it has no start band"
+                    + " until it is released','heldAt':'" + Api.iso(NOON - 600) + "'}],'inferenceReservedGpus':{}}")
                     .formatted(Api.iso(NOON), Api.iso(NOON - 1800), Api.iso(NOON + 9000), Api.iso(NOON + 9000), Api.iso(NOON + 9600), Api.iso(NOON + 12000),
                             Api.iso(NOON + 12600), Api.iso(NOON + 5 * 3600), Api.iso(NOON + 6 * 3600), Api.iso(NOON + 8 * 3600),
                             Api.iso(NOON + SIX_DAYS_ONE_HOUR), Api.iso(NOON + SIX_DAYS_ONE_HOUR + 86_400)),
@@ -182,6 +186,8 @@ class WebViewTest {
                     "a MIG job's GPUs are its replicas and profile, as ./horizon jobs gives them, not the 1 GPU it counts as: " + dom);
             assertTrue(dom.contains("data-job=\"w7\"><td>7</td><td>sweep-5</td><td>web</td><td>TRAINING</td><td>2x500m</td>"),
                     "shares of a GPU are their replicas and thousandths of a GPU: " + dom);
+            assertTrue(Pattern.compile("data-job=\"w8\"><td></td><td>held-1</td>.*?<td>none: held</td><td class=\"band\" title=\"held since [^\"]+\">held</td>")
+                    .matcher(dom).find(), "a held job has neither planned start nor band: it reads held, since when on hover: " + dom);
             assertTrue(dom.contains("with odds 1 in 2 (P50)") && dom.contains("class=\"mark band\""), "the legend says what the band is");
             String marked = "1 node waits for approval, no work placed: mallory (./horizon node approve NAME); drained, no new work: node-2 (new PSU)"
                     + " (./horizon node undrain NAME)";
