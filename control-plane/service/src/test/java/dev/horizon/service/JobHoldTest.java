@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.service.planning.Planner;
 import io.quarkus.test.junit.QuarkusTest;
@@ -69,6 +70,8 @@ class JobHoldTest {
         as(mine).post("/api/v1/jobs/" + job + "/release").then().statusCode(200).body("said", startsWith("released job " + job + ", held by"))
                 .body("job.heldBy", nullValue()).body("job.heldAt", nullValue());
         as(mine).post("/api/v1/jobs/" + job + "/release").then().statusCode(200).body("said", containsString("was not held"));
+        List<String> audited = as(ADMIN).get("/api/v1/audit?limit=20").then().statusCode(200).extract().path("detail");
+        assertTrue(audited.contains("held job " + job), "a submitter's hold is audited, as its cancel is: " + audited);
         planner.planNow();
         assertEquals("RUNNING", state(job), "released, the next plan starts it on the free GPUs");
 

@@ -281,8 +281,7 @@ public class JobStore {
      */
     public Optional<JobRow> hold(String id, Hold hold) {
         return db.inTransactionRetrying(c -> {
-            Optional<JobRow> before = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? FOR UPDATE", ps -> ps.setString(1, id), JobStore::row)
-                    .stream().findFirst();
+            Optional<JobRow> before = locked(c, id);
             if (before.isEmpty() || before.get().state() != JobState.PENDING || before.get().hold() != null) return before;
             Db.update(c, "UPDATE jobs SET held_by = ?, held_at = ?, rule = ?, reason = ?, queue_rank = NULL, planned_start = NULL WHERE id = ?", ps -> {
                 ps.setString(1, hold.by());
@@ -301,8 +300,7 @@ public class JobStore {
      */
     public Optional<JobRow> release(String id) {
         return db.inTransactionRetrying(c -> {
-            Optional<JobRow> before = Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? FOR UPDATE", ps -> ps.setString(1, id), JobStore::row)
-                    .stream().findFirst();
+            Optional<JobRow> before = locked(c, id);
             if (before.isEmpty() || before.get().hold() == null) return before;
             Db.update(c, "UPDATE jobs SET held_by = NULL, held_at = NULL, rule = 'released', reason = ? WHERE id = ?", ps -> {
                 ps.setString(1, WaitReasons.NEXT_PLAN);
@@ -310,6 +308,11 @@ public class JobStore {
             });
             return before;
         });
+    }
+
+    /** The job, its row locked until the transaction ends. */
+    private static Optional<JobRow> locked(Connection c, String id) throws SQLException {
+        return Db.query(c, "SELECT " + READ + " FROM jobs WHERE id = ? FOR UPDATE", ps -> ps.setString(1, id), JobStore::row).stream().findFirst();
     }
 
     /**

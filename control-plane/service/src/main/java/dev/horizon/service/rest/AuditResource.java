@@ -42,7 +42,8 @@ public class AuditResource {
     }
 
     /**
-     * Records each successful change made with an admin token, every cancel of a job whoever made it, and every change
+     * Records each successful change made with an admin token, every cancel, hold and release of a job whoever made it
+     * (a hold's detail is what the answer said), and every change
      * refused to a known token (403, or 409 such as revoking the last admin token): who (the token), what (method, path,
      * detail or the refusal), when.
      */
@@ -61,8 +62,10 @@ public class AuditResource {
         int status = response.getStatus();
         boolean refused = status == 403 || status == 409;
         boolean cancel = request.getMethod().equals("DELETE") && path.startsWith("/api/v1/jobs/") && status < 400;
+        // a hold keeps a job from its GPUs as a cancel does, so it is kept whoever made it, and its release too
+        boolean hold = path.startsWith("/api/v1/jobs/") && (path.endsWith("/hold") || path.endsWith("/release")) && status < 400;
         boolean adminChange = grant.role() == Role.ADMIN && status < 400 && !isWork(request.getMethod(), path);
-        if (!refused && !cancel && !adminChange) return;
+        if (!refused && !cancel && !hold && !adminChange) return;
         String detail = refused && response.getEntity() instanceof ErrorBody e ? "refused: " + e.error()
                 : caller.auditDetail() != null ? caller.auditDetail() : cancel ? "cancelled job " + path.substring("/api/v1/jobs/".length())
                         : response.getHeaderString("Location");

@@ -283,6 +283,7 @@ public class JobResource {
     }
 
     private HoldChange holdChange(String id, String said) {
+        caller.noteForAudit(said);
         return new HoldChange(said, JobView.of(find(id), clock.seconds()));
     }
 
