@@ -46,7 +46,12 @@ class LauncherHoldTest {
             "GET /api/v1/jobs", "200 [" + HELD_J1 + "," + J3 + "]",
             "GET /api/v1/plan", "200 {\"pending\":[{\"jobId\":\"j3\",\"queuePosition\":1,\"rule\":\"planned-start\"},{\"jobId\":\"j1\",\"queuePosition\":null,"
                     + "\"rule\":\"held\",\"heldAt\":\"" + HELD_AT + "\"}]}",
-            "GET /api/v1/clock", "200 {\"now\":\"" + NOON + "\",\"virtual\":true}");
+            "GET /api/v1/clock", "200 {\"now\":\"" + NOON + "\",\"virtual\":true}",
+            "GET /api/v1/jobs/j1", "200 " + HELD_J1,
+            "GET /api/v1/jobs/j1/explanation", "200 {\"id\":\"j1\",\"state\":\"PENDING\",\"rule\":\"held\",\"reason\":\"held by " + BY + " since " + HELD_AT
+                    + "; ./horizon release llama-sft lets it start\",\"plannedStartAt\":null,\"startP50At\":null,\"startP90At\":null,\"bandsAt\":null,"
+                    + "\"startBandNote\":\"held since " + HELD_AT + ": no plan places it, so it has no start band until it is released\",\"alternatives\":[],"
+                    + "\"ahead\":[],\"readAt\":\"" + NOON + "\"}");
 
     private HttpServer server;
     private final List<String> asked = new CopyOnWriteArrayList<>();
@@ -103,11 +108,15 @@ class LauncherHoldTest {
     }
 
     @Test
-    void theJobListShowsAHeldJobAsHeldInPlaceOfABand() throws Exception {
+    void theJobListAndWhyShowAHeldJobAsHeldInPlaceOfAPlannedStartAndBand() throws Exception {
         Run run = launcher("jobs");
         assertEquals(0, run.exit(), run.err());
         String held = run.out().lines().filter(l -> l.contains("llama-sft")).findFirst().orElseThrow();
         assertTrue(held.matches(".*PENDING +none: held +held$"), "no planned start and no band, but held: " + run.out());
+        Run why = launcher("why", "llama-sft");
+        assertEquals(0, why.exit(), why.err());
+        assertTrue(why.out().contains("why it waits: held by " + BY + " since 11:50 (10 min ago); ./horizon release llama-sft lets it start\n"
+                + "planned start: none while it is held (the reason says who holds it); no plan places it until it is released\n"), why.out());
         assertTrue(launcher("hold", "--help").out().contains("./horizon release lets it go"), "hold's help says how to let a job go");
         assertTrue(launcher("help").out().contains("  hold  "), "the launcher's list names hold");
     }
