@@ -20,6 +20,8 @@ public final class RecentRuns {
      * only once whole: the futures of start-time bands, played at once, read one estimator from several threads.
      */
     private volatile long[] sorted;
+    /** The last {@link #meanUpTo} asked: its cap and its mean, set whole; null after a change. */
+    private volatile double[] meanUpTo;
 
     public RecentRuns() {
     }
@@ -35,6 +37,7 @@ public final class RecentRuns {
         seconds.addLast(durationSeconds);
         if (seconds.size() > KEEP) seconds.removeFirst();
         sorted = null;
+        meanUpTo = null;
     }
 
     public int size() {
@@ -68,6 +71,21 @@ public final class RecentRuns {
         if (!(q >= 0 && q <= 1)) throw new IllegalArgumentException("a quantile is between 0 and 1 (got " + q + ")");
         long[] s = sorted();
         return s[Math.min(s.length - 1, (int) Math.floor(q * s.length))];
+    }
+
+    /**
+     * The mean of the window's runs, each counted up to cap seconds (0 for an empty window): what a run of this kind is
+     * expected to do within cap. Kept for the last cap asked, as the sorted window is (every waiting job asks it at every
+     * decision, with the same cap).
+     */
+    public double meanUpTo(long cap) {
+        double[] kept = meanUpTo;
+        if (kept != null && kept[0] == cap) return kept[1];
+        double sum = 0;
+        for (long d : seconds) sum += Math.min(d, cap);
+        double mean = seconds.isEmpty() ? 0 : sum / seconds.size();
+        meanUpTo = new double[] {cap, mean};
+        return mean;
     }
 
     private long[] sorted() {

@@ -61,6 +61,23 @@ class ForecastTest {
     }
 
     @Test
+    void theExpectedRunIsTheMeanOfRunsCountedUpToTheCapWhereTheEstimateIsTheMedian() {
+        DurationEstimator e = new DurationEstimator();
+        // nine quick runs and one of ten hours: the median says a minute, the mean more than an hour
+        for (int i = 0; i < 9; i++) e.observe("nlp", JobClass.TRAINING, 60);
+        e.observe("nlp", JobClass.TRAINING, 36_000);
+        assertEquals(60, e.estimate("nlp", JobClass.TRAINING, null));
+        assertEquals((9 * 60 + 36_000) / 10, e.expectedUpTo("nlp", JobClass.TRAINING, null, 86_400));
+        assertEquals((9 * 60 + 7_200) / 10, e.expectedUpTo("nlp", JobClass.TRAINING, null, 7_200), "a run counts up to the cap");
+        assertEquals(1_800, e.expectedUpTo("nlp", JobClass.TRAINING, 1_800L, 86_400), "a user's estimate wins");
+        assertEquals(300, e.expectedUpTo("ops", JobClass.DEBUG, null, 300), "no runs of the class: its default (10 min), up to the cap");
+        RecentRuns window = e.runs("nlp", JobClass.TRAINING).orElseThrow();
+        assertEquals(3_654.0, window.meanUpTo(86_400));
+        window.observe(36_000);
+        assertEquals((9 * 60 + 2 * 36_000) / 11.0, window.meanUpTo(86_400), "a new run moves the mean: the one kept for the cap is not read again");
+    }
+
+    @Test
     void aJobPastItsEstimateIsExpectedToRunHalfItsAgeAgain() {
         assertEquals(600, DurationEstimator.remaining(1000, 400, 60));
         assertEquals(1000, DurationEstimator.remaining(1000, 2000, 60));

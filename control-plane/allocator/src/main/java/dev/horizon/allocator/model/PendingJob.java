@@ -4,12 +4,15 @@ import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 
 /**
- * A job waiting for GPUs, as planners see it: only the estimate of its remaining work, never the
- * true duration. slice is null for whole-GPU work; for fractional work gpus counts replicas, each
- * taking one slice of one GPU. rules: where its GPUs may be (models, replica width, topology).
+ * A job waiting for GPUs, as planners see it: only estimates of its remaining work, never the
+ * true duration. estimatedRemainingSeconds: the typical remaining run (from the median), which plans
+ * schedule by; expectedRemainingSeconds: the mean remaining run up to the horizon, what starting it sooner
+ * is worth (heavy-tailed runs: the median leaves out the long runs that do most of the work). slice is
+ * null for whole-GPU work; for fractional work gpus counts replicas, each taking one slice of one GPU.
+ * rules: where its GPUs may be (models, replica width, topology).
  */
 public record PendingJob(String id, String team, JobClass jobClass, double weight, int gpus, int minGpus, long arrivalSeconds,
-                         long estimatedRemainingSeconds, Contract contract, SliceRequest slice, PlacementRules rules) {
+                         long estimatedRemainingSeconds, long expectedRemainingSeconds, Contract contract, SliceRequest slice, PlacementRules rules) {
     public PendingJob {
         rules = rules == null ? PlacementRules.ANY : rules;
     }
@@ -24,12 +27,12 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
 
     /** The same job with another weight (fair share re-weights jobs). */
     public PendingJob withWeight(double newWeight) {
-        return new PendingJob(id, team, jobClass, newWeight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, rules);
+        return new PendingJob(id, team, jobClass, newWeight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, expectedRemainingSeconds, contract, slice, rules);
     }
 
     /** The same job with other placement rules. */
     public PendingJob withRules(PlacementRules newRules) {
-        return new PendingJob(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, contract, slice, newRules);
+        return new PendingJob(id, team, jobClass, weight, gpus, minGpus, arrivalSeconds, estimatedRemainingSeconds, expectedRemainingSeconds, contract, slice, newRules);
     }
 
     /** Sizes an elastic job may start with, widest first (see {@link PlacementRules#widths}). */
@@ -46,7 +49,7 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
         return slice == null ? gpus : gpus * slice.gpuFraction();
     }
 
-    /** Builds a PendingJob field by field, so that a call site says which of the 11 it sets. */
+    /** Builds a PendingJob field by field, so that a call site says which of the 12 it sets (unset: the expected remaining run is the estimate). */
     public static final class Builder {
         private String id;
         private String team;
@@ -56,6 +59,7 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
         private Integer minGpus;
         private long arrivalSeconds;
         private long estimatedRemainingSeconds;
+        private Long expectedRemainingSeconds;
         private Contract contract;
         private SliceRequest slice;
         private PlacementRules rules;
@@ -104,6 +108,11 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
             return this;
         }
 
+        public Builder expectedRemainingSeconds(long expectedRemainingSeconds) {
+            this.expectedRemainingSeconds = expectedRemainingSeconds;
+            return this;
+        }
+
         public Builder contract(Contract contract) {
             this.contract = contract;
             return this;
@@ -123,7 +132,7 @@ public record PendingJob(String id, String team, JobClass jobClass, double weigh
             PlacementRules placedBy = rules != null ? rules
                     : slice == null ? PlacementRules.ANY : PlacementRules.ANY.withGpuTypes(slice.gpuTypes());
             return new PendingJob(id, team, jobClass, weight, gpus, minGpus == null ? gpus : minGpus, arrivalSeconds,
-                    estimatedRemainingSeconds, contract, slice, placedBy);
+                    estimatedRemainingSeconds, expectedRemainingSeconds == null ? estimatedRemainingSeconds : expectedRemainingSeconds, contract, slice, placedBy);
         }
     }
 }

@@ -39,7 +39,7 @@ public final class ContextBuilder {
         Occupancy occupancy = occupancy(m, cluster);
         List<RunningJob> running = running(m);
         List<PendingJob> pending = new ArrayList<>();
-        for (ActiveJob j : m.jobs()) if (!j.isRunning()) pending.add(pending(j, m.durations()));
+        for (ActiveJob j : m.jobs()) if (!j.isRunning()) pending.add(pending(j, m.durations(), m.horizonSteps() * m.stepSeconds()));
         return new PlanningContext(m.now(), m.stepSeconds(), m.horizonSteps(), cluster, occupancy, running, pending, services(m),
                 fairShare(m, cluster));
     }
@@ -99,11 +99,16 @@ public final class ContextBuilder {
         return out;
     }
 
-    /** A waiting job with its estimated remaining run at full width: the estimate less the work it kept from earlier runs. */
-    private static PendingJob pending(ActiveJob j, DurationEstimator durations) {
-        long left = Math.max(MIN_ESTIMATE_SECONDS, estimate(j, durations) - j.history().doneGpuSeconds() / j.gpus());
+    /**
+     * A waiting job with its estimated and expected remaining runs at full width (the median's and the mean's up to the
+     * horizon), each less the work it kept from earlier runs.
+     */
+    private static PendingJob pending(ActiveJob j, DurationEstimator durations, long horizonSeconds) {
+        long done = j.history().doneGpuSeconds() / j.gpus();
+        long left = Math.max(MIN_ESTIMATE_SECONDS, estimate(j, durations) - done);
+        long expected = Math.max(MIN_ESTIMATE_SECONDS, durations.expectedUpTo(j.team(), j.jobClass(), j.userEstimateSeconds(), horizonSeconds) - done);
         return PendingJob.builder().id(j.id()).team(j.team()).jobClass(j.jobClass()).weight(j.priority()).gpus(j.gpus()).minGpus(j.minGpus())
-                .arrivalSeconds(j.arrivalSeconds()).estimatedRemainingSeconds(left).contract(j.contract()).slice(j.slice()).rules(j.rules())
+                .arrivalSeconds(j.arrivalSeconds()).estimatedRemainingSeconds(left).expectedRemainingSeconds(expected).contract(j.contract()).slice(j.slice()).rules(j.rules())
                 .build();
     }
 

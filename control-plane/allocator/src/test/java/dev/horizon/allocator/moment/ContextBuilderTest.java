@@ -55,6 +55,8 @@ class ContextBuilderTest {
         PlanningContext ctx = ContextBuilder.build(moment(List.of(NodeState.ready(n0)), List.of(runningNow, waiting, overdue), null, List.of()));
         assertEquals(List.of(3600L, ContextBuilder.MIN_ESTIMATE_SECONDS),
                 ctx.pending().stream().map(PendingJob::estimatedRemainingSeconds).toList());
+        assertEquals(List.of(3600L, ContextBuilder.MIN_ESTIMATE_SECONDS), ctx.pending().stream().map(PendingJob::expectedRemainingSeconds).toList(),
+                "the expected run less the work kept, too (a user's estimate is both)");
         RunningJob r = ctx.running().get(0);
         assertEquals(NOW + 6600, r.estimatedEndSeconds());
         assertEquals(4, ctx.occupancy().freeOn(0), "the running job's GPUs are busy");

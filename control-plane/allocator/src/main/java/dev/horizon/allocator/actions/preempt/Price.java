@@ -9,7 +9,10 @@ import java.util.List;
 /**
  * What one preemption buys against what it costs, in priority-weighted GPU-seconds of work done within the horizon
  * (issue 34: a 90-second 1-GPU job evicted an 8-GPU job that had run 684 s). Starting now rather than at its planned
- * start, the preemptor does {@code advance = min(its estimate, planned start - now)} seconds of work sooner on its GPUs.
+ * start, the preemptor does {@code advance = min(its expected run, planned start - now)} seconds of work sooner on its
+ * GPUs: the mean of runs like it up to the horizon, not the median the plan schedules by, since with heavy-tailed runs
+ * the median prices a wide job of weight 8 at minutes of work where it is expected to run for hours (wide-gangs:
+ * medians of 10-23 min, about 1.6 h expected within a day).
  * Each victim loses the work since its last checkpoint (all of it if it cannot resume), a restart, and its work while it
  * waits for GPUs again: the preemptor holds its GPUs for {@code advance} and the victim takes the place the plan had
  * kept for the preemptor, so it waits about as long, no longer than it had left to run. A preemption happens only
@@ -51,7 +54,7 @@ public final class Price {
      */
     public static Price of(PendingJob j, int gpus, Long plannedStart, long now, long stepSeconds, long horizonSeconds) {
         long planned = plannedStart == null ? now + horizonSeconds : plannedStart;
-        long advance = Math.min(Math.max(1, j.estimatedRemainingSeconds()), Math.max(stepSeconds, planned - now));
+        long advance = Math.min(Math.max(1, j.expectedRemainingSeconds()), Math.max(stepSeconds, planned - now));
         return new Price(j.weight() * gpus * advance, advance, now, null);
     }
 

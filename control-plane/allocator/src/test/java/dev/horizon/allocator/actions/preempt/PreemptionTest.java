@@ -150,6 +150,22 @@ class PreemptionTest {
     }
 
     @Test
+    void theGainWeighsTheRunAJobIsExpectedToHaveNotItsMedian() {
+        // the wide job (weight 1, 8 GPUs, an hour left) would lose 0.8 weighted GPU-h; the plan starts the waiter when it ends
+        Occupancy o = new Occupancy(cluster);
+        List<RunningJob> running = List.of(victim(o, "wide", 0, 0, 8), victim(o, "a100-busy", 1, 0, 8).reweighted(9, false));
+        PendingJob typical = vip(8).id("typical").weight(2).estimatedRemainingSeconds(120).build();
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(typical), Map.of(), null));
+        assertEquals(List.of(), d.preemptions(), "2 min sooner on 8 GPUs of weight 2 (0.53 weighted GPU-h) does not pay");
+        // runs like it take 2 min at the median but 3 h on average: starting it an hour sooner is worth 32 weighted GPU-h
+        PendingJob heavyTailed = vip(8).id("heavy-tailed").weight(2).estimatedRemainingSeconds(120).expectedRemainingSeconds(3 * 3600).build();
+        Decision taken = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, List.of(heavyTailed), Map.of(), null));
+        assertEquals(List.of("wide"), taken.preemptions());
+        assertTrue(taken.preemptionReasons().get("wide").contains("starting it now does 60 min of its work sooner, worth 16.0 weighted GPU-h"),
+                taken.preemptionReasons().get("wide"));
+    }
+
+    @Test
     void theVictimsLoseTheirWorkSinceTheCheckpointARestartAndTheirWorkWhileTheyWait() {
         Occupancy o = new Occupancy(cluster);
         RunningJob resumable = victim(o, "resumable", 0, 0, 4); // weight 1, ran 2 h, an hour left, checkpoint 120 s
