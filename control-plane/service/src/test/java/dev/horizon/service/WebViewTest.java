@@ -227,7 +227,7 @@ class WebViewTest {
         try {
             String dom = page(chromium, dir, midDay);
             assertTrue(dom.contains("<span id=\"day-words\">50% of the day replayed</span>"), "the day's progress: " + dom);
-            assertTrue(dom.contains("<span id=\"summary\" title=\"2 of the busy GPUs serve inference\">10 of 10 GPUs busy (100%), 1 running, 7 waiting;"),
+            assertTrue(dom.contains("<span id=\"summary\" title=\"2 of the busy GPUs serve inference\">10 of 10 GPUs busy (100%), 1 running, 8 waiting;"),
                     "the GPUs inference holds are busy beside the job's 8, and said apart on hover: " + dom);
             assertTrue(dom.contains("being computed in the simulator while the day runs.</p>"), "the notice that the comparison is being computed");
             Matcher serving = Pattern.compile("<g class=\"bar serving\" data-service=\"chat\"><title>node-1\\[(\\d)][^<]*</title><rect x=\"[\\d.]+\" y=\"[\\d.]+\" width=\"([\\d.]+)\"")
