@@ -3,6 +3,7 @@ package dev.horizon.allocator.actions;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.GpuRef;
+import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
@@ -24,6 +25,10 @@ public final class Session {
     private final Set<String> fillOnly;
     private final Set<String> staysFill;
     private final Decision decision = new Decision();
+    /** Nodes held for a wide job in this decision ({@code WideHold}); null: none. */
+    private boolean[] fillOnlyNodes;
+    /** The waiting jobs by id, while nodes are held. */
+    private Map<String, PendingJob> waitingById;
     /** Each team's owed GPUs as the wait reasons say them, formatted once per decision (a format per waiting job was a third of a future's time). */
     private final Map<String, String> owedSaid = new HashMap<>();
 
@@ -144,10 +149,41 @@ public final class Session {
         }
     }
 
+    /**
+     * From now on in this decision these nodes are held for a wide job: small resumable work that starts there starts as
+     * fill, and fill there is not promoted.
+     */
+    public void holdForWideJob(List<Integer> nodes) {
+        fillOnlyNodes = new boolean[ctx.cluster().nodes().size()];
+        for (int n : nodes) fillOnlyNodes[n] = true;
+        waitingById = new HashMap<>();
+        for (PendingJob j : ctx.pending()) waitingById.put(j.id(), j);
+    }
+
+    /** Whether the placement touches a node held for a wide job. */
+    public boolean onFillOnlyNodes(Placement placement) {
+        if (fillOnlyNodes == null) return false;
+        for (Placement.Slice s : placement.slices()) if (fillOnlyNodes[s.node()]) return true;
+        return false;
+    }
+
+    /**
+     * Whether this start on held nodes must be fill: work that can resume (fill must be cheap to take back) and is
+     * narrower than its node. Work as wide as a node starts as planned, so the hold moves to other nodes: as fill it was
+     * the next thing the wide job took back, minutes after it started (wide-gangs seed 84: 94 restarts of jobs of 8 GPUs
+     * or more against Slurm-like's 56).
+     */
+    private boolean heldAsFill(String jobId, Placement placement) {
+        if (!onFillOnlyNodes(placement)) return false;
+        PendingJob j = waitingById.get(jobId);
+        return j != null && j.contract().resumable() && placement.slices().size() == 1
+                && placement.gpuCount() < ctx.cluster().nodes().get(placement.slices().get(0).node()).gpus();
+    }
+
     /** Starts the job on these GPUs now: they are taken, and it no longer waits. */
     public void start(String jobId, Placement placement, boolean fill) {
         occupancy().occupy(placement);
-        decision.start(jobId, placement, fill);
+        decision.start(jobId, placement, fill || heldAsFill(jobId, placement));
         decision.waitReasons().remove(jobId);
         decision.plannedStarts().remove(jobId);
     }

@@ -385,7 +385,8 @@ public final class Occupancy {
 
     /** Whether one node of a model the job accepts is big enough for {@code gpus} (else it spans nodes, or cannot run). */
     public boolean fitsOneNode(int gpus, PlacementRules rules) {
-        return cluster.nodes().stream().anyMatch(n -> rules.accepts(n.gpuModel()) && n.gpus() >= gpus);
+        // the largest accepted node is worked out once per set of models: a hold looks for wide work among every waiting job
+        return largestAccepted(rules) >= gpus;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.horizon.allocator.actions.consolidate.Consolidate;
 import dev.horizon.allocator.actions.drain.LeaveDrainedNodes;
 import dev.horizon.allocator.actions.lend.Lend;
 import dev.horizon.allocator.actions.preempt.ValuePreemption;
+import dev.horizon.allocator.actions.preempt.WideHold;
 import dev.horizon.allocator.actions.reclaim.Reclaim;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.PendingJob;
@@ -32,7 +33,8 @@ import java.util.function.Function;
  * use right now are lent to resumable work as fill, which inference takes back when demand comes.
  *
  * <p>A decision runs Horizon's actions in turn on one {@link Session}, in the spirit of KAI-Scheduler's actions: work on
- * drained nodes leaves ({@link LeaveDrainedNodes}), the plan starts what it places now ({@link Allocate}), waiting work
+ * drained nodes leaves ({@link LeaveDrainedNodes}), nodes are held for the most valuable waiting wide job ({@link WideHold},
+ * before anything starts, so that small work starting there does as fill), the plan starts what it places now ({@link Allocate}), waiting work
  * takes GPUs from work it outranks ({@link ValuePreemption}), time-slicing shares move off the GPUs a waiting job needs
  * where they fit elsewhere at once ({@link Consolidate}), and idle GPUs are lent as fill ({@link Lend}). Inference
  * takes GPUs back between decisions ({@link Reclaim}).
@@ -142,9 +144,11 @@ public final class HorizonPolicy implements SchedulingPolicy {
     public Decision decide(PlanningContext given) {
         Session session = Session.open(given);
         LeaveDrainedNodes.run(session);
+        WideHold.Held held = WideHold.run(session);
         List<PendingJob> notStarted = allocate.run(session);
         List<PendingJob> stillWaiting = Consolidate.run(session, ValuePreemption.run(session, notStarted));
         Lend.run(session, stillWaiting);
+        WideHold.explain(session, held);
         return session.decision();
     }
 }

@@ -91,7 +91,7 @@ record ProtectedGrid(int[] capacity, int[] reserved, int[][] nodeFree, int[] nod
         Set<String> promoted = new HashSet<>();
         Session.ProtectedRoom room = session.protectedRoom();
         for (RunningJob r : byValue) {
-            if (session.staysFill(r.id())) continue;
+            if (session.staysFill(r.id()) || session.onFillOnlyNodes(r.placement())) continue;
             int end = Ranking.stepsUntil(ctx, r.estimatedEndSeconds(), capacity.length);
             boolean fits = true;
             for (int t = 0; t < end && fits; t++) fits = capacity[t] >= r.gpus();

@@ -53,7 +53,7 @@ final class NodeHolding {
     }
 
     /** The nodes of the one NVLink domain that can hold the job with the least stuck work, in the order given. */
-    private static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
+    static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
         Map<String, List<Integer>> byDomain = new LinkedHashMap<>();
         for (int n : order) byDomain.computeIfAbsent(occupancy.cluster().domainOf(n), d -> new ArrayList<>()).add(n);
         List<Integer> best = List.of();
