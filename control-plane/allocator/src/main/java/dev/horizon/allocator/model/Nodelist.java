@@ -14,7 +14,9 @@ public final class Nodelist {
     private Nodelist() {
     }
 
+    /** The placement as people read it; "no GPUs" for none (a job that waits, or whose run ended). */
     public static String of(String placement) {
+        if (placement == null) return "no GPUs";
         return ONE_GPU_RANGE.matcher(placement).replaceAll("[$1$2");
     }
 }
