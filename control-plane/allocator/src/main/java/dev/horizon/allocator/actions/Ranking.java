@@ -3,6 +3,7 @@ package dev.horizon.allocator.actions;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.PendingJob;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -39,6 +40,14 @@ public final class Ranking {
         long stepStart = ctx.stepIndex() * ctx.stepSeconds();
         long steps = (endSeconds - stepStart + ctx.stepSeconds() - 1) / ctx.stepSeconds();
         return (int) Math.max(1, Math.min(h, steps));
+    }
+
+    /**
+     * "node-1, node-2, node-3 and 4 more": three named at most, since a reason is stored with every waiting job and a
+     * large cluster drains, loses or holds many nodes at once.
+     */
+    public static String upToThree(List<String> names) {
+        return names.size() <= 3 ? String.join(", ", names) : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
     }
 
     /** "1 GPU", "8 GPUs". */

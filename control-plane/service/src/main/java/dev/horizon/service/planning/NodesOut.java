@@ -1,5 +1,6 @@
 package dev.horizon.service.planning;
 
+import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.moment.ClusterMoment;
@@ -50,9 +51,7 @@ public record NodesOut(List<Out> nodes) {
         // those that could hold it on their own, else all of them (it needs several): not a node of another model
         List<Out> holders = nodes.stream().filter(n -> problemsOn.apply(with(up, List.of(n))).isEmpty()).toList();
         List<Out> needed = holders.isEmpty() ? nodes : holders;
-        // three named at most: the sentence is stored with every waiting job, and a rack going dark loses many at once
-        List<String> named = needed.stream().limit(3).map(Out::said).toList();
-        return "no node that takes work now can hold it while " + String.join(", ", named) + (needed.size() > 3 ? " and " + (needed.size() - 3) + " more" : "")
+        return "no node that takes work now can hold it while " + Ranking.upToThree(needed.stream().map(Out::said).toList())
                 + (needed.size() == 1 ? " is" : " are") + " out; it waits until " + back(needed);
     }
 

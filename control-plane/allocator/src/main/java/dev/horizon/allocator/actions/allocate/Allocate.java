@@ -191,9 +191,7 @@ public final class Allocate {
         List<String> names = out.stream().map(n -> ctx.cluster().nodes().get(n)).filter(node -> j.rules().accepts(node.gpuModel()))
                 .map(GpuNode::name).toList();
         if (names.isEmpty()) return "";
-        // three named at most: a large cluster drains many nodes at once, and the reason is stored with every waiting job
-        String named = names.size() <= 3 ? String.join(", ", names) : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
-        return "; " + named + (names.size() == 1 ? " takes" : " take") + " no new work now (drained by an admin, or unhealthy)";
+        return "; " + Ranking.upToThree(names) + (names.size() == 1 ? " takes" : " take") + " no new work now (drained by an admin, or unhealthy)";
     }
 
     /** Starts a whole-GPU job the plan starts in this step; otherwise records why it waits. Returns whether it started. */

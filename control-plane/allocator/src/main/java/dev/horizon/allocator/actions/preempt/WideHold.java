@@ -15,8 +15,8 @@ import java.util.function.Supplier;
 
 /**
  * Without fair share, the most valuable wide job that has waited its patience and that no free block can hold has nodes
- * held for it before the plan starts anything: work that starts there in this decision starts as fill, and fill there is
- * not promoted, so as the protected work on them ends or passes its minimum runtime the nodes come to hold only work
+ * held for it before the plan starts anything: small resumable work that starts there in this decision starts as fill,
+ * and fill there is not promoted, so as the protected work on them ends or passes its minimum runtime the nodes come to hold only work
  * value preemption may take, at its price. Unlike holding nodes empty (fair share's {@link NodeHolding}), their GPUs keep
  * working meanwhile. On wide-gangs the plan never drained nodes for a 64-GPU job: every hour its small long-runners ran
  * pushed the first moment eight whole nodes were free later, and new small work refilled them inside its minimum runtime.
@@ -59,9 +59,7 @@ public final class WideHold {
         Supplier<String> before = held == null ? null : session.decision().waitReasonOf(held.job().id());
         if (before == null) return;
         List<String> names = held.nodes().stream().map(n -> session.context().cluster().nodes().get(n).name()).toList();
-        // three named at most: the reason is stored with the job at every decision
-        String named = names.size() <= 3 ? String.join(", ", names) : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
-        session.decision().waiting(held.job().id(), () -> before.get() + "; " + named + " held for it: small work starting there starts as fill it may take back");
+        session.decision().waiting(held.job().id(), () -> before.get() + "; " + Ranking.upToThree(names) + " held for it: small work starting there starts as fill it may take back");
     }
 
     /**
