@@ -69,8 +69,9 @@ final class Repeats {
                     eq.horizonOverBestPeer(), eq.bestPeer(), eq.boundOverBestPeer(), eq.horizonOverBound()), un == null ? "" : String.format("untuned horizon %.3fx %s, %.3f of the bound",
                     un.horizonOverBestPeer(), un.bestPeer(), un.horizonOverBound()));
         }
-        intervals.fields().forEachRemaining(c -> c.getValue().fields().forEachRemaining(r -> out.printf("%s %s over %d runs: mean %.3f, 95%% interval [%.3f, %.3f]%n",
-                c.getKey(), r.getKey(), r.getValue().path("n").asInt(), r.getValue().path("mean").asDouble(), r.getValue().path("low").asDouble(),
-                r.getValue().path("high").asDouble())));
+        intervals.fields().forEachRemaining(c -> c.getValue().fields().forEachRemaining(r -> out.printf(
+                "%s %s over %d runs: mean %.3f, 95%% interval [%.3f, %.3f]; median %.3f, runs %.3f to %.3f%n", c.getKey(), r.getKey(),
+                r.getValue().path("n").asInt(), r.getValue().path("mean").asDouble(), r.getValue().path("low").asDouble(), r.getValue().path("high").asDouble(),
+                r.getValue().path("median").asDouble(), r.getValue().path("lowest").asDouble(), r.getValue().path("highest").asDouble())));
     }
 }

@@ -58,6 +58,16 @@ class RepeatsTest {
     }
 
     @Test
+    void aMeanOneRunCarriesShowsInTheMedianAndRange() {
+        Interval i = Interval.of(List.of(1.02, 0.99, 2.47, 1.05));
+        assertEquals(1.3825, i.mean(), 1e-12);
+        assertEquals(1.035, i.median(), 1e-12, "the mean of the middle two");
+        assertEquals(0.99, i.lowest(), 1e-12);
+        assertEquals(2.47, i.highest(), 1e-12);
+        assertEquals(1.05, Interval.of(List.of(1.05, 0.9, 1.2)).median(), 1e-12);
+    }
+
+    @Test
     void everyRatioGetsAnIntervalInResultsJson() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         int rc = HorizonCli.run(new String[] {"bench", "--scenario", scenarioFile().toString(), "--policies", "slurm,horizon", "--seeds", "1..3",
@@ -68,6 +78,10 @@ class RepeatsTest {
         assertEquals(3, ratio.path("n").asInt(), ratio.toString());
         assertTrue(ratio.path("low").asDouble() <= ratio.path("mean").asDouble() && ratio.path("mean").asDouble() <= ratio.path("high").asDouble(), ratio.toString());
         assertTrue(out.toString().contains("untuned horizonOverBestPeer over 3 runs: mean"), out.toString());
+        assertTrue(ratio.path("lowest").asDouble() <= ratio.path("median").asDouble() && ratio.path("median").asDouble() <= ratio.path("highest").asDouble(),
+                ratio.toString());
+        assertTrue(out.toString().matches("(?s).*untuned horizonOverBestPeer over 3 runs: mean [0-9.]+, 95% interval \\[[0-9.]+, [0-9.]+\\]; median [0-9.]+, runs [0-9.]+ to [0-9.]+\n.*"),
+                out.toString());
         JsonNode untuned = JobJson.mapper().readTree(dir.resolve("out/results.json").toFile()).path("ratios").path("untuned");
         double ceiling = untuned.path("boundOverBestPeer").asDouble();
         assertEquals(untuned.path("horizonOverBestPeer").asDouble() / untuned.path("horizonOverBound").asDouble(), ceiling, 1e-9,
