@@ -65,6 +65,28 @@ class OccupancyTest {
     }
 
     @Test
+    void inferenceSinglesKeepOffNodesHeldForAWideJobWhileOthersHaveRoom() {
+        Occupancy o = new Occupancy(twoNodes);
+        o.occupy(new Placement(List.of(new Placement.Slice(0, 0, 6))));
+        boolean[] held = {true, false};
+        assertEquals(List.of(0), nodes(o.findSingles(1)), "unheld, the fullest node takes it");
+        Placement nine = o.findSingles(9, held);
+        assertEquals(8, nine.slices().stream().filter(s -> s.node() == 1).count(), "node-1's eight GPUs first");
+        assertEquals(1, nine.slices().stream().filter(s -> s.node() == 0).count(), "then the held node's, once no other node has a free GPU");
+        assertEquals(1, Placement.newestOn(List.of(single(1), single(0), single(1)), held), "a shrinking service lets its newest replica on a held node go first");
+        assertEquals(-1, Placement.newestOn(List.of(single(1)), held));
+        assertEquals(-1, Placement.newestOn(List.of(single(0)), null));
+    }
+
+    private static List<Integer> nodes(Placement p) {
+        return p.slices().stream().map(Placement.Slice::node).distinct().toList();
+    }
+
+    private static Placement single(int node) {
+        return new Placement(List.of(new Placement.Slice(node, 7, 1)));
+    }
+
+    @Test
     void aSearchOfOneNodeFindsWhatTheSearchWithOnlyThatNodeAllowedFinds() {
         Random rng = new Random(5);
         String[] models = {"H100-80GB", "A100-80GB"};

@@ -56,6 +56,7 @@ final class InferenceFleet {
     private final Map<String, Service> services = new LinkedHashMap<>();
     private final List<RtMinute> minutes = new ArrayList<>();
     private Map<String, double[]> shownMinutes = Map.of();
+    private boolean[] heldForWideJob;
 
     InferenceFleet(Scenario scenario, Occupancy occupancy, long reclaimSeconds) {
         this.scenario = scenario;
@@ -69,6 +70,14 @@ final class InferenceFleet {
             services.put(s.service().name(), new Service(s));
         }
         refreshShown();
+    }
+
+    /**
+     * The nodes the policy's last decision held for a wide job (null: none): the serving system places replicas off them
+     * first and lets those on them go first, as the adapters' serving GPUs do with the plan's.
+     */
+    void heldForWideJob(boolean[] nodes) {
+        heldForWideJob = nodes;
     }
 
     boolean isEmpty() {
@@ -135,13 +144,13 @@ final class InferenceFleet {
                 target = Math.max(s.heldAtStepStart - cap, Math.min(target, s.heldAtStepStart + cap));
             }
             while (s.held.size() > target) {
-                occupancy.release(s.held.remove(lastToRelease(s.held, t)).gpu());
+                occupancy.release(s.held.remove(lastToRelease(s.held, t, heldForWideJob)).gpu());
                 moved = true;
             }
             int more = target - s.held.size();
             int free = occupancy.totalFree();
             if (more > free && reclaimer.takeBack(s.demand, more - free, t) > 0) moved = true;
-            Placement singles = occupancy.findSingles(Math.min(more, occupancy.totalFree()));
+            Placement singles = occupancy.findSingles(Math.min(more, occupancy.totalFree()), heldForWideJob);
             if (singles == null) continue;
             for (int i = 0; i < singles.slices().size(); i++) {
                 Placement one = new Placement(List.of(singles.slices().get(i)));
@@ -153,10 +162,11 @@ final class InferenceFleet {
         return moved;
     }
 
-    /** The GPU a shrinking service lets go first: one not serving yet, else the newest. */
-    private static int lastToRelease(List<Held> held, long t) {
+    /** The GPU a shrinking service lets go first: one not serving yet, else the newest on a node held for a wide job, else the newest. */
+    private static int lastToRelease(List<Held> held, long t, boolean[] heldForWideJob) {
         for (int i = held.size() - 1; i >= 0; i--) if (held.get(i).readyAt() > t) return i;
-        return held.size() - 1;
+        int onHeld = Placement.newestOn(held.stream().map(Held::gpu).toList(), heldForWideJob);
+        return onHeld >= 0 ? onHeld : held.size() - 1;
     }
 
     private void score(Service s, int m, long t) {

@@ -177,6 +177,7 @@ public final class Simulator {
             ClusterMoment moment = moment(t);
             Decision decision = policy.decide(ContextBuilder.build(moment));
             latencies.add((System.nanoTime() - started) / 1e6);
+            inference.heldForWideJob(decision.nodesHeldForWideJob(scenario.cluster().nodes().size()));
             if (observer != null) observer.decided(moment, decision);
             apply(decision, t);
             reconfigure(decision, t);

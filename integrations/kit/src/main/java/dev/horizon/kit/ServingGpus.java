@@ -18,13 +18,16 @@ import java.util.Set;
  * LeaderWorkerSet's group serves only together), each pod's on one node, free ones first, then GPUs lent to fill work,
  * then other running work's, newest first (it has lost least), never another service's; a replica that asks for it has
  * every pod in one NVLink domain. A job found on a held GPU is moved off it by the plan, which is how a service takes its
- * trough back: the adapter holding that job suspends it when the plan does.
+ * trough back: the adapter holding that job suspends it when the plan does. Nodes the plan holds for a waiting wide job
+ * are taken last among free GPUs, and a shrinking service lets its GPUs there go first: a replica that stayed on one of
+ * them kept that job waiting for good (wide-gangs seed 87, docs/bench.md).
  */
 final class ServingGpus {
-    /** Free, lent as fill, running other work: the order GPUs are taken in. */
+    /** Free, free on a node held for a wide job, lent as fill, running other work: the order GPUs are taken in. */
     private static final int FREE = 0;
-    private static final int FILL = 1;
-    private static final int WORK = 2;
+    private static final int FREE_ON_HELD_NODE = 1;
+    private static final int FILL = 2;
+    private static final int WORK = 3;
 
     private ServingGpus() {
     }
@@ -34,7 +37,9 @@ final class ServingGpus {
         int wanted = replicas * shape.gpus();
         Map<String, Gpu> byUuid = new LinkedHashMap<>();
         cluster.gpus().forEach(g -> byUuid.put(g.uuid(), g));
-        List<String> chosen = new ArrayList<>(heldNow.stream().filter(byUuid::containsKey).limit(wanted).toList());
+        // those on nodes held for a wide job last, so a shrinking service lets them go first
+        List<String> chosen = new ArrayList<>(heldNow.stream().filter(byUuid::containsKey)
+                .sorted(Comparator.comparing((String uuid) -> cluster.heldForWideJob().contains(byUuid.get(uuid).node()))).limit(wanted).toList());
         Map<String, Rank> rank = ranks(cluster);
         Set<String> taken = new LinkedHashSet<>(chosen);
         taken.addAll(otherServices);
@@ -55,6 +60,9 @@ final class ServingGpus {
         Map<String, Rank> rank = new HashMap<>();
         for (Running r : cluster.running()) {
             for (Gpu g : r.gpus()) if (g.uuid() != null) rank.put(g.uuid(), new Rank(r.fill() ? FILL : WORK, r.startedAt()));
+        }
+        for (Gpu g : cluster.gpus()) {
+            if (cluster.heldForWideJob().contains(g.node())) rank.putIfAbsent(g.uuid(), new Rank(FREE_ON_HELD_NODE, 0));
         }
         return rank;
     }

@@ -33,6 +33,19 @@ class ServingGpusTest {
     }
 
     @Test
+    void nodesThePlanHoldsForAWideJobAreTakenLastAmongFreeGpusAndGivenBackFirst() {
+        ClusterGpus cluster = new ClusterGpus(gpus("a", "b"), List.of(), Map.of(), Set.of("a"));
+        ReplicaShape oneGpu = new ReplicaShape(1, 1);
+        assertEquals(List.of("b0", "b1"), ServingGpus.choose(2, oneGpu, List.of(), cluster, Set.of()), "free GPUs elsewhere first");
+        assertEquals(List.of("b0", "b1", "b2", "b3", "a0"), ServingGpus.choose(5, oneGpu, List.of(), cluster, Set.of()),
+                "a held node's free GPUs only once no other node has one");
+        assertEquals(List.of("b0", "b1"), ServingGpus.choose(2, oneGpu, List.of("a0", "b0", "b1"), cluster, Set.of()),
+                "shrinking lets the GPU on the held node go first, though it was taken first");
+        assertEquals(List.of("a0", "b0", "b1"), ServingGpus.choose(3, oneGpu, List.of("a0", "b0", "b1"), cluster, Set.of()),
+                "a GPU it holds stays while the service does not shrink");
+    }
+
+    @Test
     void anotherServicesGpusAreNeverTakenAndAReplicaWithoutRoomIsNotHeldInPart() {
         ClusterGpus cluster = new ClusterGpus(GPUS, List.of());
         assertEquals(List.of("a2", "a3", "b2", "b3"), ServingGpus.choose(3, new ReplicaShape(1, 2), List.of(), cluster, Set.of("a0", "a1", "b0", "b1")),

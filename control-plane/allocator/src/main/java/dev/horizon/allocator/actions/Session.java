@@ -154,6 +154,7 @@ public final class Session {
      * fill, and fill there is not promoted.
      */
     public void holdForWideJob(List<Integer> nodes) {
+        decision.holdForWideJob(nodes);
         fillOnlyNodes = new boolean[ctx.cluster().nodes().size()];
         for (int n : nodes) fillOnlyNodes[n] = true;
         waitingById = new HashMap<>();

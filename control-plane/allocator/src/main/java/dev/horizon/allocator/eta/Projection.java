@@ -92,6 +92,8 @@ final class Projection {
     private final int dayDraw;
     private long now;
     private long lastDecision;
+    /** The nodes the last decision held for a wide job (null: none), which inference keeps off as the world's does. */
+    private boolean[] heldForWideJob;
 
     /**
      * totals: each job's drawn whole duration at full width, the expected arrivals' too; arrivals: expected work, by
@@ -306,13 +308,16 @@ final class Projection {
         int cap = Math.max(1, s.service().swapCapGpus());
         int target = Math.max(s.heldGpus() - cap, Math.min(wanted, s.heldGpus() + cap));
         List<Placement> held = new ArrayList<>(s.held());
-        while (held.size() > Math.max(0, target)) free(held.remove(held.size() - 1), now);
+        while (held.size() > Math.max(0, target)) {
+            int onHeld = Placement.newestOn(held, heldForWideJob);
+            free(held.remove(onHeld >= 0 ? onHeld : held.size() - 1), now);
+        }
         int more = target - held.size();
         if (more > 0) {
             Occupancy o = ContextBuilder.build(moment()).occupancy();
             if (o.totalFree() < more) takeBack(s, more - o.totalFree());
             o = ContextBuilder.build(moment()).occupancy();
-            Placement singles = o.findSingles(Math.min(more, o.totalFree()));
+            Placement singles = o.findSingles(Math.min(more, o.totalFree()), heldForWideJob);
             if (singles != null) for (Placement.Slice slice : singles.slices()) held.add(new Placement(List.of(slice)));
         }
         return new ServiceState(s.service(), held, s.reservedGpus(), s.observedSteps(), s.observedMinutes(), s.historicalPeakGpus());
@@ -332,6 +337,7 @@ final class Projection {
     }
 
     private void apply(Decision d, Set<String> tracked) {
+        heldForWideJob = d.nodesHeldForWideJob(origin.nodes().size());
         d.forEachWaitReason((id, why) -> {
             if (why != null && tracked.contains(id)) waitReasons.put(id, why);
         });

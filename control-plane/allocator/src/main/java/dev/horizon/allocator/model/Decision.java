@@ -37,6 +37,7 @@ public final class Decision {
     private Map<String, WaitRule> waitRules = new LinkedHashMap<>();
     private final List<SolverStats> solverStats = new ArrayList<>();
     private double planObjective = Double.NaN;
+    private List<Integer> nodesHeldForWideJob = List.of();
 
     /** The rule a job left waiting falls under, as the service files it; a job the plan gave no rule has no room in the horizon. */
     public enum WaitRule {
@@ -252,5 +253,26 @@ public final class Decision {
                 }
             };
         }
+    }
+
+    /**
+     * The nodes (by index) this decision holds for a waiting wide job: new inference replicas go elsewhere first, and a
+     * shrinking service lets its replicas there go first, or the service's first replicas stay on them for good (wide-gangs
+     * seed 87: three to seven on node-0 kept every H100-only 64-GPU job waiting two days).
+     */
+    public void holdForWideJob(List<Integer> nodes) {
+        nodesHeldForWideJob = List.copyOf(nodes);
+    }
+
+    public List<Integer> nodesHeldForWideJob() {
+        return nodesHeldForWideJob;
+    }
+
+    /** {@link #nodesHeldForWideJob()} as a mask over a cluster of this many nodes; null when none is held. */
+    public boolean[] nodesHeldForWideJob(int nodes) {
+        if (nodesHeldForWideJob.isEmpty()) return null;
+        boolean[] out = new boolean[nodes];
+        for (int n : nodesHeldForWideJob) out[n] = true;
+        return out;
     }
 }

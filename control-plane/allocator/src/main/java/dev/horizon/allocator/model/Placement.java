@@ -25,6 +25,18 @@ public record Placement(List<Slice> slices) {
     }
 
     /** How many GPUs this placement holds, a share counting as one. */
+    /**
+     * Of a service's replicas, oldest first, the newest one on a node marked in nodes: the one a shrinking service lets
+     * go first (null nodes or none there: -1).
+     */
+    public static int newestOn(List<Placement> replicas, boolean[] nodes) {
+        if (nodes == null) return -1;
+        for (int i = replicas.size() - 1; i >= 0; i--) {
+            for (Slice s : replicas.get(i).slices()) if (nodes[s.node()]) return i;
+        }
+        return -1;
+    }
+
     public int gpuCount() {
         // plain loops here and in shared(): planners ask both of every placement they try, and streams allocated
         int gpus = 0;

@@ -199,15 +199,17 @@ final class BlockSearch {
     /**
      * {@code count} single GPUs for inference replicas (the caller checked that enough are free). Each one goes where it
      * breaks the fewest aligned blocks: on the fullest node, the GPU that leaves the largest aligned free block intact
-     * (ties: the highest index, away from where jobs' blocks start).
+     * (ties: the highest index, away from where jobs' blocks start); on a node held for a wide job (avoid; null: none)
+     * only where no other node has a free GPU.
      */
-    Placement singles(int count) {
+    Placement singles(int count, boolean[] avoid) {
         long[] trial = o.busyMasks();
         List<Placement.Slice> slices = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             int bestNode = -1, bestGpu = -1, bestFree = Integer.MAX_VALUE, bestBlock = -1;
+            boolean[] skipped = avoid != null && freeElsewhere(trial, avoid) ? avoid : null;
             for (int n = 0; n < trial.length; n++) {
-                if (o.isDrained(n) || o.timeSliced(n)) continue;
+                if (o.isDrained(n) || o.timeSliced(n) || (skipped != null && skipped[n])) continue;
                 int size = cluster.nodes().get(n).gpus();
                 int free = size - Long.bitCount(trial[n]);
                 if (free == 0 || free > bestFree) continue;
@@ -226,6 +228,14 @@ final class BlockSearch {
             slices.add(new Placement.Slice(bestNode, bestGpu, 1));
         }
         return new Placement(slices);
+    }
+
+    /** Whether a node not marked in avoid that takes work has a free GPU in trial. */
+    private boolean freeElsewhere(long[] trial, boolean[] avoid) {
+        for (int n = 0; n < trial.length; n++) {
+            if (!avoid[n] && !o.isDrained(n) && !o.timeSliced(n) && Long.bitCount(trial[n]) < cluster.nodes().get(n).gpus()) return true;
+        }
+        return false;
     }
 
     private static int largestAlignedFree(long mask, int size) {

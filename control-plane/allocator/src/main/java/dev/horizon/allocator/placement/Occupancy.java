@@ -393,7 +393,12 @@ public final class Occupancy {
      * {@code count} single GPUs for inference replicas, or null if too few are free; see {@link BlockSearch#singles}.
      */
     public Placement findSingles(int count) {
-        return count > totalFree() ? null : new BlockSearch(this).singles(count);
+        return findSingles(count, null);
+    }
+
+    /** As {@link #findSingles(int)}, on nodes not marked in heldForWideJob first (null: none is). */
+    public Placement findSingles(int count, boolean[] heldForWideJob) {
+        return count > totalFree() ? null : new BlockSearch(this).singles(count, heldForWideJob);
     }
 
     /** Per node, the bit mask of GPUs busy for whole-GPU work (a copy). */

@@ -2,6 +2,7 @@ package dev.horizon.api.scheduler;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 
 /**
@@ -47,12 +48,20 @@ public interface InferenceServices {
         }
     }
 
-    /** nvlinkDomains: each node's NVLink domain, where it reports or declares one. */
-    record ClusterGpus(List<Gpu> gpus, List<Running> running, Map<String, String> nvlinkDomains) {
+    /**
+     * nvlinkDomains: each node's NVLink domain, where it reports or declares one; heldForWideJob: the nodes the last plan
+     * holds for a waiting wide job, which new replicas keep off while other nodes have room.
+     */
+    record ClusterGpus(List<Gpu> gpus, List<Running> running, Map<String, String> nvlinkDomains, Set<String> heldForWideJob) {
         public ClusterGpus {
             gpus = List.copyOf(gpus);
             running = List.copyOf(running);
             nvlinkDomains = Map.copyOf(nvlinkDomains);
+            heldForWideJob = Set.copyOf(heldForWideJob);
+        }
+
+        public ClusterGpus(List<Gpu> gpus, List<Running> running, Map<String, String> nvlinkDomains) {
+            this(gpus, running, nvlinkDomains, Set.of());
         }
 
         /** A cluster whose nodes name no NVLink domain. */

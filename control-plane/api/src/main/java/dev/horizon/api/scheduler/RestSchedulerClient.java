@@ -16,6 +16,7 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -164,12 +165,15 @@ public final class RestSchedulerClient implements SchedulerClient, InferenceServ
             }
         }
         List<Running> running = new ArrayList<>();
-        for (JsonNode block : call("GET", "/api/v1/plan", null, Set.of(200, 503)).path("running")) {
+        JsonNode plan = call("GET", "/api/v1/plan", null, Set.of(200, 503));
+        Set<String> heldForWideJob = new HashSet<>();
+        plan.path("nodesHeldForWideJob").forEach(n -> heldForWideJob.add(n.asText()));
+        for (JsonNode block : plan.path("running")) {
             Long start = IsoSeconds.of(block, "start");
             running.add(new Running(block.path("jobId").asText(), slices(block.path("placement").asText(""), uuids), block.path("fill").asBoolean(),
                     start == null ? 0 : start));
         }
-        return new ClusterGpus(gpus, running, domains);
+        return new ClusterGpus(gpus, running, domains, heldForWideJob);
     }
 
     /** The GPUs of a stored placement, with the uuids the nodes registered (null for a GPU no node lists now). */

@@ -159,8 +159,10 @@ public class ServiceEngine implements SchedulingPolicy, WorldEvents {
     @Override
     public Decision decide(PlanningContext ctx) {
         at(ctx.now());
-        planner.planNow();
+        Planner.PlanSnapshot plan = planner.planNow();
         Decision d = new Decision();
+        // the nodes the service's plan held for a wide job, which the world's inference keeps off as the adapters' does
+        d.holdForWideJob(plan == null ? List.of() : plan.nodesHeldForWideJob().stream().map(nodeIndex::get).toList());
         Cluster cluster = scenario.cluster();
         Set<String> stillRunning = new HashSet<>();
         for (JobRow j : jobs.active()) {

@@ -91,7 +91,11 @@ public class Planner implements PlanRequests {
     public record PlanSnapshot(long now, long stepSeconds, int horizonSteps, List<String> nodeNames, int totalGpus, int busyGpus,
                                double decisionMillis, int started, int preempted, Map<String, Long> estimatedSecondsLeft,
                                Map<String, Integer> inferenceReservedGpus, String mode, List<String> groups, Double cpSatGain,
-                               int jobRowsWritten) {
+                               int jobRowsWritten, List<String> nodesHeldForWideJob) {
+        public PlanSnapshot {
+            // a snapshot stored before the field existed reads it as none
+            nodesHeldForWideJob = nodesHeldForWideJob == null ? List.of() : List.copyOf(nodesHeldForWideJob);
+        }
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
@@ -237,7 +241,8 @@ public class Planner implements PlanRequests {
         if (m.input() == null) {
             commit = new PlanCommit(nothingToPlanOn(m.active(), now, m.nodesOut()), List.of(), PlanInput.Booking.NONE);
             phases.decided(0);
-            snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0);
+            snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0,
+                    List.of());
         } else {
             PlanInput in = m.input();
             DecisionApplier.Applied applied = applier.apply(in, outcome);
@@ -245,7 +250,8 @@ public class Planner implements PlanRequests {
             commit = applied.commit();
             snapshot = new PlanSnapshot(now, settings.stepSeconds(), settings.horizonSteps(), in.cluster().nodes().stream().map(n -> n.name()).toList(),
                     in.cluster().totalGpus(), applied.busyGpus(), decideMillis, outcome.decision().starts().size(),
-                    outcome.decision().preemptions().size(), in.secondsLeft(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0);
+                    outcome.decision().preemptions().size(), in.secondsLeft(), in.reserved(), outcome.mode(), outcome.groups(), cpSatGain, 0,
+                    outcome.decision().nodesHeldForWideJob().stream().map(n -> in.cluster().nodes().get(n).name()).toList());
         }
         int written = committer.commit(commit, epoch, confirmedEpoch != epoch, m.nowMillis());
         confirmedEpoch = epoch;
@@ -275,6 +281,7 @@ public class Planner implements PlanRequests {
 
     private static PlanSnapshot withWritten(PlanSnapshot s, int written) {
         return new PlanSnapshot(s.now(), s.stepSeconds(), s.horizonSteps(), s.nodeNames(), s.totalGpus(), s.busyGpus(), s.decisionMillis(),
-                s.started(), s.preempted(), s.estimatedSecondsLeft(), s.inferenceReservedGpus(), s.mode(), s.groups(), s.cpSatGain(), written);
+                s.started(), s.preempted(), s.estimatedSecondsLeft(), s.inferenceReservedGpus(), s.mode(), s.groups(), s.cpSatGain(), written,
+                s.nodesHeldForWideJob());
     }
 }

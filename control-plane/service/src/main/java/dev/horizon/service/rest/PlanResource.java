@@ -82,7 +82,7 @@ public class PlanResource {
      */
     public record PlanView(@JsonSerialize(using = ApiTime.Seconds.class) long plannedAt, long stepSeconds, int horizonSteps, List<String> nodes, int totalGpus, int busyGpus,
                            double utilization, double decisionMillis, String mode, List<String> groups, Double cpSatGain, FullMode.Run fullMode,
-                           List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus) {
+                           List<Block> running, List<Waiting> pending, Map<String, Integer> inferenceReservedGpus, List<String> nodesHeldForWideJob) {
     }
 
     @Inject
@@ -144,7 +144,7 @@ public class PlanResource {
         return new PlanView(p.now(), p.stepSeconds(), p.horizonSteps(), p.nodeNames(), p.totalGpus(), p.busyGpus(),
                 p.totalGpus() == 0 ? 0 : (double) p.busyGpus() / p.totalGpus(), p.decisionMillis(), p.mode(), p.groups(), p.cpSatGain(),
                 fullMode.last(), running, pending,
-                p.inferenceReservedGpus());
+                p.inferenceReservedGpus(), p.nodesHeldForWideJob());
     }
 
     /** Utilization and inference demand as the last plan of each minute left them, up to a day of minutes, oldest first: the web view's chart. */

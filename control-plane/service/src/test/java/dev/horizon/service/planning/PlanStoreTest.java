@@ -68,7 +68,7 @@ class PlanStoreTest {
 
     private void record(long at, int busyGpus, long epoch) {
         Planner.PlanSnapshot plan = new Planner.PlanSnapshot(at, 900, 96, List.of("node-0"), 8, busyGpus, 1.5, 0, 0, Map.of("job-1", 600L), Map.of("chat", 2), "heuristic",
-                List.of(), null, 0);
+                List.of(), null, 0, List.of());
         plans.record(plan, new PlanHistory.Point(at, 8, busyGpus, 0, 0, 0, 0, 0), epoch);
     }
 

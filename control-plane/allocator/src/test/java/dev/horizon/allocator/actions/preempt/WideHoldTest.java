@@ -68,6 +68,7 @@ class WideHoldTest {
         assertFalse(startedAsFill(d, "node-wide"), "work as wide as its node (the empty node-4) starts as planned: as fill it would be the next thing taken back");
         assertTrue(d.waitReasons().get("wide").endsWith("node-4, node-0, node-1 and 1 more held for it: small work starting there starts as fill it may take back"),
                 d.waitReasons().get("wide"));
+        assertEquals(List.of(4, 0, 1, 2), d.nodesHeldForWideJob(), "the decision names the held nodes, which inference keeps off");
     }
 
     @Test
@@ -86,6 +87,7 @@ class WideHoldTest {
         Occupancy o = new Occupancy(cluster);
         Decision d = decide(freshSmallWork(o), o, List.of(wide(NOW - 600), waiting("resumable", 2, RESUMABLE)));
         assertFalse(startedAsFill(d, "resumable"), "no node is held: the small job starts protected as the plan puts it");
+        assertEquals(List.of(), d.nodesHeldForWideJob());
         assertFalse(d.waitReasons().get("wide").contains("held for it"), d.waitReasons().get("wide"));
     }
 }
