@@ -17,6 +17,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -134,6 +135,25 @@ class RestSchedulerClientTest {
         assertEquals("POST /api/v1/jobs/j1/outcome Bearer tok {\"state\":\"SUCCEEDED\"}", calls.get(calls.size() - 1));
         SchedulerException refused = assertThrows(SchedulerException.class, () -> client.job("unknown"));
         assertTrue(refused.getMessage().contains("answered 400"), refused.getMessage());
+    }
+
+    @Test
+    void theClustersGpusCarryTheNodesThePlanHoldsForAWideJob() {
+        answer("/api/v1/nodes", "[{\"name\":\"node-1\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\"}]},{\"name\":\"node-2\",\"gpus\":[]}]");
+        answer("/api/v1/plan", "{\"running\":[{\"jobId\":\"j1\",\"placement\":\"node-1[0-0]\",\"fill\":true,\"start\":\"1970-01-01T00:01:40Z\"}],"
+                + "\"nodesHeldForWideJob\":[\"node-2\"]}");
+        InferenceServices.ClusterGpus gpus = client.gpus();
+        assertEquals(Set.of("node-2"), gpus.heldForWideJob());
+        assertEquals(List.of(new InferenceServices.Running("j1", List.of(new InferenceServices.Gpu("node-1", 0, "GPU-a")), true, 100)), gpus.running());
+    }
+
+    private void answer(String path, String json) {
+        server.createContext(path, exchange -> {
+            byte[] out = json.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, out.length);
+            exchange.getResponseBody().write(out);
+            exchange.close();
+        });
     }
 
     @Test

@@ -60,6 +60,16 @@ class PlanStoreTest {
     }
 
     @Test
+    void theNodesHeldForAWideJobAreStoredWithThePlanForEveryReplicaToRead() {
+        Planner.PlanSnapshot plan = new Planner.PlanSnapshot(PAST + 3, 900, 96, List.of("node-0", "node-1"), 16, 4, 1.5, 0, 0, Map.of(), Map.of(), "heuristic",
+                List.of(), null, 0, List.of("node-1"));
+        plans.record(plan, new PlanHistory.Point(PAST + 3, 16, 4, 0, 0, 0, 0, 0), leadership.epoch());
+        assertEquals(List.of("node-1"), plans.current().orElseThrow().nodesHeldForWideJob(), "what the adapters' serving GPUs keep off");
+        assertEquals(List.of(), new Planner.PlanSnapshot(0, 900, 96, List.of(), 0, 0, 0, 0, 0, Map.of(), Map.of(), "none", List.of(), null, 0, null)
+                .nodesHeldForWideJob(), "a snapshot stored before the field existed reads as none held");
+    }
+
+    @Test
     void aReplicaThatNoLongerLeadsStoresNoPlan() {
         long epoch = leadership.epoch();
         assertThrows(NotLeaderException.class, () -> record(PAST, 1, epoch + 1));
