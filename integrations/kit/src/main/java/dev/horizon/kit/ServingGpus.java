@@ -37,9 +37,9 @@ final class ServingGpus {
         int wanted = replicas * shape.gpus();
         Map<String, Gpu> byUuid = new LinkedHashMap<>();
         cluster.gpus().forEach(g -> byUuid.put(g.uuid(), g));
-        // those on nodes held for a wide job last, so a shrinking service lets them go first
-        List<String> chosen = new ArrayList<>(heldNow.stream().filter(byUuid::containsKey)
-                .sorted(Comparator.comparing((String uuid) -> cluster.heldForWideJob().contains(byUuid.get(uuid).node()))).limit(wanted).toList());
+        List<String> known = heldNow.stream().filter(byUuid::containsKey).toList();
+        List<String> kept = known.size() > wanted ? onHeldNodesLast(known, shape.gpus(), byUuid, cluster.heldForWideJob()) : known;
+        List<String> chosen = new ArrayList<>(kept.stream().limit(wanted).toList());
         Map<String, Rank> rank = ranks(cluster);
         Set<String> taken = new LinkedHashSet<>(chosen);
         taken.addAll(otherServices);
@@ -50,6 +50,21 @@ final class ServingGpus {
             taken.addAll(replica);
         }
         return chosen;
+    }
+
+    /**
+     * For a shrinking service, the GPUs held, a whole replica at a time (perReplica GPUs, in the order they were taken),
+     * those of replicas with a pod on a node held for a wide job last: they go first, and no group is kept in part.
+     */
+    private static List<String> onHeldNodesLast(List<String> held, int perReplica, Map<String, Gpu> byUuid, Set<String> heldNodes) {
+        if (heldNodes.isEmpty()) return held;
+        List<String> first = new ArrayList<>(), last = new ArrayList<>();
+        for (int i = 0; i < held.size(); i += perReplica) {
+            List<String> replica = held.subList(i, Math.min(held.size(), i + perReplica));
+            (replica.stream().anyMatch(uuid -> heldNodes.contains(byUuid.get(uuid).node())) ? last : first).addAll(replica);
+        }
+        first.addAll(last);
+        return first;
     }
 
     /** How costly taking a GPU is: its tier, and among running work the newest first. */

@@ -43,6 +43,8 @@ class ServingGpusTest {
                 "shrinking lets the GPU on the held node go first, though it was taken first");
         assertEquals(List.of("a0", "b0", "b1"), ServingGpus.choose(3, oneGpu, List.of("a0", "b0", "b1"), cluster, Set.of()),
                 "a GPU it holds stays while the service does not shrink");
+        assertEquals(List.of("b1", "b2"), ServingGpus.choose(1, new ReplicaShape(2, 1), List.of("a0", "b0", "b1", "b2"), cluster, Set.of()),
+                "a group of two one-GPU pods goes whole: the one with a pod on the held node, never half of each");
     }
 
     @Test
