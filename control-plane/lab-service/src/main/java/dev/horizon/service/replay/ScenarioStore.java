@@ -76,7 +76,9 @@ public class ScenarioStore {
         for (int g = 0; g < n.gpus(); g++) {
             gpus.add(new Gpu(g, gpuUuid(n.name(), g), n.gpuModel(), n.gpuMemoryMiB(), null, List.of(), Node.HEALTHY, null, null, List.of(), null));
         }
-        return new Node(n.name(), n.gpuModel(), n.gpuMemoryMiB(), n.nvlinkDomain(), Node.FROM_CONFIG, health, reason, clock.millis(), gpus, false);
+        // a node without an NVLink domain is stored with none named, as an agent that reports none registers
+        String domain = n.nvlinkDomain() == null ? "" : n.nvlinkDomain();
+        return new Node(n.name(), n.gpuModel(), n.gpuMemoryMiB(), domain, Node.FROM_CONFIG, health, reason, clock.millis(), gpus, false);
     }
 
     /** Parents before children, as the tree was defined; then every other team a job or service names, with no share. */
