@@ -155,8 +155,7 @@ public final class Session {
      */
     public void holdForWideJob(List<Integer> nodes) {
         decision.holdForWideJob(nodes);
-        fillOnlyNodes = new boolean[ctx.cluster().nodes().size()];
-        for (int n : nodes) fillOnlyNodes[n] = true;
+        fillOnlyNodes = decision.nodesHeldForWideJob(ctx.cluster().nodes().size());
         waitingById = new HashMap<>();
         for (PendingJob j : ctx.pending()) waitingById.put(j.id(), j);
     }
