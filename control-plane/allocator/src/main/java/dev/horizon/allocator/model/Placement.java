@@ -24,7 +24,6 @@ public record Placement(List<Slice> slices) {
         slices = List.copyOf(slices);
     }
 
-    /** How many GPUs this placement holds, a share counting as one. */
     /**
      * Of a service's replicas, oldest first, the newest one on a node marked in nodes: the one a shrinking service lets
      * go first (null nodes or none there: -1).
@@ -37,6 +36,7 @@ public record Placement(List<Slice> slices) {
         return -1;
     }
 
+    /** How many GPUs this placement holds, a share counting as one. */
     public int gpuCount() {
         // plain loops here and in shared(): planners ask both of every placement they try, and streams allocated
         int gpus = 0;
