@@ -5,10 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The control plane's inference services as a test sets them: two nodes of eight GPUs (a0..a7 on node-a, b0..b7 on
- * node-b), no work on them; forecasts and NVLink domains as the test puts them. Adapters' tests use it from the test-jar.
+ * node-b), no work on them; forecasts, NVLink domains and the nodes held for a wide job as the test puts them. Adapters' tests use it from the test-jar.
  */
 public final class FakeInferenceServices implements InferenceServices {
     public final Map<String, String> teams = new LinkedHashMap<>();
@@ -16,6 +17,8 @@ public final class FakeInferenceServices implements InferenceServices {
     public final Map<String, List<String>> held = new LinkedHashMap<>();
     /** Each node's NVLink domain. */
     public Map<String, String> domains = Map.of();
+    /** The nodes the plan holds for a waiting wide job ({@code /api/v1/plan}'s {@code nodesHeldForWideJob}). */
+    public Set<String> heldForWideJob = Set.of();
     /** Answers a declaration as a control plane without the team does. */
     public boolean refuse;
 
@@ -51,6 +54,6 @@ public final class FakeInferenceServices implements InferenceServices {
     public ClusterGpus gpus() {
         List<Gpu> gpus = new ArrayList<>();
         for (String node : List.of("a", "b")) for (int i = 0; i < 8; i++) gpus.add(new Gpu("node-" + node, i, node + i));
-        return new ClusterGpus(gpus, List.of(), domains);
+        return new ClusterGpus(gpus, List.of(), domains, heldForWideJob);
     }
 }

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -93,6 +94,31 @@ class InferenceScalingTest {
         deployment.delete();
         scaler.reconcileAll();
         assertFalse(controlPlane.teams.containsKey(name), "a deleted Deployment's service is removed, so its GPUs go back");
+    }
+
+    /**
+     * A node the plan holds for a waiting wide job is the last a Deployment's replicas take and the first they leave: a
+     * replica that stayed there kept a 64-GPU job waiting for good on wide-gangs (docs/bench.md, stop 68).
+     */
+    @Test
+    void replicasLeaveANodeHeldForAWideJobFirstAndComeBackToItLast() {
+        Resource<GenericKubernetesResource> deployment = create(ServingKind.DEPLOYMENT.context(),
+                DEPLOYMENT.replace("ANNOTATIONS", ", annotations: {horizon.dev/max-replicas: \"6\"}"));
+        String name = "deployment-ml-llama";
+        controlPlane.forecast.put(name, 12.0);
+        scaler.reconcileAll();
+        assertEquals(List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "b0", "b1", "b2", "b3"), controlPlane.held.get(name));
+
+        controlPlane.heldForWideJob = Set.of("node-a");
+        controlPlane.forecast.put(name, 4.0);
+        scaler.reconcileAll();
+        assertEquals(List.of("b0", "b1", "b2", "b3"), controlPlane.held.get(name), "shrinking, the replicas on the held node go first");
+        assertEquals("[\"node-b\"]", tree(deployment).at("/spec/template/spec" + HOSTNAMES).toString(), "its pods pinned off the held node");
+
+        controlPlane.forecast.put(name, 10.0);
+        scaler.reconcileAll();
+        assertEquals(List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "a0", "a1"), controlPlane.held.get(name),
+                "growing, it fills the free node first and takes the held node's GPUs only when nothing else is free");
     }
 
     @Test
