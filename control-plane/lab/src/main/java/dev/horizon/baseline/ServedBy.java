@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * A scheduler with a HorizontalPodAutoscaler in front of its inference. How many replicas a service runs each minute is
  * the serving system's business, not the batch scheduler's (Horizon's control plane reserves and lends GPUs; it never
- * sizes replicas), so a cluster under Horizon can run the HPA that clusters under Kueue, KAI or Slurm run, and the bench
- * calibrates Horizon over those HPA settings as well as its own burst sizing. Everything but the replicas per minute is
+ * sizes replicas), so a cluster under Horizon can run the HPA that clusters under Kueue, KAI or Slurm run, and at an equal
+ * service level the bench calibrates Horizon over the same HPA settings as the peers. Everything but the replicas per minute is
  * the scheduler's own: Horizon still reserves by its forecast and lends what inference does not hold.
  */
 public final class ServedBy implements SchedulingPolicy {

@@ -45,10 +45,10 @@ public final class BenchCommand {
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
                      report how well they came true (results.json "eta" per policy that plans ahead, eta.csv; several times slower)
               --eta-samples N: the futures each band is read from (by default as many as the control plane's horizon.eta.samples)
-              --slo-target T (0.99): before the window each policy's inference knob (the HPA's target utilization and
-                     stabilization for kai, kueue, slurm; for horizon its burst sizing's price of a missed minute, or the same
-                     HPA settings) is set on the day before the window only, to the cheapest setting that met T there; the
-                     headline compares those runs, the untuned ones follow (simulator engine);
+              --slo-target T (0.99): before the window each policy's inference knob (the target utilization and
+                     stabilization of the HPA sizing its services: the same 24 settings for kai, kueue, slurm and horizon)
+                     is set on the day before the window only, to the cheapest setting that met T there; the headline
+                     compares those runs, the untuned ones (horizon with its own burst sizing) follow (simulator engine);
                      off: every policy as configured, one table
               --seeds A..B: the window of --seed run once per jitter seed, every arrival moved by up to 10 min either way
                      (jitter seed 0: as it is); each run's ratios, then every ratio's mean and 95% interval (results.json

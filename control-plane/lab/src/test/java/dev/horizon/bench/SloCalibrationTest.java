@@ -58,25 +58,28 @@ class SloCalibrationTest {
         assertTrue(onBurstyDay.dayBeforeGpuHours() > onCalmDay.dayBeforeGpuHours(), onBurstyDay + " vs " + onCalmDay);
 
         SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(bursty, calm), "horizon", 0.99);
-        assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's price of a missed minute too");
+        assertEquals(horizon.knob(), SloCalibration.calibrate(scenario(bursty, bursty), "horizon", 0.99).knob(), "Horizon's HPA too");
         assertNull(SloCalibration.calibrate(scenario(calm, calm), "fifo", 0.99), "FIFO holds inference at its peak: no knob");
     }
 
     @Test
-    void horizonIsCalibratedOverItsBurstSizingAndThePeersHpaSettings() {
+    void everyPolicyWithAKnobIsCalibratedOverTheSameHpaSettings() {
+        List<HpaSettings> peers = InferenceKnob.candidates("slurm").stream().map(InferenceKnob::settings).toList();
+        assertEquals(24, peers.size(), "8 target utilizations and 3 stabilization windows");
+        for (String policy : List.of("kai", "kueue", "horizon")) {
+            assertEquals(peers, InferenceKnob.candidates(policy).stream().map(InferenceKnob::settings).toList(),
+                    policy + ": as many settings and the same ones, so no policy's cheapest passing setting sits nearer the edge by having more to pick from");
+        }
         double[] flat = day(3, false, 1);
         SloCalibration.Choice horizon = SloCalibration.calibrate(scenario(flat, flat), "horizon", 0.99);
-        assertEquals(36, horizon.settingsTried(), "12 prices and the peers' 24 HPA settings");
-        assertEquals(new InferenceKnob.MissPrice(16), horizon.knob(), "a flat day: the burst sizing holds exactly the demand, an HPA at 0.9 a GPU more");
-        for (InferenceKnob peer : InferenceKnob.candidates("slurm")) {
-            assertTrue(InferenceKnob.candidates("horizon").contains(new InferenceKnob.Hpa("horizon", ((InferenceKnob.Hpa) peer).settings())), peer.toString());
-        }
-        assertEquals(24, InferenceKnob.candidates("slurm").size(), "the peers keep the HPA they run");
+        assertEquals(new InferenceKnob("horizon", new HpaSettings(0.9, 300)), horizon.knob(), "a flat day: the HPA at its default target");
+        assertEquals(24, horizon.settingsTried());
+        assertTrue(InferenceKnob.candidates("fifo").isEmpty(), "FIFO holds inference at its peak: no knob");
     }
 
     @Test
     void horizonServedByAnHpaSizesItsServicesAsTheHpaDoesAndPlansAsHorizon() {
-        SchedulingPolicy served = new InferenceKnob.Hpa("horizon", new HpaSettings(0.5, 300)).create();
+        SchedulingPolicy served = new InferenceKnob("horizon", new HpaSettings(0.5, 300)).create();
         PlanningContext.ServiceView view = new PlanningContext.ServiceView(new InferenceService("chat", "serving", 4, 16), 0, 0, new double[0], 3,
                 new double[] {2.9});
         assertEquals(Map.of("chat", 6), served.inferenceTargets(0, Map.of("chat", view)), "ceil(2.9 / 0.5): the HPA's rule");

@@ -54,7 +54,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
      * model; inferenceMissPrice: the GPU-minutes inference holds to avoid one missed minute (see {@link QuietTimeMargin}).
      */
     public record Settings(double decayPerStep, double unmetInferencePenalty, double inferenceMissPrice) {
-        /** What Horizon runs with unless a bench calibrates it: the simulator and the service plan alike with these. */
+        /** What Horizon runs with: the simulator and the service plan alike with these. */
         public static final Settings DEFAULT = new Settings(0.99, 8.0, DEFAULT_INFERENCE_MISS_PRICE);
 
         public Settings {
@@ -62,10 +62,6 @@ public final class HorizonPolicy implements SchedulingPolicy {
             if (unmetInferencePenalty < 5 || unmetInferencePenalty > 10) {
                 throw new IllegalArgumentException("unmetInferencePenalty must be between 5 and 10 (Dharma's range): " + unmetInferencePenalty);
             }
-        }
-
-        public Settings withInferenceMissPrice(double price) {
-            return new Settings(decayPerStep, unmetInferencePenalty, price);
         }
     }
 
@@ -76,11 +72,6 @@ public final class HorizonPolicy implements SchedulingPolicy {
 
     public HorizonPolicy() {
         this("horizon", new HeuristicPlanner()::plan);
-    }
-
-    /** Inference sized at that price of a missed minute in GPU-minutes (the bench calibrates it to a service level). */
-    public HorizonPolicy(double inferenceMissPrice) {
-        this("horizon", Settings.DEFAULT.withInferenceMissPrice(inferenceMissPrice), new HeuristicPlanner()::plan);
     }
 
     /** The default settings on the given planner (CP-SAT in full mode). */
