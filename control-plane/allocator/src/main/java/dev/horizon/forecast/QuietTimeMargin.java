@@ -12,9 +12,9 @@ import java.util.Arrays;
  * <p>Each state's margin is the cheapest over the observed minutes (a day at most) at a price of a missed minute in
  * GPU-minutes: the GPU-minutes it would have held plus the price for each minute it would have missed. So a GPU is held
  * in a state only where it saved a missed minute for every {@code price} GPU-minutes, and raising the price adds GPUs
- * where they buy the most, step by step. A minute counts as missed
- * when its demand was above what the rule held at its start or, where the rule grew then, at the minute before's: the
- * GPUs it grows by are lent out as fill and serve only after the reclaim grace period, so a rise is met a minute late.
+ * where they buy the most, step by step. A minute counts as missed when its demand was above what the rule held at its
+ * start or, where the rule grew then, at the minute before's: the GPUs it grows by are lent out as fill and serve only
+ * after the reclaim grace period, so a rise is met a minute late.
  */
 public final class QuietTimeMargin {
     /** Minutes whose busiest one the margin is added to. */

@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * The control plane's inference services as a test sets them: two nodes of eight GPUs (a0..a7 on node-a, b0..b7 on
- * node-b), no work on them; forecasts, NVLink domains and the nodes held for a wide job as the test puts them. Adapters' tests use it from the test-jar.
+ * node-b), no work on them; forecasts, NVLink domains and the nodes held for a wide job as the test puts them. Adapters'
+ * tests use it from the test-jar.
  */
 public final class FakeInferenceServices implements InferenceServices {
     public final Map<String, String> teams = new LinkedHashMap<>();
