@@ -45,7 +45,7 @@ final class BandReading {
         Long p50 = notBefore(now, shown.p50At()), p90 = notBefore(p50 == null ? now : p50, shown.p90At());
         Long aloneP50 = alone == null ? null : notBefore(now, alone.p50At());
         Long aloneP90 = alone == null || aloneP50 == null ? null : notBefore(aloneP50, alone.p90At());
-        String note = join(join(shown.note(), alone == null ? null : alone.said()), plannedOutside(s, plannedStart, p50, p90));
+        String note = join(join(shown.note(), alone == null ? null : alone.said()), plannedOutside(s, plannedStart, p50, p90, aloneP50, aloneP90));
         return new Read(new StartOutlook.Band(p50, p90, s.bandsAt(), note, aloneP50, aloneP90), stale);
     }
 
@@ -70,19 +70,29 @@ final class BandReading {
                 + raw.starts().length + " sampled futures in which it had not started by then", p90 == null ? passed.queueAlone() : null);
     }
 
-    /** Why the plan's start lies outside the band, when it does (null: inside, or nothing to compare). */
-    private static String plannedOutside(StartTimes.Snapshot s, Long planned, Long p50, Long p90) {
-        if (planned == null || p50 == null) return null;
-        if (planned < p50) {
-            return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", before its P50: the plan counts only the work submitted so far, each"
-                    + " run ending at its estimate, while the sampled futures also bring the work expected to arrive ranked above it (at the last"
-                    + " day's rate) and runs ahead of it that overrun their estimates" + factor(s, Calibrator.P50);
+    /**
+     * Why the plan's start lies outside the band, when it does; for a job with no band, outside the queue alone's start
+     * instead, which a user reads beside the plan's ("if no more work arrives") and so must not contradict it unexplained
+     * (null: inside, or nothing to compare).
+     */
+    private static String plannedOutside(StartTimes.Snapshot s, Long planned, Long p50, Long p90, Long aloneP50, Long aloneP90) {
+        if (planned == null) return null;
+        String late = "the plan takes each run ahead of it to last its estimate, while the sampled futures draw those runs from how their"
+                + " team's runs of the class really ran, and most ended sooner";
+        if (p50 != null) {
+            return outside(planned, p50, p90, "its", "the plan counts only the work submitted so far, each run ending at its estimate, while the"
+                    + " sampled futures also bring the work expected to arrive ranked above it (at the last day's rate) and runs ahead of it that"
+                    + " overrun their estimates" + factor(s, Calibrator.P50), late + factor(s, Calibrator.P90));
         }
-        if (p90 != null && planned > p90) {
-            return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", after its P90: the plan takes each run ahead of it to last its"
-                    + " estimate, while the sampled futures draw those runs from how their team's runs of the class really ran, and most"
-                    + " ended sooner" + factor(s, Calibrator.P90);
-        }
+        return outside(planned, aloneP50, aloneP90, "the queue alone's", "the plan takes each run ahead of it to end at its estimate and the"
+                + " job to keep its place, while the futures played with no work arriving draw those runs from how their team's runs of the class"
+                + " really ran, and decide again as GPUs free, where work ranked above it then may take them first", late);
+    }
+
+    private static String outside(long planned, Long p50, Long p90, String whose, String early, String late) {
+        if (p50 == null) return null;
+        if (planned < p50) return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", before " + whose + " P50: " + early;
+        if (p90 != null && planned > p90) return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", after " + whose + " P90: " + late;
         return null;
     }
 

@@ -72,6 +72,18 @@ class BandReadingTest {
     }
 
     @Test
+    void aPlannedStartOutsideTheQueueAlonesIsExplainedForAJobWithNoBand() {
+        StartTimes.QueueAlone alone = new StartTimes.QueueAlone(AT + 6000, AT + 9000, "were no more work to arrive ahead of it, it would start by ...");
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(null, null, "in 16 of 16 sampled futures it had not started", alone));
+        String early = BandReading.read(s, "j", AT, AT + 600).band().note();
+        assertTrue(early.contains("before the queue alone's P50") && early.contains("no work arriving"), early);
+        String late = BandReading.read(s, "j", AT, AT + 9600).band().note();
+        assertTrue(late.contains("after the queue alone's P90") && late.contains("ended sooner"), late);
+        assertEquals("in 16 of 16 sampled futures it had not started; " + alone.said(), BandReading.read(s, "j", AT, AT + 7000).band().note(),
+                "inside the queue alone's start there is nothing to explain");
+    }
+
+    @Test
     void aJobThatCameAfterTheLatestBandsSaysWhenItGetsOne() {
         StartOutlook.Band b = BandReading.read(leader(new StartTimes.Shown(AT + 600, AT + 900, null)), "newcomer", AT + 5, null).band();
         assertNull(b.p50At());
