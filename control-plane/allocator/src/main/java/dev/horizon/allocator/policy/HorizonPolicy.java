@@ -43,19 +43,19 @@ public final class HorizonPolicy implements SchedulingPolicy {
     /** Value order: weight first, then first come first served. */
     public static final Comparator<PendingJob> VALUE_ORDER = Ranking.VALUE_ORDER;
     /**
-     * A missed minute of inference is worth 256 GPU-minutes held: on the GenAI trace a per-minute SLO of 0.99 or more, at
-     * least as high as an HPA's, at a few GPUs' cost.
+     * A missed minute of inference is worth 256 GPU-minutes held (the price {@link QuietTimeMargin} sizes inference by): on
+     * the GenAI trace a per-minute SLO of 0.99 or more, at least as high as an HPA's, at a few GPUs' cost.
      */
     public static final double DEFAULT_INFERENCE_MISS_PRICE = 256;
 
     /**
      * decayPerStep: how much less a GPU-step is worth each step further out (rewards decay across the horizon);
      * unmetInferencePenalty: unmet real-time demand's cost as a multiple of the allocation reward, 5 to 10 as in Dharma's
-     * model; inferenceMissPrice: the GPU-minutes inference holds to avoid one missed minute (see {@link QuietTimeMargin}).
+     * model.
      */
-    public record Settings(double decayPerStep, double unmetInferencePenalty, double inferenceMissPrice) {
+    public record Settings(double decayPerStep, double unmetInferencePenalty) {
         /** What Horizon runs with: the simulator and the service plan alike with these. */
-        public static final Settings DEFAULT = new Settings(0.99, 8.0, DEFAULT_INFERENCE_MISS_PRICE);
+        public static final Settings DEFAULT = new Settings(0.99, 8.0);
 
         public Settings {
             if (!(decayPerStep > 0 && decayPerStep <= 1)) throw new IllegalArgumentException("decayPerStep must be in (0, 1]: " + decayPerStep);
@@ -82,7 +82,7 @@ public final class HorizonPolicy implements SchedulingPolicy {
     public HorizonPolicy(String name, Settings settings, Function<PlanProblem, Plan> planner) {
         this.name = name;
         this.unmetInferencePenalty = settings.unmetInferencePenalty();
-        this.inferenceSizing = new QuietTimeMargin(settings.inferenceMissPrice());
+        this.inferenceSizing = new QuietTimeMargin(DEFAULT_INFERENCE_MISS_PRICE);
         this.allocate = new Allocate(settings.decayPerStep(), planner);
     }
 

@@ -111,7 +111,7 @@ class HorizonPolicyTest {
     @Test
     void penaltyOutsideDharmasRangeIsRejected() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> new HorizonPolicy.Settings(0.99, 2.0, HorizonPolicy.Settings.DEFAULT.inferenceMissPrice()));
+                () -> new HorizonPolicy.Settings(0.99, 2.0));
     }
 
     @Test
