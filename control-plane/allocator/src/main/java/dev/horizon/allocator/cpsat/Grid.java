@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * The grid being filled. A job fits at s when protected capacity covers it in every step it runs and the
- * nodes {@link NodeChoice} picks (the heuristic's placement rules) hold it for all those steps.
+ * nodes {@link NodeChoice} picks (the heuristic's placement rules) hold it for all those steps; a start now, for its
+ * cautious run ({@link PlanProblem#stepsChecked}), as the heuristic asks. A job takes only its run.
  */
 final class Grid {
     final PlanProblem p;
@@ -41,7 +42,7 @@ final class Grid {
         boolean oneDomain = job.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN;
         List<Long> out = new ArrayList<>();
         for (int s = 0; s < h; s++) {
-            int end = end(job, s);
+            int end = checkedEnd(job, s);
             if (!capacityCovers(g, s, end)) continue;
             int most = 0;
             Map<Integer, Integer> total = new HashMap<>();
@@ -65,7 +66,7 @@ final class Grid {
     /** Whether the given slices hold the job at s: all its GPUs, distinct allowed nodes, free in every step, under its rules. */
     boolean fits(PlanProblem.Job job, int s, int[][] slices) {
         if (s < 0 || s >= h) return false;
-        int end = end(job, s);
+        int end = checkedEnd(job, s);
         if (!capacityCovers(job.gpus(), s, end)) return false;
         int total = 0;
         boolean[] seen = new boolean[nodeFree.length];
@@ -92,7 +93,7 @@ final class Grid {
     /** {node, GPUs} slices the heuristic would give the job at s ({@link NodeChoice}), or null when it does not fit there. */
     int[][] slicesFor(PlanProblem.Job job, int s) {
         if (s < 0 || s >= h) return null;
-        int end = end(job, s);
+        int end = checkedEnd(job, s);
         if (!capacityCovers(job.gpus(), s, end)) return null;
         int[] min = new int[nodeFree.length];
         for (int n = 0; n < nodeFree.length; n++) min[n] = windowMin(n, s, end);
@@ -101,6 +102,11 @@ final class Grid {
 
     private int end(PlanProblem.Job job, int s) {
         return Math.min(h, s + job.durationSteps());
+    }
+
+    /** The end of the steps a start at s must find free (see {@link PlanProblem#stepsChecked}). */
+    private int checkedEnd(PlanProblem.Job job, int s) {
+        return Math.min(h, s + p.stepsChecked(job, s));
     }
 
     private boolean capacityCovers(int g, int s, int end) {

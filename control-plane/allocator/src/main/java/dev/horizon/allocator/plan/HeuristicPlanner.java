@@ -9,8 +9,9 @@ import java.util.Map;
  * The hot path: takes jobs in value order and gives each the earliest start at which its whole
  * block fits, both in the cluster's protected capacity and on the nodes {@link NodeChoice} picks
  * (one node, or whole nodes for a job wider than a node, within its models, pods and topology) for
- * every step it runs. Every hard rule holds by construction: one job per GPU
- * per step, inherited work untouched, contiguous blocks, inference reservation kept.
+ * every step it runs (a start now: for {@link PlanProblem#startNowCaution} times its run). Every hard rule
+ * holds by construction: one job per GPU per step, inherited work untouched, contiguous blocks,
+ * inference reservation kept.
  */
 public final class HeuristicPlanner {
 
@@ -111,15 +112,18 @@ public final class HeuristicPlanner {
         // outside an NVLink domain's rule such a job's choice is its best-fit node: read it at once, without the filter below
         boolean bestFit = oneNode && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
-            if (capMin.min(0, s, d) < g) continue;
+            // a start now must hold for its cautious run (PlanProblem.startNowCaution); the floors stay true, since that
+            // run grows with d too
+            int run = s == 0 ? p.stepsChecked(job, 0) : d;
+            if (capMin.min(0, s, run) < g) continue;
             if (bestFit) {
-                int[][] chosen = NodeChoice.onOneNode(job, nodeMin, s, d);
+                int[][] chosen = NodeChoice.onOneNode(job, nodeMin, s, run);
                 if (chosen == null) continue;
                 floors.found(job.allowedNodes(), g, d, s);
                 return new Choice(s, chosen);
             }
             int most = 0, total = 0;
-            nodeMin.minima(s, d, free);
+            nodeMin.minima(s, run, free);
             for (int n = 0; n < free.length; n++) {
                 // NodeChoice never reads a node the job does not accept
                 if (!job.allows(n)) continue;

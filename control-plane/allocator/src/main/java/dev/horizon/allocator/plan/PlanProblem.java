@@ -11,10 +11,18 @@ import java.util.List;
  * step t (the cluster minus the inference reservation minus inherited running work). nodeFree[n][t]:
  * GPUs of node n free in step t. nodeDomains[n]: the NVLink domain of node n, as an index (null: each
  * node is a domain of its own). nodeModels[n]: the GPU model of node n (null: one model everywhere). Jobs are in the order
- * the heuristic takes them (value first).
+ * the heuristic takes them (value first). startNowCaution: how many times its run a job started in the first step must
+ * find its GPUs free before any job planned ahead of it takes them (1: its run, as at every later step; see
+ * {@link #stepsChecked}).
  */
 public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree,
-                          List<Job> jobs, int[] nodeDomains, String[] nodeModels) {
+                          List<Job> jobs, int[] nodeDomains, String[] nodeModels, int startNowCaution) {
+
+    /** A start now needs only its run free, as at every later step. */
+    public PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree, List<Job> jobs,
+                       int[] nodeDomains, String[] nodeModels) {
+        this(horizonSteps, decayPerStep, nodeSizes, capacity, nodeFree, jobs, nodeDomains, nodeModels, 1);
+    }
 
     public PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes, int[] capacity, int[][] nodeFree, List<Job> jobs) {
         this(horizonSteps, decayPerStep, nodeSizes, capacity, nodeFree, jobs, null);
@@ -56,6 +64,15 @@ public record PlanProblem(int horizonSteps, double decayPerStep, int[] nodeSizes
         public boolean allows(int node) {
             return allowedNodes == null || allowedNodes[node];
         }
+    }
+
+    /**
+     * Steps a job starting at s must find free: its run, or from the first step startNowCaution times it; never past the
+     * horizon. Starts at later steps only order the queue and are planned again at every decision.
+     */
+    public int stepsChecked(Job job, int s) {
+        long run = s == 0 ? (long) startNowCaution * job.durationSteps() : job.durationSteps();
+        return (int) Math.min(horizonSteps, run);
     }
 
     /** Value of running {@code job} from step s: weight x GPUs x decayed steps inside the horizon. */

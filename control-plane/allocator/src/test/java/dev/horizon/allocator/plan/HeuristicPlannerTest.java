@@ -106,7 +106,8 @@ class HeuristicPlannerTest {
                 int minGpus = rng.nextInt(4) == 0 ? Math.max(1, gpus / 4) : gpus;
                 jobs.add(new PlanProblem.Job("j" + j, 1 + rng.nextInt(4), gpus, 1 + rng.nextInt(h + 4), minGpus, rules, allowed));
             }
-            PlanProblem p = new PlanProblem(h, 0.99, sizes, capacity, free, jobs, domains, nodeModels);
+            // every other trial with Horizon's caution for starts now, which the floors must also hold for
+            PlanProblem p = new PlanProblem(h, 0.99, sizes, capacity, free, jobs, domains, nodeModels, trial % 2 == 0 ? 1 : 8);
             Plan fast = planner.plan(p, true), plain = planner.plan(p, false);
             assertEquals(plain.startStep(), fast.startStep(), "trial " + trial);
             assertEquals(plain.narrowedGpus(), fast.narrowedGpus(), "trial " + trial);
@@ -126,6 +127,29 @@ class HeuristicPlannerTest {
         Plan plan = planner.plan(p);
         assertEquals(0, plan.startStep().get("high"));
         assertEquals(4, plan.startStep().get("low"), "the low job waits until the high job's block frees");
+    }
+
+    @Test
+    void aStartNowMustHoldForEightEstimatesBeforeMoreValuableWorkPlannedOnItsNode() {
+        int h = 24;
+        int[] busy = full(h, 8);
+        for (int t = 0; t < 4; t++) busy[t] = 4; // four GPUs busy for four more steps
+        List<PlanProblem.Job> jobs = List.of(new PlanProblem.Job("wide", 8, 8, 6), new PlanProblem.Job("small", 1, 4, 2));
+        Plan plan = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()}, jobs, null, null, 8));
+        assertEquals(4, plan.startStep().get("wide"));
+        assertEquals(1, plan.startStep().get("small"),
+                "the gap before the 8-GPU job's step holds the small job's 2-step estimate, not 8 times it: it does not start now");
+        Plan plain = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()}, jobs, null, null, 1));
+        assertEquals(0, plain.startStep().get("small"), "without the caution (the Slurm-like backfill's plan) it starts in the gap");
+
+        PlanProblem alone = new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()},
+                List.of(new PlanProblem.Job("small", 1, 4, 2)), null, null, 8);
+        assertEquals(0, planner.plan(alone).startStep().get("small"), "with nothing planned after it, it starts now");
+
+        int[] capacity = busy.clone();
+        for (int t = 0; t < h; t++) capacity[t] += 4;
+        PlanProblem twoNodes = new PlanProblem(h, 1.0, new int[] {8, 4}, capacity, new int[][] {busy.clone(), full(h, 4)}, jobs, null, null, 8);
+        assertEquals(0, planner.plan(twoNodes).startStep().get("small"), "a node nothing is planned on holds it now");
     }
 
     @Test

@@ -33,6 +33,15 @@ import java.util.function.Function;
  * block, taking it from fill where fill sits on it; every other job gets the reason it waits.
  */
 public final class Allocate {
+    /**
+     * How many times its estimate work the plan starts now must find its GPUs free before any more valuable job planned
+     * on them ({@link PlanProblem#startNowCaution}). Estimates are medians of heavy-tailed runs (on wide-gangs the mean
+     * run is ten times the median), so work started in the gap before a more valuable job's planned start outlives the
+     * gap more often than not, and then its minimum runtime protects it while that job waits. 8 was chosen among 4, 8
+     * and 16 on wide-gangs seeds 83-112 and checked on seeds 113-124 and four fresh Philly days (docs/bench.md, stop 72).
+     * Horizon's rule only: the Slurm-like baseline backfills by the estimate, as before.
+     */
+    static final int START_NOW_CAUTION = 8;
     private final double decayPerStep;
     private final Function<PlanProblem, Plan> planner;
 
@@ -128,7 +137,7 @@ public final class Allocate {
                     PlacementRules.ANY.withTopology(j.rules().topology()), allowed));
         }
         return new PlanProblem(h, decayPerStep, grid.nodeSizes(), grid.capacity(), grid.nodeFree(), jobs, PlanProblem.domains(ctx.cluster()),
-                ModelGroups.models(ctx.cluster()));
+                ModelGroups.models(ctx.cluster()), START_NOW_CAUTION);
     }
 
     /** Replicas one GPU takes on the tightest node that can hold the slice at all (1 when none can). */

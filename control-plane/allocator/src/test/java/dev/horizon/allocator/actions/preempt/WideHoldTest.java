@@ -27,13 +27,17 @@ class WideHoldTest {
     /** Five nodes of 8: a 32-GPU job needs four whole ones. */
     private final Cluster cluster = Cluster.homogeneous(40, 8, "H100-80GB", 81_559);
 
-    /** Weight-1 work of 2 GPUs on GPUs 0-1 of nodes 0-3, started 10 min ago: inside its 30-min minimum runtime; node 4 is empty. */
+    /**
+     * Weight-1 work of 2 GPUs on GPUs 0-1 of nodes 0-3, started 10 min ago: inside its 30-min minimum runtime, and expected
+     * to run past the 4-h horizon, so the plan has no start for the wide job that small work starting now must keep clear
+     * of; node 4 is empty.
+     */
     private static List<RunningJob> freshSmallWork(Occupancy o) {
         List<RunningJob> running = new ArrayList<>();
         for (int n = 0; n < 4; n++) {
             Placement p = new Placement(List.of(new Placement.Slice(n, 0, 2)));
             o.occupy(p);
-            running.add(new RunningJob("small-" + n, "t", JobClass.TRAINING, 1, 2, 0, NOW - 600, NOW + 3000, RESUMABLE, p, false));
+            running.add(new RunningJob("small-" + n, "t", JobClass.TRAINING, 1, 2, 0, NOW - 600, NOW + 15_000, RESUMABLE, p, false));
         }
         return running;
     }
