@@ -1,0 +1,60 @@
+package dev.horizon.allocator.actions.allocate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.model.Cluster;
+import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.PendingJob;
+import dev.horizon.allocator.model.Placement;
+import dev.horizon.allocator.model.RunningJob;
+import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.policy.HorizonPolicy;
+import dev.horizon.api.Contract;
+import dev.horizon.api.JobClass;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Work the plan would start in the gap before a more valuable job's planned start is planned there only where the gap
+ * holds eight times its estimate (without fair share); otherwise resumable work only borrows the gap as fill.
+ */
+class StartNowCautionTest {
+    private static final long NOW = 36_000;
+    private static final Contract RESUMABLE = new Contract(1800, true, 120);
+    private static final Contract STARTS_OVER = new Contract(1800, false, 0);
+    /** One node of 8 GPUs. */
+    private final Cluster cluster = Cluster.homogeneous(8, 8, "H100-80GB", 81_559);
+
+    /** Four GPUs busy for about an hour more, inside their minimum runtime; a whole-node job of value 8 waits for them. */
+    private Decision decide(Contract small) {
+        Occupancy o = new Occupancy(cluster);
+        Placement busy = new Placement(List.of(new Placement.Slice(0, 0, 4)));
+        o.occupy(busy);
+        List<RunningJob> running = List.of(new RunningJob("busy", "t", JobClass.TRAINING, 1, 4, 0, NOW - 600, NOW + 3600, RESUMABLE, busy, false));
+        List<PendingJob> pending = List.of(job("whole-node", 8, 8, 3600, RESUMABLE), job("small", 1, 4, 1800, small));
+        return new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), null));
+    }
+
+    private static PendingJob job(String id, double weight, int gpus, long estimate, Contract contract) {
+        return PendingJob.builder().id(id).team("t").jobClass(JobClass.TRAINING).weight(weight).gpus(gpus).arrivalSeconds(NOW - 60)
+                .estimatedRemainingSeconds(estimate).contract(contract).build();
+    }
+
+    /** Whether the job started, and as fill (null: it did not start). */
+    private static Boolean startedAsFill(Decision d, String id) {
+        return d.starts().stream().filter(s -> s.jobId().equals(id)).findFirst().map(Decision.Start::fill).orElse(null);
+    }
+
+    @Test
+    void workThatWouldOutliveTheGapBeforeMoreValuableWorkByItsCautiousRunIsNotPlannedThere() {
+        Decision d = decide(STARTS_OVER);
+        assertNull(startedAsFill(d, "small"), "its 30-min estimate fits the hour before the whole-node job's step, eight of them do not");
+        assertTrue(d.waitReasons().get("small").startsWith("planned to start in about 15 min"), d.waitReasons().get("small"));
+        assertEquals(Boolean.TRUE, startedAsFill(decide(RESUMABLE), "small"),
+                "resumable, it borrows the gap as fill the whole-node job takes back, where planned it would stand protected for its minimum runtime");
+    }
+}
