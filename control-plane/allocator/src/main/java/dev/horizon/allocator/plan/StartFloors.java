@@ -8,9 +8,10 @@ import java.util.Map;
 /**
  * Where a job's search for its earliest start may begin, within one plan. A plan only takes GPUs, never gives them back,
  * and a job that goes on one node fits at a step only if the capacity and one of its nodes hold its GPUs for its whole
- * run (at the first step its cautious run, no shorter for a longer job): so it cannot start before the earliest start found for an earlier such job on the same nodes that asked no more
- * GPUs for no longer (the steps before it were checked and did not hold that smaller job then, and hold less now). In
- * a plan of thousands of jobs of a few sizes on a full cluster, most of the steps each job's search walked are skipped.
+ * run (at the first step its cautious run, no shorter for a longer job): so it cannot start before the earliest start
+ * found for an earlier such job on the same nodes that asked no more GPUs for no longer (the steps before it were checked
+ * and did not hold that smaller job then, and hold less now). In a plan of thousands of jobs of a few sizes on a full
+ * cluster, most of the steps each job's search walked are skipped.
  */
 final class StartFloors {
     private final int steps;

@@ -38,7 +38,7 @@ public final class Allocate {
      * on them ({@link PlanProblem#startNowCaution}). Estimates are medians of heavy-tailed runs (on wide-gangs the mean
      * run is ten times the median), so work started in the gap before a more valuable job's planned start outlives the
      * gap more often than not, and then its minimum runtime protects it while that job waits. 8 was chosen among 4, 8
-     * and 16 on wide-gangs seeds 83-112 and checked on seeds 113-124 and four fresh Philly days (docs/bench.md, stop 72).
+     * and 16 on wide-gangs seeds 83-112 and checked on seeds 113-136 and four fresh Philly days (docs/bench.md, stop 72).
      * Without fair share only: on the demo's day (budgets) it left the output as it was and cut the worst team's owed
      * GPU-hours from 0.89 to 0.85, since the work planned ahead there is a team's catch-up and the gap's GPUs are other
      * teams' share. Horizon's rule only: the Slurm-like baseline backfills by the estimate, as before.
