@@ -1,9 +1,11 @@
 package dev.horizon.allocator.plan;
 
 import dev.horizon.allocator.model.PlacementRules;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The hot path: takes jobs in value order and gives each the earliest start at which its whole
@@ -32,6 +34,7 @@ public final class HeuristicPlanner {
         // sized for every job at once: a plan of thousands of jobs otherwise rehashes its starts again and again
         Map<String, Integer> starts = new LinkedHashMap<>(p.jobs().size() * 4 / 3 + 1);
         Map<String, Integer> narrowed = new LinkedHashMap<>();
+        Set<String> heldByCaution = new HashSet<>();
         double objective = 0;
         // the most capacity any step has (at least 0), and at how many steps: a job lowers it only where it takes from
         // every such step, so the horizon is read again only then, not after every job planned
@@ -52,6 +55,9 @@ public final class HeuristicPlanner {
                     placement = now;
                     narrowed.put(job.id(), width);
                 }
+            }
+            if ((placement == null || placement.start() > 0) && p.startNowCaution() > 1 && fitsNowForItsEstimate(p, capMin, nodeMin, asked, free)) {
+                heldByCaution.add(asked.id());
             }
             if (placement == null) continue;
             int s = placement.start();
@@ -78,7 +84,23 @@ public final class HeuristicPlanner {
                 atMax = countOf(capacity, maxCapacity);
             }
         }
-        return new Plan(starts, objective, narrowed);
+        return new Plan(starts, objective, narrowed, heldByCaution.isEmpty() ? Set.of() : heldByCaution);
+    }
+
+    /**
+     * Whether some width of the job fits now for its estimated run alone. Asked of a job the plan does not start now, it
+     * says whether only the start-now caution kept it out: the reason it is told, since a user who sees idle GPUs and a
+     * later planned start asks why.
+     */
+    static boolean fitsNowForItsEstimate(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job asked, int[] free) {
+        for (int width : asked.widths()) {
+            PlanProblem.Job job = width == asked.gpus() ? asked : asked.narrowed(width);
+            int d = Math.min(p.horizonSteps(), job.durationSteps());
+            if (capMin.min(0, 0, d) < width) continue;
+            nodeMin.minima(0, d, free);
+            if (NodeChoice.choose(p, job, free) != null) return true;
+        }
+        return false;
     }
 
     /** The most any entry holds, and 0 when none holds more. */

@@ -141,6 +141,8 @@ class HeuristicPlannerTest {
                 "the gap before the 8-GPU job's step holds the small job's 2-step estimate, not 8 times it: it does not start now");
         Plan plain = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()}, jobs, null, null, 1));
         assertEquals(0, plain.startStep().get("small"), "without the caution (the Slurm-like backfill's plan) it starts in the gap");
+        assertEquals(Set.of("small"), plan.heldByCaution(), "the caution alone kept it out, and the plan says so (its wait reason names it)");
+        assertEquals(Set.of(), plain.heldByCaution());
 
         PlanProblem alone = new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()},
                 List.of(new PlanProblem.Job("small", 1, 4, 2)), null, null, 8);
@@ -150,6 +152,12 @@ class HeuristicPlannerTest {
         for (int t = 0; t < h; t++) capacity[t] += 4;
         PlanProblem twoNodes = new PlanProblem(h, 1.0, new int[] {8, 4}, capacity, new int[][] {busy.clone(), full(h, 4)}, jobs, null, null, 8);
         assertEquals(0, planner.plan(twoNodes).startStep().get("small"), "a node nothing is planned on holds it now");
+
+        int[] longer = busy.clone();
+        for (int t = 0; t < 2; t++) longer[t] = 2; // two more GPUs busy for two steps: the small job's 4 do not fit now at all
+        Plan full = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, longer.clone(), new int[][] {longer.clone()}, jobs, null, null, 8));
+        assertEquals(2, full.startStep().get("small"));
+        assertEquals(Set.of(), full.heldByCaution(), "it waits for GPUs, not for the caution: its reason must not blame the caution");
     }
 
     @Test

@@ -189,6 +189,17 @@ public final class Allocate {
                 + Ranking.gpus(reserved[peak]) + " (" + Instant.ofEpochSecond(ctx.plannedStart(peak)) + ")";
     }
 
+    /**
+     * Where only the start-now caution kept the job from starting, the clause that says so: GPUs are idle, and a reason
+     * that names only higher-value work does not say why the job may not use them until that work comes.
+     */
+    private static String heldByCaution(Plan plan, PendingJob j) {
+        if (!plan.heldByCaution().contains(j.id())) return "";
+        return "; its GPUs are free now for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds()) + " run, but higher-value work is planned on them within "
+                + START_NOW_CAUTION + " times that, and work starts now only where " + START_NOW_CAUTION
+                + " times its estimate fits (an estimate is a median: many runs last far longer)";
+    }
+
     /** The nodes that take no new work as the decision begins (drained or unhealthy), by index; read before later actions hold any. */
     private static List<Integer> nodesTakingNoWork(Session session) {
         List<Integer> out = new ArrayList<>();
@@ -214,14 +225,15 @@ public final class Allocate {
             long horizonSeconds = ctx.horizonSteps() * step;
             String out = outClause(ctx, j, outNodes);
             session.decision().waiting(j.id(), () -> "no room for " + Ranking.gpus(j.gpus()) + " for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
-                    + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation" + out);
+                    + " within the " + Ranking.minutes(horizonSeconds) + " horizon beside higher-value work and the inference reservation" + out
+                    + heldByCaution(plan, j));
             return false;
         }
         if (s > 0) {
             long in = s * step - ctx.now() % step;
             session.decision().waiting(j.id(), () -> "planned to start in about " + Ranking.minutes(in)
                     + " when " + Ranking.gpus(j.gpus()) + (j.gpus() == 1 ? " frees" : " free") + " up; higher-value work and the inference reservation hold them until then"
-                    + reservationRise(ctx, reserved, j));
+                    + reservationRise(ctx, reserved, j) + heldByCaution(plan, j));
             return false;
         }
         Placement placement = Preemption.place(session.occupancy(), j, plan.gpusOf(j.id(), j.gpus()), fillPool, session.decision(), Price.PLANNED);

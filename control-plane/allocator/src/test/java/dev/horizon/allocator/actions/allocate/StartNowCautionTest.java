@@ -53,7 +53,10 @@ class StartNowCautionTest {
     void workThatWouldOutliveTheGapBeforeMoreValuableWorkByItsCautiousRunIsNotPlannedThere() {
         Decision d = decide(STARTS_OVER);
         assertNull(startedAsFill(d, "small"), "its 30-min estimate fits the hour before the whole-node job's step, eight of them do not");
-        assertTrue(d.waitReasons().get("small").startsWith("planned to start in about 15 min"), d.waitReasons().get("small"));
+        String reason = d.waitReasons().get("small");
+        assertTrue(reason.startsWith("planned to start in about 15 min when 4 GPUs free up"), reason);
+        assertTrue(reason.contains("its GPUs are free now for its estimated 30 min run, but higher-value work is planned on them within 8 times that"),
+                "the GPUs it sees idle are explained: " + reason);
         assertEquals(Boolean.TRUE, startedAsFill(decide(RESUMABLE), "small"),
                 "resumable, it borrows the gap as fill the whole-node job takes back, where planned it would stand protected for its minimum runtime");
     }
