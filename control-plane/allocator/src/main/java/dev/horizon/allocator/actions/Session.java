@@ -7,6 +7,7 @@ import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.plan.Plan;
 import dev.horizon.fairshare.FairShareView;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,6 +30,8 @@ public final class Session {
     private boolean[] fillOnlyNodes;
     /** The waiting jobs by id, while nodes are held. */
     private Map<String, PendingJob> waitingById;
+    /** The plan this decision commits the first step of ({@code Allocate}); null until it is made. */
+    private Plan plan;
     /** Each team's owed GPUs as the wait reasons say them, formatted once per decision (a format per waiting job was a third of a future's time). */
     private final Map<String, String> owedSaid = new HashMap<>();
 
@@ -178,6 +181,23 @@ public final class Session {
         PendingJob j = waitingById.get(jobId);
         return j != null && j.contract().resumable() && placement.slices().size() == 1
                 && placement.gpuCount() < ctx.cluster().nodes().get(placement.slices().get(0).node()).gpus();
+    }
+
+    /** The plan the decision commits the first step of, made. */
+    public void planned(Plan made) {
+        plan = made;
+    }
+
+    /**
+     * When the plan starts the waiting job (epoch seconds; null: not within the horizon, or no plan yet): what a price
+     * weighs a start now against. It is not always what the job is told ({@link Plan#toldStep}): for a job the start-now
+     * caution holds, the plan's start is the gap's next step. Priced against the later start it is told, value
+     * preemption started such jobs more often, and on wide-gangs seeds 83-112 Horizon's mean over the best peer fell from
+     * 1.198x to 1.188x.
+     */
+    public Long planStartOf(String jobId) {
+        Integer s = plan == null ? null : plan.startStep().get(jobId);
+        return s == null ? null : ctx.plannedStart(s);
     }
 
     /** Starts the job on these GPUs now: they are taken, and it no longer waits. */

@@ -1,11 +1,10 @@
 package dev.horizon.allocator.plan;
 
 import dev.horizon.allocator.model.PlacementRules;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The hot path: takes jobs in value order and gives each the earliest start at which its whole
@@ -34,7 +33,7 @@ public final class HeuristicPlanner {
         // sized for every job at once: a plan of thousands of jobs otherwise rehashes its starts again and again
         Map<String, Integer> starts = new LinkedHashMap<>(p.jobs().size() * 4 / 3 + 1);
         Map<String, Integer> narrowed = new LinkedHashMap<>();
-        Set<String> heldByCaution = new HashSet<>();
+        Map<String, Integer> heldByCaution = new HashMap<>();
         double objective = 0;
         // the most capacity any step has (at least 0), and at how many steps: a job lowers it only where it takes from
         // every such step, so the horizon is read again only then, not after every job planned
@@ -57,7 +56,7 @@ public final class HeuristicPlanner {
                 }
             }
             if ((placement == null || placement.start() > 0) && p.startNowCaution() > 1 && fitsNowForItsEstimate(p, capMin, nodeMin, asked, free)) {
-                heldByCaution.add(asked.id());
+                heldByCaution.put(asked.id(), firstCautiousStart(p, capMin, nodeMin, asked, free));
             }
             if (placement == null) continue;
             int s = placement.start();
@@ -84,7 +83,7 @@ public final class HeuristicPlanner {
                 atMax = countOf(capacity, maxCapacity);
             }
         }
-        return new Plan(starts, objective, narrowed, heldByCaution.isEmpty() ? Set.of() : heldByCaution);
+        return new Plan(starts, objective, narrowed, heldByCaution.isEmpty() ? Map.of() : heldByCaution);
     }
 
     /**
@@ -101,6 +100,17 @@ public final class HeuristicPlanner {
             if (NodeChoice.choose(p, job, free) != null) return true;
         }
         return false;
+    }
+
+    /** The first step after now from which the job's cautious run fits, as a start then will be checked; -1: none in the horizon. */
+    static int firstCautiousStart(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job job, int[] free) {
+        int run = p.stepsChecked(job, 0);
+        for (int s = 1; s < p.horizonSteps(); s++) {
+            if (capMin.min(0, s, run) < job.gpus()) continue;
+            nodeMin.minima(s, run, free);
+            if (NodeChoice.choose(p, job, free) != null) return s;
+        }
+        return -1;
     }
 
     /** The most any entry holds, and 0 when none holds more. */

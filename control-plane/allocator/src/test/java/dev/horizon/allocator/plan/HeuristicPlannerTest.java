@@ -141,8 +141,11 @@ class HeuristicPlannerTest {
                 "the gap before the 8-GPU job's step holds the small job's 2-step estimate, not 8 times it: it does not start now");
         Plan plain = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()}, jobs, null, null, 1));
         assertEquals(0, plain.startStep().get("small"), "without the caution (the Slurm-like backfill's plan) it starts in the gap");
-        assertEquals(Set.of("small"), plan.heldByCaution(), "the caution alone kept it out, and the plan says so (its wait reason names it)");
-        assertEquals(Set.of(), plain.heldByCaution());
+        assertEquals(Map.of("small", 10), plan.heldByCaution(), "the caution alone kept it out, and the plan says so (its wait reason names it)");
+        assertEquals(10, plan.toldStep("small"), "it is told the step its cautious run first fits (after the 8-GPU job's run), not the gap's step 1:"
+                + " when step 1 comes it would be held again");
+        assertEquals(Map.of(), plain.heldByCaution());
+        assertEquals(0, plain.toldStep("small"));
 
         PlanProblem alone = new PlanProblem(h, 1.0, new int[] {8}, busy.clone(), new int[][] {busy.clone()},
                 List.of(new PlanProblem.Job("small", 1, 4, 2)), null, null, 8);
@@ -157,7 +160,8 @@ class HeuristicPlannerTest {
         for (int t = 0; t < 2; t++) longer[t] = 2; // two more GPUs busy for two steps: the small job's 4 do not fit now at all
         Plan full = planner.plan(new PlanProblem(h, 1.0, new int[] {8}, longer.clone(), new int[][] {longer.clone()}, jobs, null, null, 8));
         assertEquals(2, full.startStep().get("small"));
-        assertEquals(Set.of(), full.heldByCaution(), "it waits for GPUs, not for the caution: its reason must not blame the caution");
+        assertEquals(Map.of(), full.heldByCaution(), "it waits for GPUs, not for the caution: its reason must not blame the caution");
+        assertEquals(2, full.toldStep("small"));
     }
 
     @Test

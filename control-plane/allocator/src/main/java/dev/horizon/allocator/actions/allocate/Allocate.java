@@ -62,6 +62,7 @@ public final class Allocate {
         SlicePlacer slicer = pending.stream().anyMatch(j -> j.slice() != null) ? new SlicePlacer(pending) : null;
         Set<String> sliced = slicesBesideHeldWork(session, pending, slicer);
         Plan plan = planner.apply(problem(ctx, grid, pending, session, sliced));
+        session.planned(plan);
         session.decision().planObjective(plan.objective());
         if (plan.solver() != null) session.decision().solved(plan.solver());
         VictimPool fillPool = new VictimPool(grid.fill(), ctx.now());
@@ -74,9 +75,10 @@ public final class Allocate {
                 continue;
             }
             Integer s = plan.startStep().get(j.id());
-            if (s != null) {
-                session.decision().planned(j.id(), ctx.plannedStart(s));
-                session.decision().waitRule(j.id(), s > 0 ? Decision.WaitRule.PLANNED_START : Decision.WaitRule.FRAGMENTED);
+            Integer told = plan.toldStep(j.id());
+            if (told != null) {
+                session.decision().planned(j.id(), ctx.plannedStart(told));
+                session.decision().waitRule(j.id(), told > 0 ? Decision.WaitRule.PLANNED_START : Decision.WaitRule.FRAGMENTED);
             }
             if (j.slice() != null) {
                 // planned by the GPUs it fills; at step 0 it may open free GPUs, later it only packs beside others
@@ -194,7 +196,7 @@ public final class Allocate {
      * that names only higher-value work does not say why the job may not use them until that work comes.
      */
     private static String heldByCaution(Plan plan, PendingJob j) {
-        if (!plan.heldByCaution().contains(j.id())) return "";
+        if (!plan.heldByCaution().containsKey(j.id())) return "";
         return "; its GPUs are free now for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds()) + " run, but higher-value work is planned on them within "
                 + START_NOW_CAUTION + " times that, and work starts now only where " + START_NOW_CAUTION
                 + " times its estimate fits (an estimate is a median: many runs last far longer)";
@@ -221,7 +223,8 @@ public final class Allocate {
                                              List<Integer> outNodes) {
         PlanningContext ctx = session.context();
         long step = ctx.stepSeconds();
-        if (s == null) {
+        Integer told = plan.toldStep(j.id());
+        if (s == null || told == null) {
             long horizonSeconds = ctx.horizonSteps() * step;
             String out = outClause(ctx, j, outNodes);
             session.decision().waiting(j.id(), () -> "no room for " + Ranking.gpus(j.gpus()) + " for its estimated " + Ranking.minutes(j.estimatedRemainingSeconds())
@@ -230,7 +233,7 @@ public final class Allocate {
             return false;
         }
         if (s > 0) {
-            long in = s * step - ctx.now() % step;
+            long in = told * step - ctx.now() % step;
             session.decision().waiting(j.id(), () -> "planned to start in about " + Ranking.minutes(in)
                     + " when " + Ranking.gpus(j.gpus()) + (j.gpus() == 1 ? " frees" : " free") + " up; higher-value work and the inference reservation hold them until then"
                     + reservationRise(ctx, reserved, j) + heldByCaution(plan, j));

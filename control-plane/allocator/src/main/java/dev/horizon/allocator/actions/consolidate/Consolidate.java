@@ -95,7 +95,7 @@ public final class Consolidate {
     /** Makes the move that costs least of those j's price pays for; false where none is paid for. */
     private boolean tryFor(PendingJob j) {
         PlanningContext ctx = session.context();
-        Price price = Price.of(j, j.gpus(), session.decision().plannedStarts().get(j.id()), ctx.now(), ctx.stepSeconds(),
+        Price price = Price.of(j, j.gpus(), session.planStartOf(j.id()), ctx.now(), ctx.stepSeconds(),
                 ctx.horizonSteps() * ctx.stepSeconds());
         Move best = null;
         double bestLoss = Double.MAX_VALUE;

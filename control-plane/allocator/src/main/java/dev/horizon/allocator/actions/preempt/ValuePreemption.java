@@ -85,7 +85,7 @@ public final class ValuePreemption {
     /** The price of starting j now against the start the plan gave it (see {@link Price}). */
     private static Price priceOf(Session session, PendingJob j) {
         PlanningContext ctx = session.context();
-        return Price.of(j, j.gpus(), session.decision().plannedStarts().get(j.id()), ctx.now(), ctx.stepSeconds(),
+        return Price.of(j, j.gpus(), session.planStartOf(j.id()), ctx.now(), ctx.stepSeconds(),
                 ctx.horizonSteps() * ctx.stepSeconds());
     }
 

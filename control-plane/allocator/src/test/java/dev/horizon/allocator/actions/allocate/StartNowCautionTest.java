@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.Occupancy;
+import dev.horizon.allocator.plan.HeuristicPlanner;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
@@ -31,12 +33,16 @@ class StartNowCautionTest {
 
     /** Four GPUs busy for about an hour more, inside their minimum runtime; a whole-node job of value 8 waits for them. */
     private Decision decide(Contract small) {
+        return new HorizonPolicy().decide(moment(small));
+    }
+
+    private PlanningContext moment(Contract small) {
         Occupancy o = new Occupancy(cluster);
         Placement busy = new Placement(List.of(new Placement.Slice(0, 0, 4)));
         o.occupy(busy);
         List<RunningJob> running = List.of(new RunningJob("busy", "t", JobClass.TRAINING, 1, 4, 0, NOW - 600, NOW + 3600, RESUMABLE, busy, false));
         List<PendingJob> pending = List.of(job("whole-node", 8, 8, 3600, RESUMABLE), job("small", 1, 4, 1800, small));
-        return new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), null));
+        return new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), null);
     }
 
     private static PendingJob job(String id, double weight, int gpus, long estimate, Contract contract) {
@@ -54,10 +60,21 @@ class StartNowCautionTest {
         Decision d = decide(STARTS_OVER);
         assertNull(startedAsFill(d, "small"), "its 30-min estimate fits the hour before the whole-node job's step, eight of them do not");
         String reason = d.waitReasons().get("small");
-        assertTrue(reason.startsWith("planned to start in about 15 min when 4 GPUs free up"), reason);
+        assertTrue(reason.startsWith("planned to start in about 2.0 h when 4 GPUs free up"), reason);
+        assertEquals(NOW + 7200, d.plannedStarts().get("small"), "told when its cautious run first fits, after the whole-node job's hour,"
+                + " not the gap's next step, where it would be held again");
         assertTrue(reason.contains("its GPUs are free now for its estimated 30 min run, but higher-value work is planned on them within 8 times that"),
                 "the GPUs it sees idle are explained: " + reason);
         assertEquals(Boolean.TRUE, startedAsFill(decide(RESUMABLE), "small"),
                 "resumable, it borrows the gap as fill the whole-node job takes back, where planned it would stand protected for its minimum runtime");
+    }
+
+    @Test
+    void aPriceWeighsAStartNowAgainstThePlansStartNotTheLaterOneTheJobIsTold() {
+        Session session = Session.open(moment(STARTS_OVER));
+        new Allocate(0.99, new HeuristicPlanner()::plan).run(session);
+        assertEquals(NOW + 7200, session.decision().plannedStarts().get("small"));
+        assertEquals(NOW + 900, session.planStartOf("small"), "value preemption and consolidation price against the plan's start, the gap's next"
+                + " step: priced against the later start, value preemption started held jobs more often and lost output (Session.planStartOf)");
     }
 }
