@@ -20,6 +20,10 @@ public record Plan(Map<String, Integer> startStep, double objective, Map<String,
         this(startStep, objective, narrowedGpus, Map.of());
     }
 
+    public Plan(Map<String, Integer> startStep, double objective) {
+        this(startStep, objective, Map.of());
+    }
+
     /**
      * The step a waiting job is told it starts at (null: none within the horizon). The plan's own start, except for a job
      * the caution holds: the plan places it in the gap, but when that step comes it starts only where its cautious run
@@ -30,10 +34,6 @@ public record Plan(Map<String, Integer> startStep, double objective, Map<String,
         Integer cautious = heldByCaution.get(jobId);
         if (cautious == null) return startStep.get(jobId);
         return cautious < 0 ? null : cautious;
-    }
-
-    public Plan(Map<String, Integer> startStep, double objective) {
-        this(startStep, objective, Map.of());
     }
 
     /** This plan, as made by a solver run with these statistics. */
