@@ -55,8 +55,8 @@ public final class HeuristicPlanner {
                     narrowed.put(job.id(), width);
                 }
             }
-            if ((placement == null || placement.start() > 0) && p.startNowCaution() > 1 && fitsNowForItsEstimate(p, capMin, nodeMin, asked, free)) {
-                heldByCaution.put(asked.id(), firstCautiousStart(p, capMin, nodeMin, asked, free));
+            if ((placement == null || placement.start() > 0) && p.startNowCaution() > 1 && fitsNowForItsEstimate(p, capMin, nodeMin, floors, asked, free)) {
+                heldByCaution.put(asked.id(), firstCautiousStart(p, capMin, nodeMin, floors, asked, free));
             }
             if (placement == null) continue;
             int s = placement.start();
@@ -91,26 +91,44 @@ public final class HeuristicPlanner {
      * says whether only the start-now caution kept it out: the reason it is told, since a user who sees idle GPUs and a
      * later planned start asks why.
      */
-    static boolean fitsNowForItsEstimate(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job asked, int[] free) {
+    static boolean fitsNowForItsEstimate(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job asked,
+                                         int[] free) {
         for (int width : asked.widths()) {
             PlanProblem.Job job = width == asked.gpus() ? asked : asked.narrowed(width);
             int d = Math.min(p.horizonSteps(), job.durationSteps());
-            if (capMin.min(0, 0, d) < width) continue;
-            nodeMin.minima(0, d, free);
-            if (NodeChoice.choose(p, job, free) != null) return true;
+            if (capMin.min(0, 0, d) >= width && fits(p, nodeMin, floors, job, 0, d, free)) return true;
         }
         return false;
     }
 
     /** The first step after now from which the job's cautious run fits, as a start then will be checked; -1: none in the horizon. */
-    static int firstCautiousStart(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, PlanProblem.Job job, int[] free) {
+    static int firstCautiousStart(PlanProblem p, RangeMinima capMin, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job, int[] free) {
         int run = p.stepsChecked(job, 0);
         for (int s = 1; s < p.horizonSteps(); s++) {
-            if (capMin.min(0, s, run) < job.gpus()) continue;
-            nodeMin.minima(s, run, free);
-            if (NodeChoice.choose(p, job, free) != null) return s;
+            if (capMin.min(0, s, run) >= job.gpus() && fits(p, nodeMin, floors, job, s, run, free)) return s;
         }
         return -1;
+    }
+
+    /**
+     * Whether NodeChoice places the job on GPUs free from step s for run steps. A job that goes on its best-fit node is
+     * read from the nodes' minima at once, as {@link #earliest} does, rather than writing every node's minimum out for
+     * each waiting job of a large cluster.
+     */
+    private static boolean fits(PlanProblem p, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job, int s, int run, int[] free) {
+        if (floors != null && onBestFitNode(p, floors, job)) return NodeChoice.onOneNode(job, nodeMin, s, run) != null;
+        nodeMin.minima(s, run, free);
+        return NodeChoice.choose(p, job, free) != null;
+    }
+
+    /** A job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice). */
+    private static boolean onOneNode(PlanProblem p, StartFloors floors, PlanProblem.Job job) {
+        return !job.rules().perReplica() && job.gpus() <= floors.largestNode(p, job);
+    }
+
+    /** Outside an NVLink domain's rule, a job that goes on one node goes on its best-fit node. */
+    private static boolean onBestFitNode(PlanProblem p, StartFloors floors, PlanProblem.Job job) {
+        return onOneNode(p, floors, job) && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
     }
 
     /** The most any entry holds, and 0 when none holds more. */
@@ -139,10 +157,9 @@ public final class HeuristicPlanner {
         int h = p.horizonSteps();
         int g = job.gpus();
         int d = Math.min(h, job.durationSteps());
-        // a job no one node is too small for and that is not placed replica by replica goes on one node (NodeChoice)
-        boolean oneNode = floors != null && !job.rules().perReplica() && g <= floors.largestNode(p, job);
-        // outside an NVLink domain's rule such a job's choice is its best-fit node: read it at once, without the filter below
-        boolean bestFit = oneNode && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
+        boolean oneNode = floors != null && onOneNode(p, floors, job);
+        // its choice read at once, without the filter below
+        boolean bestFit = floors != null && onBestFitNode(p, floors, job);
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             // a start now must hold for its cautious run (PlanProblem.startNowCaution); the floors stay true, since that
             // run grows with d too
