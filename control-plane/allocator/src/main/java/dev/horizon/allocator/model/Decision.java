@@ -127,7 +127,10 @@ public final class Decision {
         if (waitRules.isEmpty()) waitRules = new LinkedHashMap<>(capacity);
     }
 
-    /** The plan expects the waiting job to start at atSeconds (the start of the step it placed it in, or now). */
+    /**
+     * The plan expects the waiting job to start at atSeconds: the start of the step it placed it in (for a job the start-now
+     * caution holds, the first step its cautious run fits), or now. Prices weigh the plan's own step (Session.planStartOf).
+     */
     public void planned(String jobId, long atSeconds) {
         plannedStarts.put(jobId, atSeconds);
     }

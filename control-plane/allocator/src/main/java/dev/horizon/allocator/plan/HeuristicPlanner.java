@@ -116,7 +116,7 @@ public final class HeuristicPlanner {
      * each waiting job of a large cluster.
      */
     private static boolean fits(PlanProblem p, RangeMinima nodeMin, StartFloors floors, PlanProblem.Job job, int s, int run, int[] free) {
-        if (floors != null && onBestFitNode(p, floors, job)) return NodeChoice.onOneNode(job, nodeMin, s, run) != null;
+        if (floors != null && onOneNode(p, floors, job) && onBestFit(job)) return NodeChoice.onOneNode(job, nodeMin, s, run) != null;
         nodeMin.minima(s, run, free);
         return NodeChoice.choose(p, job, free) != null;
     }
@@ -127,8 +127,8 @@ public final class HeuristicPlanner {
     }
 
     /** Outside an NVLink domain's rule, a job that goes on one node goes on its best-fit node. */
-    private static boolean onBestFitNode(PlanProblem p, StartFloors floors, PlanProblem.Job job) {
-        return onOneNode(p, floors, job) && job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
+    private static boolean onBestFit(PlanProblem.Job job) {
+        return job.rules().topology() != PlacementRules.Topology.SAME_NVLINK_DOMAIN;
     }
 
     /** The most any entry holds, and 0 when none holds more. */
@@ -159,7 +159,7 @@ public final class HeuristicPlanner {
         int d = Math.min(h, job.durationSteps());
         boolean oneNode = floors != null && onOneNode(p, floors, job);
         // its choice read at once, without the filter below
-        boolean bestFit = floors != null && onBestFitNode(p, floors, job);
+        boolean bestFit = oneNode && onBestFit(job);
         for (int s = oneNode ? floors.from(job.allowedNodes(), g, d) : 0; s < h; s++) {
             // a start now must hold for its cautious run (PlanProblem.startNowCaution); the floors stay true, since that
             // run grows with d too
