@@ -70,7 +70,7 @@ class HeuristicPlannerTest {
     @Test
     void theSearchShortcutsPlanExactlyWhatThePlainSearchPlans() {
         Random rng = new Random(11);
-        long later = 0, unplaced = 0;
+        long later = 0, unplaced = 0, held = 0;
         String[] models = {"H100-80GB", "A100-80GB"};
         PlacementRules[] kinds = {PlacementRules.ANY, PlacementRules.ANY.withTopology(PlacementRules.Topology.SAME_NODE),
                 PlacementRules.ANY.withTopology(PlacementRules.Topology.SAME_NVLINK_DOMAIN), new PlacementRules(Set.of(), 2, true, PlacementRules.Topology.ANY),
@@ -112,11 +112,13 @@ class HeuristicPlannerTest {
             assertEquals(plain.startStep(), fast.startStep(), "trial " + trial);
             assertEquals(plain.narrowedGpus(), fast.narrowedGpus(), "trial " + trial);
             assertEquals(plain.objective(), fast.objective(), "trial " + trial);
+            assertEquals(plain.heldByCaution(), fast.heldByCaution(), "trial " + trial + ": a held job's checks read its best-fit node from the minima and find what NodeChoice finds");
+            held += fast.heldByCaution().size();
             later += plain.startStep().values().stream().filter(st -> st > 0).count();
             unplaced += jobs.size() - plain.startStep().size();
         }
         // the grids are full enough that jobs wait for later steps and some find no room: the searches had steps to skip
-        assertTrue(later > 100 && unplaced > 100, later + " planned later, " + unplaced + " not planned");
+        assertTrue(later > 100 && unplaced > 100 && held > 30, later + " planned later, " + unplaced + " not planned, " + held + " held by the caution");
     }
 
     @Test
