@@ -15,11 +15,15 @@ import java.util.function.Function;
  * it runs again on the nodes of one model at a time, the fastest model first, and the first that holds the job wins (or
  * none, and the job waits): a gang never runs at its slowest member's pace, and never on a slower model than one that
  * could take it whole now (on the planning grid: at that step). The one place this rule lives: every start
- * (BlockSearch, under Occupancy.findBlock) and the planning grid (NodeChoice) place through it, in both engines.
+ * (BlockSearch, under Occupancy.findBlock) and the planning grid (NodeChoice) place through it, in both engines; nodes
+ * held for a wide job are of one model too, ranked by {@link #FASTEST_FIRST_ORDER} (NodeHolding.toHold).
  */
 public final class ModelGroups {
     /** Training speed, fastest first, of the models clusters carry; a model not listed ranks after these, by name. */
     private static final List<String> FASTEST_FIRST = List.of("B200", "H200", "H100", "H800", "A100", "A800", "L40S", "L40", "A40", "A10", "V100", "T4");
+
+    /** Models by training speed, fastest first. */
+    public static final Comparator<String> FASTEST_FIRST_ORDER = Comparator.comparingInt(ModelGroups::rank).thenComparing(m -> m);
 
     private ModelGroups() {
     }
@@ -37,7 +41,7 @@ public final class ModelGroups {
             if (allowed == null || allowed[n]) byModel.computeIfAbsent(nodeModels[n], m -> new boolean[nodes])[n] = true;
         }
         List<String> models = new ArrayList<>(byModel.keySet());
-        models.sort(Comparator.comparingInt(ModelGroups::rank).thenComparing(m -> m));
+        models.sort(FASTEST_FIRST_ORDER);
         for (String m : models) {
             P one = search.apply(byModel.get(m));
             if (one != null) return one;

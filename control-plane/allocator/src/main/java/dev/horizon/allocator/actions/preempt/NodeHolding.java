@@ -2,6 +2,7 @@ package dev.horizon.allocator.actions.preempt;
 
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.ModelGroups;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
@@ -38,7 +39,7 @@ final class NodeHolding {
         List<Integer> order = new ArrayList<>();
         for (int n = 0; n < nodes; n++) if (mayHold(occupancy, j, n)) order.add(n);
         order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
-        if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) order = inEmptiestDomain(occupancy, order, stuck, j.gpus());
+        order = toHold(occupancy, j, order, stuck);
         int left = j.gpus();
         for (int k = 0; k < order.size() && left > 0; k++) {
             occupancy.drain(order.get(k));
@@ -52,8 +53,45 @@ final class NodeHolding {
         return !occupancy.isDrained(n) && j.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel());
     }
 
+    /**
+     * The nodes, in the order given (least stuck work first), among which the job's nodes are held: those of the one
+     * NVLink domain it asks for, or of one GPU model unless it may mix them, with the least stuck work. Held across
+     * models, nodes that empty could never take the gang together (wide-gangs seed 137: eight nodes of two models held
+     * for a 64-GPU job, which waited 16 hours).
+     */
+    static List<Integer> toHold(Occupancy occupancy, PendingJob j, List<Integer> order, int[] stuck) {
+        if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) return inEmptiestDomain(occupancy, order, stuck, j.gpus());
+        return j.rules().mixModels() ? order : ofEmptiestModel(occupancy, order, stuck, j.gpus());
+    }
+
+    /**
+     * The nodes of the one GPU model whose least stuck nodes that can hold the job hold the least stuck work between them
+     * (the faster model on a tie), in the order given.
+     */
+    private static List<Integer> ofEmptiestModel(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
+        Map<String, List<Integer>> byModel = new LinkedHashMap<>();
+        for (int n : order) byModel.computeIfAbsent(occupancy.cluster().nodes().get(n).gpuModel(), m -> new ArrayList<>()).add(n);
+        List<Integer> best = List.of();
+        int bestStuck = Integer.MAX_VALUE;
+        String bestModel = null;
+        for (Map.Entry<String, List<Integer>> e : byModel.entrySet()) {
+            int size = 0, held = 0;
+            for (int k = 0; k < e.getValue().size() && size < gpus; k++) {
+                size += occupancy.cluster().nodes().get(e.getValue().get(k)).gpus();
+                held += stuck[e.getValue().get(k)];
+            }
+            boolean better = held < bestStuck || (held == bestStuck && ModelGroups.FASTEST_FIRST_ORDER.compare(e.getKey(), bestModel) < 0);
+            if (size >= gpus && better) {
+                best = e.getValue();
+                bestStuck = held;
+                bestModel = e.getKey();
+            }
+        }
+        return best;
+    }
+
     /** The nodes of the one NVLink domain that can hold the job with the least stuck work, in the order given. */
-    static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
+    private static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
         Map<String, List<Integer>> byDomain = new LinkedHashMap<>();
         for (int n : order) byDomain.computeIfAbsent(occupancy.cluster().domainOf(n), d -> new ArrayList<>()).add(n);
         List<Integer> best = List.of();

@@ -4,7 +4,6 @@ import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
-import dev.horizon.allocator.model.PlacementRules;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.NodeOrder;
 import dev.horizon.allocator.placement.Occupancy;
@@ -42,7 +41,7 @@ public final class WideHold {
             if (!occupancy.isDrained(n) && wide.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel())) order.add(n);
         }
         order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
-        if (wide.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) order = NodeHolding.inEmptiestDomain(occupancy, order, stuck, wide.gpus());
+        order = NodeHolding.toHold(occupancy, wide, order, stuck);
         List<Integer> held = new ArrayList<>();
         int left = wide.gpus();
         for (int k = 0; k < order.size() && left > 0; k++) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.Cluster;
 import dev.horizon.allocator.model.Decision;
+import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
@@ -84,6 +85,45 @@ class WideHoldTest {
         running.add(new RunningJob("lent", "t", JobClass.TRAINING, 1, 2, 0, NOW - 300, NOW + 3300, RESUMABLE, lent, true));
         assertEquals(List.of("lent"), decide(running, o, List.of()).promotions(), "with no wide job waiting, fill with room is promoted");
         assertEquals(List.of(), decide(running, o, List.of(wide(NOW - 7200))).promotions(), "on a node held for the wide job it stays fill");
+    }
+
+    /**
+     * Four H100 nodes and four A100 nodes, each node in its own NVLink domain. On H100 nodes 2-3 and A100 nodes 6-7, 2 and
+     * 4 GPUs are taken by protected work; the others are empty. The least busy nodes, taken across both models, would be
+     * 0, 1, 4 and 5. A gang must run on one GPU model, so holding those four would never let a 32-GPU job start. The
+     * nodes to hold are the four H100 nodes, which have 4 protected GPUs between them against 8 on the A100 nodes.
+     */
+    private static Cluster twoModelsWithProtectedWork(Occupancy[] occupancy, List<RunningJob> running) {
+        List<GpuNode> nodes = new ArrayList<>();
+        for (int n = 0; n < 8; n++) nodes.add(new GpuNode("node-" + n, n < 4 ? "H100-80GB" : "A100-80GB", 8, 81_559, "d" + n));
+        Cluster twoModels = new Cluster(nodes);
+        occupancy[0] = new Occupancy(twoModels);
+        for (int n : new int[] {2, 3, 6, 7}) {
+            Placement p = new Placement(List.of(new Placement.Slice(n, 0, n < 4 ? 2 : 4)));
+            occupancy[0].occupy(p);
+            running.add(new RunningJob("protected-" + n, "t", JobClass.TRAINING, 1, n < 4 ? 2 : 4, 0, NOW - 600, NOW + 15_000, RESUMABLE, p, false));
+        }
+        return twoModels;
+    }
+
+    @Test
+    void nodesAreHeldOnOneGpuModelForAGangThatMayNotMixThem() {
+        Occupancy[] o = new Occupancy[1];
+        List<RunningJob> running = new ArrayList<>();
+        Cluster twoModels = twoModelsWithProtectedWork(o, running);
+        Decision d = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, twoModels, o[0], running, List.of(wide(NOW - 7200)), Map.of(), null));
+        assertEquals(List.of(0, 1, 2, 3), d.nodesHeldForWideJob(), "the H100 nodes: the gang cannot span two models");
+    }
+
+    @Test
+    void underFairShareTooNodesAreHeldOnOneGpuModel() {
+        Occupancy[] o = new Occupancy[1];
+        List<RunningJob> running = new ArrayList<>();
+        twoModelsWithProtectedWork(o, running);
+        NodeHolding.holdNodesFor(wide(NOW - 7200), o[0], new VictimPool(List.of(), NOW), running, new Decision());
+        List<Integer> held = new ArrayList<>();
+        for (int n = 0; n < 8; n++) if (o[0].isDrained(n)) held.add(n);
+        assertEquals(List.of(0, 1, 2, 3), held, "the H100 nodes are kept empty for it, not the emptiest of both models");
     }
 
     @Test
