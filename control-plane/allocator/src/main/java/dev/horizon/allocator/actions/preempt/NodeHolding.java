@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * A wide budgeted job that still finds no whole nodes after preemption is kept out by work that
@@ -60,50 +61,37 @@ final class NodeHolding {
      * for a 64-GPU job, which waited 16 hours).
      */
     static List<Integer> toHold(Occupancy occupancy, PendingJob j, List<Integer> order, int[] stuck) {
-        if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) return inEmptiestDomain(occupancy, order, stuck, j.gpus());
-        return j.rules().mixModels() ? order : ofEmptiestModel(occupancy, order, stuck, j.gpus());
+        if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) {
+            return emptiestGroup(occupancy, order, stuck, j.gpus(), occupancy.cluster()::domainOf, true, (a, b) -> 0);
+        }
+        if (j.rules().mixModels()) return order;
+        return emptiestGroup(occupancy, order, stuck, j.gpus(), n -> occupancy.cluster().nodes().get(n).gpuModel(), false,
+                ModelGroups.FASTEST_FIRST_ORDER);
     }
 
     /**
-     * The nodes of the one GPU model whose least stuck nodes that can hold the job hold the least stuck work between them
-     * (the faster model on a tie), in the order given.
+     * Of the groups the nodes fall in (groupOf: a node's domain or model), the one that can hold the job with the least
+     * stuck work, its nodes in the order given. The stuck work counted is that of the whole group (wholeGroup: a domain,
+     * which the job has to itself) or of its least stuck nodes that together hold the job (a model, which it shares);
+     * onTie chooses between groups with as much.
      */
-    private static List<Integer> ofEmptiestModel(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
-        Map<String, List<Integer>> byModel = new LinkedHashMap<>();
-        for (int n : order) byModel.computeIfAbsent(occupancy.cluster().nodes().get(n).gpuModel(), m -> new ArrayList<>()).add(n);
+    private static List<Integer> emptiestGroup(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus, IntFunction<String> groupOf,
+                                               boolean wholeGroup, Comparator<String> onTie) {
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int n : order) groups.computeIfAbsent(groupOf.apply(n), g -> new ArrayList<>()).add(n);
         List<Integer> best = List.of();
+        String bestGroup = null;
         int bestStuck = Integer.MAX_VALUE;
-        String bestModel = null;
-        for (Map.Entry<String, List<Integer>> e : byModel.entrySet()) {
+        for (Map.Entry<String, List<Integer>> g : groups.entrySet()) {
             int size = 0, held = 0;
-            for (int k = 0; k < e.getValue().size() && size < gpus; k++) {
-                size += occupancy.cluster().nodes().get(e.getValue().get(k)).gpus();
-                held += stuck[e.getValue().get(k)];
-            }
-            boolean better = held < bestStuck || (held == bestStuck && ModelGroups.FASTEST_FIRST_ORDER.compare(e.getKey(), bestModel) < 0);
-            if (size >= gpus && better) {
-                best = e.getValue();
-                bestStuck = held;
-                bestModel = e.getKey();
-            }
-        }
-        return best;
-    }
-
-    /** The nodes of the one NVLink domain that can hold the job with the least stuck work, in the order given. */
-    private static List<Integer> inEmptiestDomain(Occupancy occupancy, List<Integer> order, int[] stuck, int gpus) {
-        Map<String, List<Integer>> byDomain = new LinkedHashMap<>();
-        for (int n : order) byDomain.computeIfAbsent(occupancy.cluster().domainOf(n), d -> new ArrayList<>()).add(n);
-        List<Integer> best = List.of();
-        int bestStuck = Integer.MAX_VALUE;
-        for (List<Integer> members : byDomain.values()) {
-            int size = 0, held = 0;
-            for (int n : members) {
+            for (int n : g.getValue()) {
+                if (!wholeGroup && size >= gpus) break;
                 size += occupancy.cluster().nodes().get(n).gpus();
                 held += stuck[n];
             }
-            if (size >= gpus && held < bestStuck) {
-                best = members;
+            if (size >= gpus && (held < bestStuck || (held == bestStuck && onTie.compare(g.getKey(), bestGroup) < 0))) {
+                best = g.getValue();
+                bestGroup = g.getKey();
                 bestStuck = held;
             }
         }
