@@ -37,15 +37,7 @@ final class NodeHolding {
             if (movable.contains(r.id()) || decision.preemptions().contains(r.id())) continue;
             for (Placement.Slice s : r.placement().slices()) stuck[s.node()] += s.count();
         }
-        List<Integer> order = new ArrayList<>();
-        for (int n = 0; n < nodes; n++) if (mayHold(occupancy, j, n)) order.add(n);
-        order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
-        order = toHold(occupancy, j, order, stuck);
-        int left = j.gpus();
-        for (int k = 0; k < order.size() && left > 0; k++) {
-            occupancy.drain(order.get(k));
-            left -= occupancy.cluster().nodes().get(order.get(k)).gpus();
-        }
+        for (int n : toHold(occupancy, j, stuck)) occupancy.drain(n);
         decision.waiting(j.id(), "waiting for whole nodes: the emptiest ones are held for it, no new work starts there");
     }
 
@@ -55,18 +47,28 @@ final class NodeHolding {
     }
 
     /**
-     * The nodes, in the order given (least stuck work first), among which the job's nodes are held: those of the one
-     * NVLink domain it asks for, or of one GPU model unless it may mix them, with the least stuck work. Held across
-     * models, nodes that empty could never take the gang together (wide-gangs seed 137: eight nodes of two models held
-     * for a 64-GPU job, which waited 16 hours).
+     * The nodes to hold for the job, given each node's stuck work: the least stuck nodes it accepts that together hold it,
+     * within the one NVLink domain it asks for, or within one GPU model unless it may mix them, whichever has the least
+     * stuck work (all of them where they fall short). Held across models, nodes that empty could never take the gang
+     * together (wide-gangs seed 137: eight nodes of two models held for a 64-GPU job, which waited 16 hours).
      */
-    static List<Integer> toHold(Occupancy occupancy, PendingJob j, List<Integer> order, int[] stuck) {
+    static List<Integer> toHold(Occupancy occupancy, PendingJob j, int[] stuck) {
+        List<Integer> order = new ArrayList<>();
+        for (int n = 0; n < stuck.length; n++) if (mayHold(occupancy, j, n)) order.add(n);
+        order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
         if (j.rules().topology() == PlacementRules.Topology.SAME_NVLINK_DOMAIN) {
-            return emptiestGroup(occupancy, order, stuck, j.gpus(), occupancy.cluster()::domainOf, true, (a, b) -> 0);
+            order = emptiestGroup(occupancy, order, stuck, j.gpus(), occupancy.cluster()::domainOf, true, (a, b) -> 0);
+        } else if (!j.rules().mixModels()) {
+            order = emptiestGroup(occupancy, order, stuck, j.gpus(), n -> occupancy.cluster().nodes().get(n).gpuModel(), false,
+                    ModelGroups.FASTEST_FIRST_ORDER);
         }
-        if (j.rules().mixModels()) return order;
-        return emptiestGroup(occupancy, order, stuck, j.gpus(), n -> occupancy.cluster().nodes().get(n).gpuModel(), false,
-                ModelGroups.FASTEST_FIRST_ORDER);
+        List<Integer> held = new ArrayList<>();
+        int left = j.gpus();
+        for (int k = 0; k < order.size() && left > 0; k++) {
+            held.add(order.get(k));
+            left -= occupancy.cluster().nodes().get(order.get(k)).gpus();
+        }
+        return held;
     }
 
     /**

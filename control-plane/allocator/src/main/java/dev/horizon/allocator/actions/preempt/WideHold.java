@@ -7,8 +7,6 @@ import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.allocator.placement.NodeOrder;
 import dev.horizon.allocator.placement.Occupancy;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -36,19 +34,8 @@ public final class WideHold {
         PendingJob wide = mostValuableWaitingWideJob(session, occupancy);
         if (wide == null) return null;
         int[] stuck = stuckGpus(session, occupancy, wide);
-        List<Integer> order = new ArrayList<>();
-        for (int n = 0; n < stuck.length; n++) {
-            if (!occupancy.isDrained(n) && wide.rules().accepts(occupancy.cluster().nodes().get(n).gpuModel())) order.add(n);
-        }
-        order.sort(Comparator.comparingInt((Integer n) -> stuck[n]).thenComparingInt(n -> n));
-        order = NodeHolding.toHold(occupancy, wide, order, stuck);
-        List<Integer> held = new ArrayList<>();
-        int left = wide.gpus();
-        for (int k = 0; k < order.size() && left > 0; k++) {
-            held.add(order.get(k));
-            left -= occupancy.cluster().nodes().get(order.get(k)).gpus();
-        }
-        if (left > 0) return null;
+        List<Integer> held = NodeHolding.toHold(occupancy, wide, stuck);
+        if (held.stream().mapToInt(n -> occupancy.cluster().nodes().get(n).gpus()).sum() < wide.gpus()) return null;
         session.holdForWideJob(held);
         return new Held(wide, held);
     }
