@@ -83,28 +83,54 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
         int modelled = Math.min(maxJobs, jobs.size());
         Grid grid = new Grid(p);
         Map<String, Integer> starts = new HashMap<>();
+        Map<String, int[][]> slicesOf = new HashMap<>();
         for (PlanProblem.Job job : jobs.subList(modelled, jobs.size())) {
             int[][] slices = hintSlices.get(job.id());
             if (slices == null) continue;
             // part of the heuristic's feasible plan, so it fits on a grid that holds less
-            grid.commit(job, hint.startStep().get(job.id()), slices);
-            starts.put(job.id(), hint.startStep().get(job.id()));
+            commit(grid, job, hint.startStep().get(job.id()), slices, starts, slicesOf);
         }
 
         PlanModel model = new PlanModel(p, grid, hint, hintSlices);
         for (int i = 0; i < modelled; i++) model.add(i, jobs.get(i));
         PlanModel.Solution solution = model.solve(timeLimitSeconds, SEED);
         if (solution.placed() == null) return finish(started, hint, hint, solution.status());
-        commitChecked(grid, jobs, solution.placed(), starts);
+        commitChecked(grid, jobs, solution.placed(), starts, slicesOf);
         // jobs dropped there, and any the solver left out when stopped early, take whatever still fits
         for (PlanProblem.Job job : jobs) {
             if (starts.containsKey(job.id())) continue;
             int s = grid.earliest(job);
             if (s < 0) continue;
-            grid.commit(job, s, grid.slicesFor(job, s));
-            starts.put(job.id(), s);
+            commit(grid, job, s, grid.slicesFor(job, s), starts, slicesOf);
         }
-        return finish(started, hint, better(p, jobs, starts, hint), solution.status());
+        Plan chosen = better(p, jobs, starts, hint);
+        return finish(started, hint, chosen == hint ? hint : withHeldByCaution(p, grid, jobs, starts, slicesOf, chosen), solution.status());
+    }
+
+    private static void commit(Grid grid, PlanProblem.Job job, int s, int[][] slices, Map<String, Integer> starts, Map<String, int[][]> slicesOf) {
+        grid.commit(job, s, slices);
+        starts.put(job.id(), s);
+        slicesOf.put(job.id(), slices);
+    }
+
+    /**
+     * The solver's plan with the jobs the start-now caution holds, as the heuristic records them ({@link Plan#heldByCaution}):
+     * each job not started now that would fit now for its estimated run beside the rest of the plan, with the first
+     * step from which its cautious run fits. Without them, a job the caution holds was told the gap's step whenever the
+     * full mode's plan was adopted, a start the policy would not make.
+     */
+    private static Plan withHeldByCaution(PlanProblem p, Grid grid, List<PlanProblem.Job> jobs, Map<String, Integer> starts,
+                                          Map<String, int[][]> slicesOf, Plan plan) {
+        if (p.startNowCaution() <= 1) return plan;
+        Map<String, Integer> held = new HashMap<>();
+        for (PlanProblem.Job job : jobs) {
+            Integer s = starts.get(job.id());
+            if (s != null && s == 0) continue;
+            if (s != null) grid.release(job, s, slicesOf.get(job.id()));
+            if (grid.fitsNowForItsEstimate(job)) held.put(job.id(), grid.firstCautiousStart(job));
+            if (s != null) grid.commit(job, s, slicesOf.get(job.id()));
+        }
+        return held.isEmpty() ? plan : new Plan(plan.startStep(), plan.objective(), plan.narrowedGpus(), held);
     }
 
     /** The heuristic plan's {node, GPUs} slices by job: it carries starts only; replaying it in value order under the same rules recovers its nodes. */
@@ -126,7 +152,8 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
      * Commits the solver's placements in start order, each checked against the grid: one that does not check out is
      * re-placed at its start by the heuristic's best fit, else dropped.
      */
-    private static void commitChecked(Grid grid, List<PlanProblem.Job> jobs, Map<Integer, PlanModel.Placed> placed, Map<String, Integer> starts) {
+    private static void commitChecked(Grid grid, List<PlanProblem.Job> jobs, Map<Integer, PlanModel.Placed> placed, Map<String, Integer> starts,
+                                      Map<String, int[][]> slicesOf) {
         List<Integer> order = new ArrayList<>(placed.keySet());
         order.sort(Comparator.comparingInt((Integer i) -> placed.get(i).start()).thenComparingInt(i -> i));
         for (int i : order) {
@@ -134,8 +161,7 @@ public final class CpSatPlanner implements Function<PlanProblem, Plan> {
             PlanModel.Placed c = placed.get(i);
             int[][] slices = grid.fits(job, c.start(), c.slices()) ? c.slices() : grid.slicesFor(job, c.start());
             if (slices == null) continue;
-            grid.commit(job, c.start(), slices);
-            starts.put(job.id(), c.start());
+            commit(grid, job, c.start(), slices, starts, slicesOf);
         }
     }
 

@@ -90,10 +90,38 @@ final class Grid {
         }
     }
 
+    /** Takes a committed job off the grid again. */
+    void release(PlanProblem.Job job, int s, int[][] slices) {
+        int end = end(job, s);
+        for (int t = s; t < end; t++) capacity[t] += job.gpus();
+        for (int[] slice : slices) {
+            for (int t = s; t < end; t++) nodeFree[slice[0]][t] += slice[1];
+        }
+    }
+
     /** {node, GPUs} slices the heuristic would give the job at s ({@link NodeChoice}), or null when it does not fit there. */
     int[][] slicesFor(PlanProblem.Job job, int s) {
         if (s < 0 || s >= h) return null;
-        int end = checkedEnd(job, s);
+        return slicesOver(job, s, checkedEnd(job, s));
+    }
+
+    /** Whether some width of the job fits now for its estimated run alone, as {@code HeuristicPlanner} asks it. */
+    boolean fitsNowForItsEstimate(PlanProblem.Job asked) {
+        for (int width : asked.widths()) {
+            PlanProblem.Job job = width == asked.gpus() ? asked : asked.narrowed(width);
+            if (slicesOver(job, 0, end(job, 0)) != null) return true;
+        }
+        return false;
+    }
+
+    /** The first step after now from which the job's cautious run fits, as {@code HeuristicPlanner} finds it; -1: none. */
+    int firstCautiousStart(PlanProblem.Job job) {
+        int run = p.stepsChecked(job, 0);
+        for (int s = 1; s < h; s++) if (slicesOver(job, s, Math.min(h, s + run)) != null) return s;
+        return -1;
+    }
+
+    private int[][] slicesOver(PlanProblem.Job job, int s, int end) {
         if (!capacityCovers(job.gpus(), s, end)) return null;
         int[] min = new int[nodeFree.length];
         for (int n = 0; n < nodeFree.length; n++) min[n] = windowMin(n, s, end);

@@ -8,7 +8,7 @@ import java.util.Map;
  * width of each elastic job it planned narrower than asked; solver: the statistics of the solver run that made it (null
  * for the heuristic). heldByCaution: the jobs not started now that fitted now for their estimated run, and were kept
  * out only by {@link PlanProblem#startNowCaution}, each with the first step from which its cautious run fits (-1: none
- * within the horizon), known where the heuristic made the plan (empty otherwise).
+ * within the horizon); for a solver's plan, each such job is weighed beside the rest of that plan.
  */
 public record Plan(Map<String, Integer> startStep, double objective, Map<String, Integer> narrowedGpus, Decision.SolverStats solver,
                    Map<String, Integer> heldByCaution) {

@@ -77,6 +77,31 @@ class CpSatPlannerTest {
     }
 
     @Test
+    void aSolverPlanRecordsTheJobsTheStartNowCautionHoldsAsTheHeuristicDoes() {
+        // one 10-GPU node; the protected capacity dips to 8 in steps 2-5. Greedy takes A (7 GPUs, the whole horizon: 168)
+        // and then neither B nor C fits; B + C give 182.4 and leave 2 GPUs free now and from step 6
+        int h = 12;
+        int[] capacity = new int[h];
+        for (int t = 0; t < h; t++) capacity[t] = t >= 2 && t < 6 ? 8 : 10;
+        int[][] nodeFree = new int[1][h];
+        Arrays.fill(nodeFree[0], 10);
+        PlanProblem p = new PlanProblem(h, 1.0, new int[] {10}, capacity, nodeFree, List.of(
+                new PlanProblem.Job("A", 2.0, 7, h),
+                new PlanProblem.Job("B", 1.9, 4, h),
+                new PlanProblem.Job("C", 1.9, 4, h),
+                new PlanProblem.Job("D", 0.1, 2, 1)), null, null, 8);
+
+        CpSatPlanner planner = new CpSatPlanner(2.0, 10);
+        Plan plan = planner.apply(p);
+
+        assertTrue(planner.lastStats().improved());
+        assertEquals(Map.of("B", 0, "C", 0, "D", 1), plan.startStep());
+        assertEquals(Map.of("D", 6), plan.heldByCaution(),
+                "D fits now for its one-step estimate, but its run of eight estimates meets the dip: the caution alone holds it");
+        assertEquals(6, plan.toldStep("D"), "it is told the step its cautious run first fits, not the gap's step 1, where it would be held again");
+    }
+
+    @Test
     void nothingFitsGivesEmptyPlan() {
         PlanProblem p = problem(3, 0.99, new int[] {4}, 2, List.of(
                 new PlanProblem.Job("wide", 5.0, 3, 2),
