@@ -78,14 +78,15 @@ class CpSatPlannerTest {
 
     @Test
     void aSolverPlanRecordsTheJobsTheStartNowCautionHoldsAsTheHeuristicDoes() {
-        // one 10-GPU node; the protected capacity dips to 8 in steps 2-5. Greedy takes A (7 GPUs, the whole horizon: 168)
-        // and then neither B nor C fits; B + C give 182.4 and leave 2 GPUs free now and from step 6
+        // one 10-GPU node; the protected capacity dips to 8 in steps 2-5. Greedy takes A (7 GPUs, the whole horizon: 159.0)
+        // and then neither B nor C fits; B + C give 172.7 and leave 2 GPUs free now and from step 6. Rewards decay, so
+        // D's earliest start is its only best one
         int h = 12;
         int[] capacity = new int[h];
         for (int t = 0; t < h; t++) capacity[t] = t >= 2 && t < 6 ? 8 : 10;
         int[][] nodeFree = new int[1][h];
         Arrays.fill(nodeFree[0], 10);
-        PlanProblem p = new PlanProblem(h, 1.0, new int[] {10}, capacity, nodeFree, List.of(
+        PlanProblem p = new PlanProblem(h, 0.99, new int[] {10}, capacity, nodeFree, List.of(
                 new PlanProblem.Job("A", 2.0, 7, h),
                 new PlanProblem.Job("B", 1.9, 4, h),
                 new PlanProblem.Job("C", 1.9, 4, h),
