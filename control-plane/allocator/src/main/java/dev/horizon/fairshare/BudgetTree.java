@@ -22,9 +22,14 @@ import java.util.Map;
  *   - {name: research, share: 0.6}
  *   - {name: nlp, parent: research, share: 0.5}
  * </pre>
+ *
+ * <p>Optionally the tree ages waiting work ({@link #withAgeDoubling}): a team's budget then ranks a job that has waited
+ * above its own priority, so work over its team's share on a cluster kept full does not wait for ever.
  */
 public final class BudgetTree {
     public static final String ROOT = "cluster";
+    /** The longest age doubling an admin may set: a year. */
+    public static final long MAX_AGE_DOUBLING_SECONDS = 365L * 86_400;
 
     /** One node of the tree. */
     public record Budget(String name, String parent, double share) {
@@ -32,8 +37,20 @@ public final class BudgetTree {
 
     private final Map<String, Budget> nodes = new LinkedHashMap<>();
     private final Map<String, List<String>> children = new LinkedHashMap<>();
+    private final List<Budget> budgets;
+    private final long ageDoublingSeconds;
 
     public BudgetTree(List<Budget> budgets) {
+        this(budgets, 0);
+    }
+
+    private BudgetTree(List<Budget> budgets, long ageDoublingSeconds) {
+        if (ageDoublingSeconds < 0 || ageDoublingSeconds > MAX_AGE_DOUBLING_SECONDS) {
+            throw new IllegalArgumentException("the age doubling must be 0 (off) to " + MAX_AGE_DOUBLING_SECONDS / 3600 + " hours (got "
+                    + ageDoublingSeconds / 3600.0 + " h)");
+        }
+        this.budgets = List.copyOf(budgets);
+        this.ageDoublingSeconds = ageDoublingSeconds;
         children.put(ROOT, new ArrayList<>());
         for (Budget b : budgets) {
             if (b.name() == null || b.name().isBlank()) throw new IllegalArgumentException("a budget needs a name");
@@ -101,6 +118,19 @@ public final class BudgetTree {
 
     private static String at(String where, JsonLocation l) {
         return where + " line " + (l == null ? "?" : l.getLineNr()) + ": ";
+    }
+
+    /**
+     * The same tree, ageing waiting work: each ageDoublingSeconds a job has waited doubles the priority its team's budget
+     * ranks it by, up to its team's most urgent work (Slurm's age factor in spirit, inside a team's budget only); 0: off.
+     */
+    public BudgetTree withAgeDoubling(long ageDoublingSeconds) {
+        return new BudgetTree(budgets, ageDoublingSeconds);
+    }
+
+    /** How long waiting doubles the priority a team's budget ranks a job by (0: it never does). */
+    public long ageDoublingSeconds() {
+        return ageDoublingSeconds;
     }
 
     public boolean isTeam(String name) {

@@ -58,4 +58,15 @@ class BudgetTreeTest {
         assertEquals(30.0, contended.get("nlp"), 1e-9);
         assertEquals(40.0, contended.get("search"), 1e-9);
     }
+
+    @Test
+    void anAgeDoublingIsOffByDefaultAndRefusedOutOfRange() {
+        BudgetTree tree = new BudgetTree(List.of(new BudgetTree.Budget("a", null, 1.0)));
+        assertEquals(0, tree.ageDoublingSeconds());
+        assertEquals(43_200, tree.withAgeDoubling(43_200).ageDoublingSeconds());
+        assertEquals(List.of("a"), tree.withAgeDoubling(43_200).teams());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tree.withAgeDoubling(-1));
+        assertTrue(e.getMessage().contains("0 (off) to 8760 hours"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> tree.withAgeDoubling(BudgetTree.MAX_AGE_DOUBLING_SECONDS + 1));
+    }
 }

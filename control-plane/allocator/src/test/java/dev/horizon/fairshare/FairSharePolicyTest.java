@@ -40,7 +40,11 @@ class FairSharePolicyTest {
     }
 
     private PendingJob pending(String id, String team, int gpus, double priority) {
-        return PendingJob.builder().id(id).team(team).jobClass(JobClass.TRAINING).weight(priority).gpus(gpus).arrivalSeconds(NOW - 60)
+        return pending(id, team, gpus, priority, NOW - 60);
+    }
+
+    private PendingJob pending(String id, String team, int gpus, double priority, long arrival) {
+        return PendingJob.builder().id(id).team(team).jobClass(JobClass.TRAINING).weight(priority).gpus(gpus).arrivalSeconds(arrival)
                 .estimatedRemainingSeconds(3600).contract(training).build();
     }
 
@@ -50,7 +54,12 @@ class FairSharePolicyTest {
 
     private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed,
                                 Map<String, Double> windowRatio) {
-        FairShareView view = new FairShareView(tree, owed, windowRatio);
+        return ctx(o, running, pending, owed, windowRatio, tree);
+    }
+
+    private PlanningContext ctx(Occupancy o, List<RunningJob> running, List<PendingJob> pending, Map<String, Double> owed,
+                                Map<String, Double> windowRatio, BudgetTree budgets) {
+        FairShareView view = new FairShareView(budgets, owed, windowRatio);
         return new PlanningContext(NOW, 900, 16, cluster, o, running, pending, Map.of(), view);
     }
 
@@ -164,5 +173,27 @@ class FairSharePolicyTest {
         assertEquals(List.of("b-fill"), d.starts().stream().map(Decision.Start::jobId).toList(),
                 "b is behind over the window, so the idle block goes to b although a's job claims priority 99");
         assertTrue(d.starts().get(0).fill());
+    }
+
+    @Test
+    void agedWorkTakesItsTeamsRoomAheadOfNewerWorkOnlyOnceItHasWaitedADoubling() {
+        long hour = 3600;
+        PendingJob old = pending("a-old", "a", 2, 1, NOW - 13 * hour);
+        PendingJob fresh = pending("a-new", "a", 2, 2);
+        PendingJob other = pending("b-1", "b", 2, 1, NOW - 40 * hour);
+        List<PendingJob> waiting = List.of(old, fresh, other);
+        Map<String, Double> owed = Map.of("a", 2.0, "b", 14.0);
+        Map<String, Double> even = Map.of("a", 1.0, "b", 1.0);
+        FairShareWeights.Weighted off = FairShareWeights.apply(ctx(new Occupancy(cluster), List.of(), waiting, owed, even));
+        assertEquals(Set.of("a-old"), off.fillOnly(), "without ageing a's 2 owed GPUs go to its priority-2 job, however long the other waited");
+        FairShareWeights.Weighted aged = FairShareWeights.apply(ctx(new Occupancy(cluster), List.of(), waiting, owed, even, tree.withAgeDoubling(12 * hour)));
+        assertEquals(Set.of("a-new"), aged.fillOnly(),
+                "13 h waited ranks the priority-1 job as priority 2 in a's budget, where the older job of a class goes first");
+        FairShareWeights.Weighted early = FairShareWeights.apply(ctx(new Occupancy(cluster), List.of(), waiting, owed, even, tree.withAgeDoubling(14 * hour)));
+        assertEquals(Set.of("a-old"), early.fillOnly(), "before its first doubling a job ranks by its own priority");
+        double oldWeight = aged.context().pending().get(0).weight();
+        double newWeight = off.context().pending().get(1).weight();
+        assertEquals(newWeight - 0.9 * 2 / 3 + 0.9 / 2, oldWeight, 1e-9,
+                "ageing moves a job into its team's budget; the job still weighs its own priority there, as output credits it");
     }
 }

@@ -32,7 +32,7 @@ public final class BenchCommand {
             usage: ./horizon bench --scenario S --out DIR [--seed N] [--gpus N] [--days D] [--load F]
                                    [--rt-peak-share F] [--reclaim-seconds S] [--trace-start-day K] [--trace-dir P]
                                    [--policies fifo,backfill,priority,kai,kueue,slurm,horizon] [--teams N] [--budgets FILE] [--eta on|off]
-                                   [--eta-samples N]
+                                   [--eta-samples N] [--age-doubling-hours H]
                                    [--engine simulator|service] [--db-url jdbc:postgresql://...] [--slo-target T]
                                    [--seeds A..B]
               S: training-heavy | mixed | philly | fairshare | wide-gangs | demo-day | path of a scenario file
@@ -40,6 +40,9 @@ public final class BenchCommand {
                      8 x H100, node-a100 8 x A100 with GPU 6 as 2 x 3g.40gb and GPU 7 as 7 x 1g.10gb; policies fifo,kai,kueue,slurm,horizon
               wide-gangs: 128 GPUs (H100 and A100 halves, NVLink domains of 4 nodes), wide gangs; --rt-peak-share 0.3 by default
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
+              --age-doubling-hours H: a scenario with budgets (fairshare, demo-day, --budgets) ages waiting work as a control
+                     plane with horizon.planner.age-doubling-hours=H does: each H hours a job waits doubles the priority its
+                     team's budget ranks it by, up to its team's most urgent work (Horizon's rule; default off)
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and
@@ -60,7 +63,7 @@ public final class BenchCommand {
               or PostgreSQL with --db-url) instead of calling the allocator; it runs horizon only""";
     static final Set<String> OPTIONS = Set.of("scenario", "out", "seed", "gpus", "days", "load", "rt-peak-share",
             "trace-start-day", "trace-dir", "policies", "teams", "budgets", "reclaim-seconds", "eta", "engine", "db-url",
-            "slo-target", "seeds", "eta-samples");
+            "slo-target", "seeds", "eta-samples", "age-doubling-hours");
 
     /** The options of a command that runs one policy on a scenario: bench's, less --policies, and its own. */
     static Set<String> scenarioOptionsAnd(String... own) {
@@ -179,7 +182,7 @@ public final class BenchCommand {
         boolean fairShare = "fairshare".equals(a.get("scenario", ""));
         return new ScenarioOptions(seed == null ? 1 : seed, a.integer("gpus"), a.integer("days"), a.number("load", fairShare ? 2.5 : 1.5),
                 a.number("rt-peak-share", WideGangsScenario.NAME.equals(a.get("scenario", "")) ? WideGangsScenario.DEFAULT_RT_PEAK_SHARE : ScenarioOptions.DEFAULT_RT_PEAK_SHARE), day == null ? 0 : day, Path.of(a.get("trace-dir", ScenarioOptions.DEFAULT_TRACE_DIR)),
-                a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null);
+                a.integer("teams"), a.has("budgets") ? Path.of(a.get("budgets", null)) : null, a.integer("age-doubling-hours"));
     }
 
     /** Builds the scenario, computes the upper bound and simulates each policy, showing progress on {@code err}. */

@@ -91,6 +91,12 @@ public record Scenario(String name, Cluster cluster, long stepSeconds, int windo
                 drains, priorArrivals, startLayouts);
     }
 
+    /** The same window under other budgets, described as given. */
+    public Scenario withBudgets(BudgetTree otherBudgets, Map<String, Object> otherDescription) {
+        return new Scenario(name, cluster, stepSeconds, windowSteps, horizonSteps, jobs, services, historyJobs, otherDescription, otherBudgets,
+                migPolicy, drains, priorArrivals, startLayouts);
+    }
+
     /** Minutes in the window: inference is scored per minute. */
     public int windowMinutes() {
         return (int) (windowSeconds() / ServiceDemand.SECONDS_PER_MINUTE);

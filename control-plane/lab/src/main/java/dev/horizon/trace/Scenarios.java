@@ -44,6 +44,18 @@ public final class Scenarios {
     }
 
     public static Scenario build(String name, ScenarioOptions o) throws IOException {
+        Scenario s = drawn(name, o);
+        if (o.ageDoublingHours() == null) return s;
+        if (s.budgets() == null) {
+            throw new IllegalArgumentException("--age-doubling-hours ages work inside team budgets, and scenario '" + name
+                    + "' has none: use fairshare, demo-day or --budgets FILE");
+        }
+        Map<String, Object> description = new LinkedHashMap<>(s.description());
+        description.put("ageDoublingHours", o.ageDoublingHours());
+        return s.withBudgets(s.budgets().withAgeDoubling(o.ageDoublingHours() * 3600L), description);
+    }
+
+    private static Scenario drawn(String name, ScenarioOptions o) throws IOException {
         return switch (name) {
             case "training-heavy" -> generated(name, o, o.gpus() != null ? o.gpus() : 8, 0.75, 0.15, 0.10, 0.0);
             case "mixed" -> generated(name, o, o.gpus() != null ? o.gpus() : 64, 0.35, 0.30, 0.20, 0.15);

@@ -38,7 +38,7 @@ class RepeatsTest {
 
     @Test
     void jitterMovesArrivalsALittleInsideTheWindowAndSeedZeroNot() throws Exception {
-        Scenario s = ScenarioFile.read(scenarioFile(), new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null));
+        Scenario s = ScenarioFile.read(scenarioFile(), new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null, null));
         assertEquals(s, s.withArrivalJitter(0, Repeats.ARRIVAL_JITTER_SECONDS));
         Scenario moved = s.withArrivalJitter(3, Repeats.ARRIVAL_JITTER_SECONDS);
         assertEquals(moved.jobs(), s.withArrivalJitter(3, Repeats.ARRIVAL_JITTER_SECONDS).jobs(), "the same seed moves them the same way");

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Fractional jobs in the simulator: slices counted by their size, MIG layouts changed under the pool's policy. */
 class FractionalSimulationTest {
-    private static final ScenarioOptions OPTIONS = new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null);
+    private static final ScenarioOptions OPTIONS = new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null, null);
 
     private static String job(String name, String shape) {
         return "{\"name\":\"" + name + "\",\"team\":\"t\",\"class\":\"BATCH_INFERENCE\",\"perReplica\":" + shape

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * for, while a policy that cannot share still occupies the whole GPU.
  */
 class SliceCreditTest {
-    private static final ScenarioOptions OPTIONS = new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null);
+    private static final ScenarioOptions OPTIONS = new ScenarioOptions(1, null, null, 1.0, 0.3, 0, null, null, null, null);
     private static final double DAY_OF_8_GPUS = 8 * 86_400.0;
 
     private static Scenario oneJob(Path dir, String perReplica, int replicas) throws IOException {

@@ -104,18 +104,48 @@ public final class FairShareWeights {
      */
     private static Map<String, TeamBudget> teams(PlanningContext ctx) {
         FairShareView fs = ctx.fairShare();
+        Aging aging = Aging.of(ctx);
         Map<String, TeamBudget> teams = new HashMap<>();
         List<RunningJob> running = ctx.running();
         for (int i = 0; i < running.size(); i++) {
             RunningJob r = running.get(i);
-            team(teams, fs, r.team()).work.add(new Work(i, r.id(), r.weight(), r.gpuFraction(), true, r.startSeconds()));
+            // a running job keeps the rank its wait gave it, so that starting does not make it its team's fill at once
+            double rank = aging.rank(r.team(), r.weight(), r.startSeconds() - r.arrivalSeconds());
+            team(teams, fs, r.team()).work.add(new Work(i, r.id(), rank, r.gpuFraction(), true, r.startSeconds()));
         }
         List<PendingJob> pending = ctx.pending();
         for (int i = 0; i < pending.size(); i++) {
             PendingJob j = pending.get(i);
-            team(teams, fs, j.team()).work.add(new Work(running.size() + i, j.id(), j.weight(), j.gpuFraction(), false, j.arrivalSeconds()));
+            double rank = aging.rank(j.team(), j.weight(), ctx.now() - j.arrivalSeconds());
+            team(teams, fs, j.team()).work.add(new Work(running.size() + i, j.id(), rank, j.gpuFraction(), false, j.arrivalSeconds()));
         }
         return teams;
+    }
+
+    /**
+     * The priority a team's budget ranks a job by, when the budget tree ages waiting work ({@link dev.horizon.fairshare.BudgetTree#withAgeDoubling}):
+     * each doubling period waited doubles the job's own priority (priority 0 counts as 1), never above the most urgent
+     * priority of its team's work in the moment. A low-priority job may wait behind its team's newer, more urgent work,
+     * but not for ever. Off (the default), every job ranks by its own priority.
+     */
+    record Aging(long doublingSeconds, Map<String, Double> mostUrgent) {
+        static Aging of(PlanningContext ctx) {
+            long doubling = ctx.fairShare().tree().ageDoublingSeconds();
+            if (doubling == 0) return new Aging(0, Map.of());
+            Map<String, Double> top = new HashMap<>();
+            for (RunningJob r : ctx.running()) top.merge(r.team(), r.weight(), Math::max);
+            for (PendingJob j : ctx.pending()) top.merge(j.team(), j.weight(), Math::max);
+            return new Aging(doubling, top);
+        }
+
+        double rank(String team, double priority, long waitedSeconds) {
+            if (doublingSeconds == 0) return priority;
+            long doublings = Math.max(0, waitedSeconds) / doublingSeconds;
+            double top = mostUrgent.get(team);
+            if (doublings == 0 || priority >= top) return priority;
+            // whole doublings keep the classes of powers of two (1, 2, 4, 8) the budget counts by
+            return Math.min(top, Math.max(priority, 1) * Math.pow(2, Math.min(doublings, 62)));
+        }
     }
 
     private static TeamBudget team(Map<String, TeamBudget> teams, FairShareView fs, String name) {

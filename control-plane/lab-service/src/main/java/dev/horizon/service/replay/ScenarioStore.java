@@ -8,6 +8,7 @@ import dev.horizon.service.jobs.JobStore;
 import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.nodes.NodeStore;
+import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.teams.Team;
 import dev.horizon.service.teams.TeamStore;
 import dev.horizon.simulation.Scenario;
@@ -39,6 +40,8 @@ public class ScenarioStore {
     InferenceStore inference;
     @Inject
     JobStore jobs;
+    @Inject
+    PlannerSettings settings;
 
     /** The uuid the replay gives GPU g of a node, as an agent would report it. */
     static String gpuUuid(String node, int g) {
@@ -49,6 +52,12 @@ public class ScenarioStore {
         if (s.migPolicy() != null || !s.startLayouts().isEmpty()) {
             throw new IllegalArgumentException("scenario " + s.name() + " has a MIG policy or MIG layouts: MIG layouts are applied by agents, which a replay does not run;"
                     + " replay it with --engine simulator");
+        }
+        long aging = s.budgets() == null ? 0 : s.budgets().ageDoublingSeconds();
+        if (aging != settings.ageDoublingSeconds()) {
+            // the two engines decide alike only under one rule: say how to give the control plane the scenario's
+            throw new IllegalArgumentException("scenario " + s.name() + " ages waiting work every " + aging / 3600 + " h (0: never) and this control plane every "
+                    + settings.ageDoublingHours() + " h: run the replay with HORIZON_PLANNER_AGE_DOUBLING_HOURS=" + aging / 3600 + " in its environment");
         }
         if (!nodes.all().isEmpty() || !jobs.active().isEmpty()) throw new IllegalStateException("a replay needs an empty store; this one has nodes or jobs");
         for (GpuNode n : s.cluster().nodes()) nodes.upsert(node(n, Node.HEALTHY, null));

@@ -1,6 +1,7 @@
 package dev.horizon.service.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.horizon.allocator.model.Cluster;
@@ -56,6 +57,15 @@ class EnginesAgreeTest {
         assertEquals(expected.keySet(), actual.keySet());
         assertEquals(simulator.audit(), service.audit(), "the audit finds the same in both runs");
         assertEquals(simulator.metrics().priorityWeightedOutput(), service.metrics().priorityWeightedOutput(), 1e-6);
+    }
+
+    @Test
+    void aScenarioWhoseBudgetsAgeWorkIsRefusedByAControlPlaneThatDoesNot() {
+        Scenario plain = scenario();
+        Scenario aged = plain.withBudgets(plain.budgets().withAgeDoubling(12 * 3600), plain.description());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> engine.replaying(aged));
+        assertTrue(e.getMessage().contains("ages waiting work every 12 h (0: never) and this control plane every 0 h: run the replay with"
+                + " HORIZON_PLANNER_AGE_DOUBLING_HOURS=12"), e.getMessage());
     }
 
     /** Per job, each run as start, end, GPUs and whether it ran as fill. */

@@ -31,7 +31,9 @@ import dev.horizon.service.nodes.Gpu;
 import dev.horizon.service.nodes.Node;
 import dev.horizon.service.plans.PlannerSettings;
 import dev.horizon.service.teams.TeamStore;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,6 +63,11 @@ public class MomentReader {
     @Inject
     PlannerSettings settings;
 
+    /** An age doubling out of range stops the service as it starts, naming the setting, rather than failing every plan. */
+    void refuseBadSettings(@Observes StartupEvent started) {
+        settings.ageDoublingSeconds();
+    }
+
     PlanInput build(long now, List<Node> usable, List<JobRow> active, NodesOut nodesOut) {
         SlicePlanning.Prepared prepared = slices.prepare(usable, now * 1000);
         List<NodeState> nodes = new ArrayList<>();
@@ -78,7 +85,7 @@ public class MomentReader {
         List<ServiceState> services = services(gpuByUuid);
         Jobs js = jobs(now, active, nodes, nodeIndex, services);
         Booked booked = booked(now);
-        BudgetTree tree = TeamTree.of(teams.all());
+        BudgetTree tree = TeamTree.of(teams.all()).withAgeDoubling(settings.ageDoublingSeconds());
         Teams teamView = tree.teams().isEmpty() ? null : new Teams(tree, booked.window());
         ClusterMoment moment = new ClusterMoment(now, settings.stepSeconds(), settings.horizonSteps(), nodes, js.states(), teamView, withReservations(services, nodes, now),
                 jobs.durationEstimator());

@@ -27,4 +27,21 @@ public interface PlannerSettings {
 
     /** The most jobs CP-SAT models in one full-mode run. */
     int fullModeMaxJobs();
+
+    /**
+     * Each this many hours a job waits doubles the priority its team's budget ranks it by, up to its team's most urgent
+     * work (0: never, the default; see {@link dev.horizon.fairshare.BudgetTree#withAgeDoubling}).
+     */
+    @WithDefault("0")
+    int ageDoublingHours();
+
+    /** {@link #ageDoublingHours()} in seconds, refused where out of range, naming the setting. */
+    default long ageDoublingSeconds() {
+        int hours = ageDoublingHours();
+        if (hours < 0 || hours * 3600L > dev.horizon.fairshare.BudgetTree.MAX_AGE_DOUBLING_SECONDS) {
+            throw new IllegalArgumentException("horizon.planner.age-doubling-hours must be 0 (off) to "
+                    + dev.horizon.fairshare.BudgetTree.MAX_AGE_DOUBLING_SECONDS / 3600 + " (got " + hours + ")");
+        }
+        return hours * 3600L;
+    }
 }

@@ -161,13 +161,20 @@ public final class Allocate {
     private static void waitsAsFill(Session session, PendingJob j, List<PendingJob> notStarted) {
         session.decision().waitRule(j.id(), Decision.WaitRule.OVER_SHARE);
         String owedGpus = session.owedOf(j.team());
+        String ageing = ageing(session.context().fairShare().tree().ageDoublingSeconds());
         if (j.slice() != null) {
             // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
-            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more");
+            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more" + ageing);
             return;
         }
         notStarted.add(j);
-        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work");
+        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work" + ageing);
+    }
+
+    /** Where the budgets age waiting work, the clause that says a wait moves the job up its team's budget, and how fast. */
+    private static String ageing(long doublingSeconds) {
+        if (doublingSeconds == 0) return "";
+        return "; waiting moves it up: each " + Ranking.minutes(doublingSeconds) + " waited doubles the priority its team's budget ranks it by";
     }
 
     private static String owed(String owedGpus) {
