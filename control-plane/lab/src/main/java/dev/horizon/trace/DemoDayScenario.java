@@ -53,6 +53,13 @@ public final class DemoDayScenario {
     /** The team tree: research (nlp and vision) owns most of the cluster, applied the rest. */
     public static final List<BudgetTree.Budget> BUDGETS = List.of(new BudgetTree.Budget("research", null, 0.65),
             new BudgetTree.Budget("nlp", "research", 0.55), new BudgetTree.Budget("vision", "research", 0.45), new BudgetTree.Budget(SERVICE_TEAM, null, 0.35));
+    /**
+     * The demo's cluster ages waiting work every this many hours (horizon.planner.age-doubling-hours, off by default; the
+     * launcher gives the demo's control plane the same): the day is 1.5 times its GPUs, and its admins bound how long a
+     * team's low-priority work waits, as a Slurm site sets an age factor. No job waits this long inside the day, so the
+     * day's schedule is the same with or without it; the start-time bands, which play days past it, count on it.
+     */
+    public static final int AGE_DOUBLING_HOURS = 12;
     public static final MigPolicy MIG = new MigPolicy("a100", Set.of("A100-80GB"), Set.of("1g.10gb", "3g.40gb"), MigPolicy.Layout.DYNAMIC,
             Duration.ofMinutes(5), 2);
     /** node-a100's GPU 6 in two 3g.40gb halves and GPU 7 in seven 1g.10gb slices, as `./horizon demo` partitions them at start. */
@@ -172,8 +179,10 @@ public final class DemoDayScenario {
         info.put("jobs", submissions.size());
         info.put("priorArrivals", priorArrivals.size());
         info.put("migStartLayouts", A100_NODE + " GPU 6: 2 x 3g.40gb, GPU 7: 7 x 1g.10gb");
+        info.put("ageDoublingHours", AGE_DOUBLING_HOURS);
+        BudgetTree budgets = new BudgetTree(BUDGETS).withAgeDoubling(AGE_DOUBLING_HOURS * 3600L);
         Scenario day = new Scenario(NAME, cluster, STEP_SECONDS, base.windowSteps(), ScenarioOptions.HORIZON_STEPS,
-                submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, new BudgetTree(BUDGETS), MIG, List.of(),
+                submissions.stream().map(Submission::job).toList(), List.of(service), List.of(), info, budgets, MIG, List.of(),
                 priorArrivals, START_LAYOUTS);
         LocalDate traceDay = philly ? LocalDateTime.parse(String.valueOf(base.description().get("windowStart"))).toLocalDate() : null;
         return new Day(day, submissions, service, source, traceDay);

@@ -107,21 +107,22 @@ public final class DemoMain {
     }
 
     /**
-     * {@code DemoMain clock-start [--seed N] [--traces DIR]} prints the time the control plane's virtual clock starts at
-     * for that day (the launcher passes it as horizon.clock.start); otherwise it replays the day.
+     * {@code DemoMain control-plane-settings [--seed N] [--traces DIR]} prints, one {@code key=value} a line, what the
+     * control plane needs set for that day (the launcher passes each as a system property): where its virtual clock starts,
+     * and how its budgets age waiting work, as the day's scenario has them; otherwise it replays the day.
      */
     public static void main(String[] args) throws Exception {
-        boolean clockStart = args.length > 0 && "clock-start".equals(args[0]);
+        boolean settings = args.length > 0 && "control-plane-settings".equals(args[0]);
         Options o;
         try {
-            o = Options.parse(clockStart ? java.util.Arrays.copyOfRange(args, 1, args.length) : args, !clockStart);
+            o = Options.parse(settings ? java.util.Arrays.copyOfRange(args, 1, args.length) : args, !settings);
         } catch (IllegalArgumentException e) {
             System.err.println("horizon demo: " + e.getMessage());
             System.exit(2);
             return;
         }
-        if (clockStart) {
-            System.out.println(DemoDayScenario.build(o.seed(), o.traces(), new Workloads()).clockStart(LocalDate.now(ZoneOffset.UTC)));
+        if (settings) {
+            controlPlaneSettings(DemoDayScenario.build(o.seed(), o.traces(), new Workloads()), LocalDate.now(ZoneOffset.UTC)).forEach(System.out::println);
             return;
         }
         try {
@@ -130,6 +131,12 @@ public final class DemoMain {
             System.err.println("\nhorizon demo: " + e.getMessage());
             System.exit(1);
         }
+    }
+
+    /** The control plane's settings the day needs, as key=value: its clock's start, and its budgets' age doubling. */
+    static List<String> controlPlaneSettings(DemoDayScenario.Day day, LocalDate today) {
+        long ageing = day.scenario().budgets().ageDoublingSeconds();
+        return List.of("horizon.clock.start=" + day.clockStart(today), "horizon.planner.age-doubling-hours=" + ageing / 3600);
     }
 
     static void run(Options o, PrintStream out) throws IOException, InterruptedException {

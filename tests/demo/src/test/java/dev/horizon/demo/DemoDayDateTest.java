@@ -42,4 +42,12 @@ class DemoDayDateTest {
     void theGeneratorsDayIsToday() {
         assertEquals(Instant.parse("2026-12-03T00:00:00Z"), from(null).clockStart(LocalDate.of(2026, 12, 3)));
     }
+
+    @Test
+    void theLauncherGivesTheControlPlaneTheDaysClockStartAndItsBudgetsAgeing() throws Exception {
+        DemoDayScenario.Day day = DemoDayScenario.build(1, java.nio.file.Path.of("no-traces-here"), new Workloads());
+        assertEquals(DemoDayScenario.AGE_DOUBLING_HOURS * 3600L, day.scenario().budgets().ageDoublingSeconds(), "the bench's demo-day ages as the demo does");
+        assertEquals(List.of("horizon.clock.start=2026-12-03T00:00:00Z", "horizon.planner.age-doubling-hours=" + DemoDayScenario.AGE_DOUBLING_HOURS),
+                DemoMain.controlPlaneSettings(day, LocalDate.of(2026, 12, 3)));
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.trace.DemoDayScenario;
@@ -141,9 +142,9 @@ class DemoIT {
     /**
      * Issue 35's live check: at every look from the busy hour on, every waiting job had an answer (a planned start, a band,
      * or a note that says why none) and no band was stale ({@link BandWatch}); the share that had a planned start or a band
-     * is printed. Issue 35 asks for 95% of them; the demo's day does not reach it (see docs/control-plane.md, "Start-time
-     * bands": at 288x a computation lags the clock by hours, and the time-sliced actors start in few futures), so that
-     * share is measured here, not held to it.
+     * is printed. Issue 35 asks for 95% of them; the demo's day does not reach it at every look (late in the day some
+     * hundred jobs beyond their team's share have a P50 but a P90 past where the futures end; docs/control-plane.md,
+     * "Ageing waiting work"), so that share is measured here, not held to it.
      */
     private static void checkTheBands(BandWatch bands) {
         List<BandWatch.Look> looks = bands.looks();
@@ -204,6 +205,12 @@ class DemoIT {
         }
         assertEquals(List.of(), failedCommands, "agents failed commands during the day");
         assertTrue(sharingApplied > 0, "no time-slicing was applied among the nodes' newest commands");
+        // the control plane ages waiting work as the bench's demo-day does: work over its team's share is told so
+        if (Files.isDirectory(TRACES)) {
+            String ageing = "waiting moves it up: each " + Ranking.minutes(DemoDayScenario.AGE_DOUBLING_HOURS * 3600L) + " waited doubles";
+            assertTrue(cp.jobs("PENDING", admin).stream().anyMatch(j -> j.path("reason").asText().contains(ageing)),
+                    "no waiting job was told that '" + ageing + "': the demo's control plane does not age waiting work as its day does");
+        }
         // node-a100 plans under the day's MIG policy, as the bench's demo-day does
         JsonNode mig = cp.get("/api/v1/mig-policies/" + DemoDayScenario.MIG.nodePool(), admin);
         assertEquals(DemoDayScenario.MIG.layout().name(), mig.path("layout").asText(), "node-a100's MIG policy: " + mig);
