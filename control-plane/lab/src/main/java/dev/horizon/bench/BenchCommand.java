@@ -42,7 +42,8 @@ public final class BenchCommand {
               fairshare: [--teams N] [--budgets FILE.yaml]; policies fifo,legacy,quota,kai,kueue,slurm,horizon by default
               --age-doubling-hours H: a scenario with budgets (fairshare, demo-day, --budgets) ages waiting work as a control
                      plane with horizon.planner.age-doubling-hours=H does: each H hours a job waits doubles the priority its
-                     team's budget ranks it by, up to its team's most urgent work (Horizon's rule; default off)
+                     team's budget ranks it by, up to its team's most urgent work (Horizon's rule; 0: off, the default
+                     but on demo-day, whose cluster ages every 12 h as the demo's does)
               philly reads the Philly log and the GenAI request trace from --trace-dir (default ../shared/traces)
               inference is scored per minute; a GPU taken back from batch work serves after --reclaim-seconds (30)
               --eta on: also compute each waiting job's start-time band (P50/P90) at its first step, as the service would, and

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * The knobs of `./horizon bench`. gpus, days: null means the scenario's own default. load: batch
  * GPU-hours drawn as a multiple of the window's GPU-hours left after inference demand. ageDoublingHours: the scenario's
- * budgets age waiting work every that many hours (null: as the scenario has them, which is off).
+ * budgets age waiting work every that many hours (0: never; null: as the scenario has them, off but on demo-day).
  */
 public record ScenarioOptions(long seed, Integer gpus, Integer days, double load, double rtPeakShare, int traceStartDay,
                               Path traceDir, Integer teams, Path budgets, Integer ageDoublingHours) {
@@ -27,8 +27,8 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
         if (!(rtPeakShare >= 0 && rtPeakShare < 1)) throw new IllegalArgumentException("--rt-peak-share must be in [0, 1) (got " + rtPeakShare + ")");
         if (traceStartDay < 0) throw new IllegalArgumentException("--trace-start-day must be >= 0 (got " + traceStartDay + ")");
         if (teams != null && (teams < 2 || teams > 200)) throw new IllegalArgumentException("--teams must be between 2 and 200 (got " + teams + ")");
-        if (ageDoublingHours != null && (ageDoublingHours < 1 || ageDoublingHours > MAX_AGE_DOUBLING_HOURS)) {
-            throw new IllegalArgumentException("--age-doubling-hours must be between 1 and " + MAX_AGE_DOUBLING_HOURS + " (got " + ageDoublingHours + ")");
+        if (ageDoublingHours != null && (ageDoublingHours < 0 || ageDoublingHours > MAX_AGE_DOUBLING_HOURS)) {
+            throw new IllegalArgumentException("--age-doubling-hours must be 0 (off) to " + MAX_AGE_DOUBLING_HOURS + " (got " + ageDoublingHours + ")");
         }
     }
 

@@ -45,7 +45,7 @@ public final class Scenarios {
 
     public static Scenario build(String name, ScenarioOptions o) throws IOException {
         Scenario s = drawn(name, o);
-        if (o.ageDoublingHours() == null) return s;
+        if (o.ageDoublingHours() == null || (o.ageDoublingHours() == 0 && s.budgets() == null)) return s;
         if (s.budgets() == null) {
             throw new IllegalArgumentException("--age-doubling-hours ages work inside team budgets, and scenario '" + name
                     + "' has none: use fairshare, demo-day or --budgets FILE");
