@@ -1,5 +1,6 @@
 package dev.horizon.trace;
 
+import dev.horizon.fairshare.BudgetTree;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +19,7 @@ public record ScenarioOptions(long seed, Integer gpus, Integer days, double load
     /** Where the traces are looked for unless --trace-dir says otherwise: the shared folder beside the checkout. */
     public static final String DEFAULT_TRACE_DIR = "../shared/traces";
     /** The longest --age-doubling-hours: a year, the budget tree's own limit. */
-    public static final int MAX_AGE_DOUBLING_HOURS = (int) (dev.horizon.fairshare.BudgetTree.MAX_AGE_DOUBLING_SECONDS / 3600);
+    public static final int MAX_AGE_DOUBLING_HOURS = (int) (BudgetTree.MAX_AGE_DOUBLING_SECONDS / 3600);
 
     public ScenarioOptions {
         if (gpus != null && gpus < 1) throw new IllegalArgumentException("--gpus must be at least 1 (got " + gpus + ")");

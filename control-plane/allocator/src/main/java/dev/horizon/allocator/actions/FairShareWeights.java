@@ -4,6 +4,7 @@ import dev.horizon.allocator.PlanningContext;
 import dev.horizon.allocator.model.PendingJob;
 import dev.horizon.allocator.model.RunningJob;
 import dev.horizon.api.JobClass;
+import dev.horizon.fairshare.BudgetTree;
 import dev.horizon.fairshare.FairShareView;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -123,7 +124,7 @@ public final class FairShareWeights {
     }
 
     /**
-     * The priority a team's budget ranks a job by, when the budget tree ages waiting work ({@link dev.horizon.fairshare.BudgetTree#withAgeDoubling}):
+     * The priority a team's budget ranks a job by, when the budget tree ages waiting work ({@link BudgetTree#withAgeDoubling}):
      * each doubling period waited doubles the job's own priority (priority 0 counts as 1), never above the most urgent
      * priority of its team's work in the moment. A low-priority job may wait behind its team's newer, more urgent work,
      * but not for ever. Off (the default), every job ranks by its own priority.

@@ -1,5 +1,6 @@
 package dev.horizon.service.plans;
 
+import dev.horizon.fairshare.BudgetTree;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -30,7 +31,7 @@ public interface PlannerSettings {
 
     /**
      * Each this many hours a job waits doubles the priority its team's budget ranks it by, up to its team's most urgent
-     * work (0: never, the default; see {@link dev.horizon.fairshare.BudgetTree#withAgeDoubling}).
+     * work (0: never, the default; see {@link BudgetTree#withAgeDoubling}).
      */
     @WithDefault("0")
     int ageDoublingHours();
@@ -38,9 +39,9 @@ public interface PlannerSettings {
     /** {@link #ageDoublingHours()} in seconds, refused where out of range, naming the setting. */
     default long ageDoublingSeconds() {
         int hours = ageDoublingHours();
-        if (hours < 0 || hours * 3600L > dev.horizon.fairshare.BudgetTree.MAX_AGE_DOUBLING_SECONDS) {
+        if (hours < 0 || hours * 3600L > BudgetTree.MAX_AGE_DOUBLING_SECONDS) {
             throw new IllegalArgumentException("horizon.planner.age-doubling-hours must be 0 (off) to "
-                    + dev.horizon.fairshare.BudgetTree.MAX_AGE_DOUBLING_SECONDS / 3600 + " (got " + hours + ")");
+                    + BudgetTree.MAX_AGE_DOUBLING_SECONDS / 3600 + " (got " + hours + ")");
         }
         return hours * 3600L;
     }
