@@ -15,6 +15,7 @@ import dev.horizon.allocator.placement.Occupancy;
 import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -195,5 +196,35 @@ class FairSharePolicyTest {
         double newWeight = off.context().pending().get(1).weight();
         assertEquals(newWeight - 0.9 * 2 / 3 + 0.9 / 2, oldWeight, 1e-9,
                 "ageing moves a job into its team's budget; the job still weighs its own priority there, as output credits it");
+    }
+
+    @Test
+    void aWaitReasonSaysWhereTheWaitHasRankedTheJobAndWhenItRisesNextTheSameUntilItDoes() {
+        long hour = 3600;
+        Occupancy o = new Occupancy(cluster);
+        // a's owed 2 GPUs run its priority-8 work; b fills the rest inside its minimum runtime, so a's waiting work waits as fill
+        List<RunningJob> run = new ArrayList<>();
+        run.add(running(o, "b-8", "b", 8, 60));
+        run.add(running(o, "a-run", "a", 2, 60, 8));
+        for (int i = 0; i < 3; i++) run.add(running(o, "b-2-" + i, "b", 2, 60));
+        List<PendingJob> waiting = List.of(pending("a-once", "a", 1, 1, NOW - 14 * hour), pending("a-fresh", "a", 1, 2, NOW - 3 * hour),
+                pending("a-top", "a", 1, 8, NOW - 3 * hour), pending("a-long", "a", 1, 1, NOW - 40 * hour));
+        BudgetTree ageing = tree.withAgeDoubling(12 * hour);
+        FairShareView view = new FairShareView(ageing, Map.of("a", 2.0, "b", 14.0), Map.of("a", 1.0, "b", 1.0));
+        Map<String, String> reasons = new HorizonPolicy().decide(new PlanningContext(NOW, 900, 16, cluster, o, run, waiting, Map.of(), view)).waitReasons();
+        String how = "waiting moves it up: each 12.0 h waited doubles the priority its team's budget ranks it by, up to its team's most urgent work";
+        assertTrue(reasons.get("a-once").endsWith(how + " (8): it has ranked as priority 2 (its own: 1) since " + Instant.ofEpochSecond(NOW - 2 * hour)
+                + ", and as 4 from " + Instant.ofEpochSecond(NOW + 10 * hour)), reasons.get("a-once"));
+        assertTrue(reasons.get("a-fresh").endsWith(how + " (8): it ranks by its own priority (2), and as 4 from " + Instant.ofEpochSecond(NOW + 9 * hour)),
+                reasons.get("a-fresh"));
+        assertTrue(reasons.get("a-top").endsWith(how + ", where its own priority (8) is already"), reasons.get("a-top"));
+        assertTrue(reasons.get("a-long").endsWith(how + " (8): it has ranked as priority 8 (its own: 1) since " + Instant.ofEpochSecond(NOW - 4 * hour)
+                + ", the most it can"), reasons.get("a-long"));
+        // the service stores a reason only when it changes: until the rank moves, a later plan words it alike
+        Map<String, String> later = new HorizonPolicy().decide(new PlanningContext(NOW + 8 * hour, 900, 16, cluster, o, run, waiting, Map.of(), view)).waitReasons();
+        assertEquals(reasons.get("a-once"), later.get("a-once"));
+        assertEquals(reasons.get("a-fresh"), later.get("a-fresh"));
+        String off = new HorizonPolicy().decide(ctx(o, run, waiting, Map.of("a", 2.0, "b", 14.0))).waitReasons().get("a-once");
+        assertFalse(off.contains("waiting moves it up"), "without ageing a wait moves nothing: " + off);
     }
 }

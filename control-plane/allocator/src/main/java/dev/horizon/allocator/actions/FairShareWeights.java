@@ -47,14 +47,16 @@ public final class FairShareWeights {
      * The re-weighted moment; the waiting jobs that may only start as fill; the running jobs beyond
      * their team's share, which stay fill however much room the plan has.
      */
-    public record Weighted(PlanningContext context, Set<String> fillOnly, Set<String> unallocatedRunning) {
+    /** The moment re-weighted, and how its budgets age waiting work (ranks by own priority where they do not). */
+    public record Weighted(PlanningContext context, Set<String> fillOnly, Set<String> unallocatedRunning, Aging aging) {
     }
 
     private FairShareWeights() {
     }
 
     public static Weighted apply(PlanningContext ctx) {
-        Map<String, TeamBudget> teams = teams(ctx);
+        Aging aging = Aging.of(ctx);
+        Map<String, TeamBudget> teams = teams(ctx, aging);
         // by the job's place in the moment (running jobs first, then waiting ones) rather than a set of ids: an id names one job
         boolean[] inStartOrder = new boolean[ctx.running().size()];
         boolean[] budgeted = new boolean[ctx.running().size() + ctx.pending().size()];
@@ -91,7 +93,7 @@ public final class FairShareWeights {
             if (!isBudgeted && !debug) fillOnly.add(j.id());
             newPending.add(j.withWeight(weight(teams.get(j.team()), j.weight(), isBudgeted, debug)));
         }
-        return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated);
+        return new Weighted(ctx.withJobs(newRunning, newPending), fillOnly, unallocated, aging);
     }
 
     /** A set sized for up to n ids, so that it never grows: most waiting jobs are fill-only, hundreds on the demo's day. */
@@ -103,9 +105,8 @@ public final class FairShareWeights {
      * Every team with work in the moment, its work gathered: teams are budgeted apart from each other, so each sorts only
      * its own work (one sort of all of it, by team name first, was 3.1 s of the re-weighting's 10.2-11.0 s on the demo's day).
      */
-    private static Map<String, TeamBudget> teams(PlanningContext ctx) {
+    private static Map<String, TeamBudget> teams(PlanningContext ctx, Aging aging) {
         FairShareView fs = ctx.fairShare();
-        Aging aging = Aging.of(ctx);
         Map<String, TeamBudget> teams = new HashMap<>();
         List<RunningJob> running = ctx.running();
         for (int i = 0; i < running.size(); i++) {
@@ -129,7 +130,7 @@ public final class FairShareWeights {
      * priority of its team's work in the moment. A low-priority job may wait behind its team's newer, more urgent work,
      * but not for ever. Off (the default), every job ranks by its own priority.
      */
-    record Aging(long doublingSeconds, Map<String, Double> mostUrgent) {
+    public record Aging(long doublingSeconds, Map<String, Double> mostUrgent) {
         static Aging of(PlanningContext ctx) {
             long doubling = ctx.fairShare().tree().ageDoublingSeconds();
             if (doubling == 0) return new Aging(0, Map.of());
@@ -147,6 +148,28 @@ public final class FairShareWeights {
             // whole doublings keep the classes of powers of two (1, 2, 4, 8) the budget counts by
             return Math.min(top, Math.max(priority, 1) * Math.pow(2, Math.min(doublings, 62)));
         }
+
+        /** How this rule ranks a waiting job of the moment it was built on, for its wait reason. */
+        AgedRank rankOf(PendingJob j, long now) {
+            long waited = Math.max(0, now - j.arrivalSeconds());
+            long doublings = waited / doublingSeconds;
+            double rank = rank(j.team(), j.weight(), waited);
+            double cap = mostUrgent.get(j.team());
+            long since = j.arrivalSeconds() + (rank == j.weight() ? 0 : doublings * doublingSeconds);
+            if (rank >= cap) return new AgedRank(j.weight(), rank, cap, since, 0, rank);
+            long next = j.arrivalSeconds() + (doublings + 1) * doublingSeconds;
+            return new AgedRank(j.weight(), rank, cap, since, next, rank(j.team(), j.weight(), next - j.arrivalSeconds()));
+        }
+    }
+
+    /**
+     * Where the budgets age waiting work, how a waiting job ranks in its team's budget after its wait: its own priority,
+     * the rank its wait gave it, the most its team's work ranks in the moment (the cap), since when it has ranked so, when
+     * it next rises (epoch seconds; 0: never, it ranks at the cap) and to what. Times rather than lengths of time, so the
+     * reason that says them is the same from one plan to the next until the rank moves (the service stores a reason only
+     * when it changes).
+     */
+    public record AgedRank(double own, double rank, double cap, long sinceSeconds, long nextAtSeconds, double nextRank) {
     }
 
     private static TeamBudget team(Map<String, TeamBudget> teams, FairShareView fs, String name) {

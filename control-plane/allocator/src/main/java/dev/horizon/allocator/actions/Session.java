@@ -34,19 +34,38 @@ public final class Session {
     private Plan plan;
     /** Each team's owed GPUs as the wait reasons say them, formatted once per decision (a format per waiting job was a third of a future's time). */
     private final Map<String, String> owedSaid = new HashMap<>();
+    /** How the budgets age waiting work (null without budgets). */
+    private final FairShareWeights.Aging aging;
+    /** The moment's waiting jobs as given, by id, once a wait reason asks how one ranks after its wait. */
+    private Map<String, PendingJob> givenWaiting;
 
-    private Session(PlanningContext given, PlanningContext weighted, Set<String> fillOnly, Set<String> staysFill) {
+    private Session(PlanningContext given, PlanningContext weighted, Set<String> fillOnly, Set<String> staysFill, FairShareWeights.Aging aging) {
         this.given = given;
         this.ctx = weighted;
         this.fillOnly = fillOnly;
         this.staysFill = staysFill;
+        this.aging = aging;
     }
 
     /** Opens a session on a moment; under fair share its jobs are re-weighted first ({@link FairShareWeights}). */
     public static Session open(PlanningContext given) {
-        if (given.fairShare() == null) return new Session(given, given, Set.of(), Set.of());
+        if (given.fairShare() == null) return new Session(given, given, Set.of(), Set.of(), null);
         FairShareWeights.Weighted weighted = FairShareWeights.apply(given);
-        return new Session(given, weighted.context(), weighted.fillOnly(), weighted.unallocatedRunning());
+        return new Session(given, weighted.context(), weighted.fillOnly(), weighted.unallocatedRunning(), weighted.aging());
+    }
+
+    /**
+     * Where the budgets age waiting work, how this waiting job ranks in its team's budget after its wait (null where they
+     * do not): for its wait reason, so read only when a reason is, and the moment's waiting jobs indexed once then.
+     */
+    public synchronized FairShareWeights.AgedRank agedRank(String jobId) {
+        if (aging == null || aging.doublingSeconds() == 0) return null;
+        if (givenWaiting == null) {
+            givenWaiting = new HashMap<>();
+            for (PendingJob j : given.pending()) givenWaiting.put(j.id(), j);
+        }
+        PendingJob j = givenWaiting.get(jobId);
+        return j == null ? null : aging.rankOf(j, given.now());
     }
 
     /** The moment with the weights the actions plan by. */

@@ -95,7 +95,7 @@ public final class Ahead {
 
     /** Why other goes before job: the first of priority, fair-share rank, submission order that puts it first. */
     static String why(ActiveJob job, ActiveJob other, Map<String, Integer> ranks) {
-        if (other.priority() > job.priority()) return "priority " + number(other.priority()) + " over " + number(job.priority());
+        if (other.priority() > job.priority()) return "priority " + Decision.priority(other.priority()) + " over " + Decision.priority(job.priority());
         Integer mine = ranks.get(job.team()), theirs = ranks.get(other.team());
         if (!other.team().equals(job.team()) && mine != null && theirs != null && theirs < mine) {
             return "fair share: team " + other.team() + " is owed more (rank " + theirs + " vs " + mine + ")";
@@ -127,9 +127,5 @@ public final class Ahead {
         on.sort(Comparator.comparingLong(RunningJob::estimatedEndSeconds));
         return on.stream().map(r -> new Entry(r.team(), r.id(), null, r.placement().gpuCount(), "running until its estimated end",
                 Math.max(m.now(), r.estimatedEndSeconds()))).toList();
-    }
-
-    private static String number(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 }

@@ -199,6 +199,11 @@ public final class Decision {
         return planObjective;
     }
 
+    /** A priority as the reasons say it, as users wrote it: 8, not 8.0. */
+    public static String priority(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+
     private static String worded(Supplier<String> reason) {
         return reason == null ? null : reason.get();
     }

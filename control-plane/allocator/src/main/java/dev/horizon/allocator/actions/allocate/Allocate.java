@@ -1,6 +1,7 @@
 package dev.horizon.allocator.actions.allocate;
 
 import dev.horizon.allocator.PlanningContext;
+import dev.horizon.allocator.actions.FairShareWeights;
 import dev.horizon.allocator.actions.Ranking;
 import dev.horizon.allocator.actions.Session;
 import dev.horizon.allocator.actions.preempt.Preemption;
@@ -161,20 +162,33 @@ public final class Allocate {
     private static void waitsAsFill(Session session, PendingJob j, List<PendingJob> notStarted) {
         session.decision().waitRule(j.id(), Decision.WaitRule.OVER_SHARE);
         String owedGpus = session.owedOf(j.team());
-        String ageing = ageing(session.context().fairShare().tree().ageDoublingSeconds());
+        long doublingSeconds = session.context().fairShare().tree().ageDoublingSeconds();
         if (j.slice() != null) {
             // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
-            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more" + ageing);
+            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more"
+                    + ageing(doublingSeconds, session.agedRank(j.id())));
             return;
         }
         notStarted.add(j);
-        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work" + ageing);
+        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work"
+                + ageing(doublingSeconds, session.agedRank(j.id())));
     }
 
-    /** Where the budgets age waiting work, the clause that says a wait moves the job up its team's budget, and how fast. */
-    private static String ageing(long doublingSeconds) {
+    /**
+     * Where the budgets age waiting work, the clause that says a wait moves the job up its team's budget, how fast, and
+     * where its wait has put it (Slurm's sprio answers the same question for its age factor).
+     */
+    private static String ageing(long doublingSeconds, FairShareWeights.AgedRank aged) {
         if (doublingSeconds == 0) return "";
-        return "; waiting moves it up: each " + Ranking.minutes(doublingSeconds) + " waited doubles the priority its team's budget ranks it by";
+        String how = "; waiting moves it up: each " + Ranking.minutes(doublingSeconds) + " waited doubles the priority its team's budget ranks it by";
+        if (aged == null) return how;
+        String own = Decision.priority(aged.own());
+        if (aged.nextAtSeconds() == 0 && aged.rank() == aged.own()) return how + ", up to its team's most urgent work, where its own priority (" + own + ") is already";
+        String upTo = how + ", up to its team's most urgent work (" + Decision.priority(aged.cap()) + "): ";
+        String next = aged.nextAtSeconds() == 0 ? ", the most it can"
+                : ", and as " + Decision.priority(aged.nextRank()) + " from " + Instant.ofEpochSecond(aged.nextAtSeconds());
+        if (aged.rank() == aged.own()) return upTo + "it ranks by its own priority (" + own + ")" + next;
+        return upTo + "it has ranked as priority " + Decision.priority(aged.rank()) + " (its own: " + own + ") since " + Instant.ofEpochSecond(aged.sinceSeconds()) + next;
     }
 
     private static String owed(String owedGpus) {
