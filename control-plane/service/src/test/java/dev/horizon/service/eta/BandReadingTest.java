@@ -84,6 +84,19 @@ class BandReadingTest {
     }
 
     @Test
+    void aPlannedStartForAJobMostFuturesNeverStartedIsExplained() {
+        StartTimes.QueueAlone never = new StartTimes.QueueAlone(null, null, "even were no more work to arrive, it would not start within the futures played in 4 of 4");
+        StartTimes.Snapshot s = leader(new StartTimes.Shown(null, null, "in 11 of 12 sampled futures it had not started", never));
+        String note = BandReading.read(s, "j", AT, AT + 4500).band().note();
+        assertTrue(note.startsWith("in 11 of 12 sampled futures it had not started; " + never.said() + "; the plan starts it at "), note);
+        assertTrue(note.contains("yet most sampled futures, even with no work arriving, did not start it") && note.contains("make the plan again as runs end"), note);
+        String unplayed = BandReading.read(leader(new StartTimes.Shown(null, null, "in 11 of 12 sampled futures it had not started")), "j", AT, AT + 4500).band().note();
+        assertTrue(unplayed.contains("yet most sampled futures did not start it"), unplayed);
+        assertEquals("in 11 of 12 sampled futures it had not started; " + never.said(), BandReading.read(s, "j", AT, null).band().note(),
+                "without a planned start there is nothing to reconcile");
+    }
+
+    @Test
     void aJobThatCameAfterTheLatestBandsSaysWhenItGetsOne() {
         StartOutlook.Band b = BandReading.read(leader(new StartTimes.Shown(AT + 600, AT + 900, null)), "newcomer", AT + 5, null).band();
         assertNull(b.p50At());
