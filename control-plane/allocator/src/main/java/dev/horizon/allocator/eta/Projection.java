@@ -25,8 +25,9 @@ import java.util.function.Supplier;
 /**
  * One sampled future of a moment, played out: jobs end when their drawn durations say, the expected arrivals come,
  * inference repeats one of the past week's days, step by step (the day and a shift in time are the future's draw), and
- * every decision is the policy's own, on the moment as it would see it then (its estimates, not the drawn durations).
- * Only the world is modelled here; what to run is always the policy's answer.
+ * every decision is the policy's own, on the moment as it would see it then (its estimates, not the drawn durations); the
+ * MIG re-partitionings it asks for are carried out as the world carries them out ({@link FutureLayouts}). Only the world
+ * is modelled here; what to run is always the policy's answer.
  *
  * <p>The policy is asked at every event (a run ends, work arrives, a step begins) during the first
  * {@link #FINE_STEPS} steps, where a start time matters to the minute, at step boundaries after that, and past the
@@ -69,6 +70,8 @@ final class Projection {
     private final Map<String, ActiveJob> jobs = new LinkedHashMap<>();
     private final Map<String, Run> runs = new HashMap<>();
     private final Map<GpuRef, Long> freedAt = new HashMap<>();
+    /** The nodes as this future re-partitions their GPUs. */
+    private final FutureLayouts layouts;
     private final Deque<ActiveJob> arrivals;
     private final List<ServiceState> services;
     private final Map<String, double[]> forecasts = new HashMap<>();
@@ -113,6 +116,7 @@ final class Projection {
         this.arrivals = new ArrayDeque<>(arrivals);
         for (ActiveJob j : arrivals) if (j.arrivalSeconds() <= origin.now() + LikeArrivals.WINDOW_SECONDS) early.put(j.id(), j);
         this.services = new ArrayList<>(origin.services());
+        this.layouts = new FutureLayouts(origin.nodes());
         this.now = origin.now();
         this.lastDecision = now;
         for (ActiveJob j : origin.jobs()) {
@@ -196,6 +200,7 @@ final class Projection {
         long next = nextBoundary(now);
         for (Run r : runs.values()) next = Math.min(next, r.endSeconds());
         if (!arrivals.isEmpty()) next = Math.min(next, arrivals.peekFirst().arrivalSeconds());
+        next = Math.min(next, layouts.nextReady());
         return Math.max(next, now + MIN_GAP_SECONDS);
     }
 
@@ -211,11 +216,13 @@ final class Projection {
     /** Time passes to t: runs that end by then end, expected work that arrives by then waits, steps that begin resize inference. */
     private void advanceTo(long t) {
         for (long b = nextBoundary(now); b <= t; b = nextBoundary(b)) {
+            freedAt.putAll(layouts.readyBy(b));
             endRunsBy(b);
             arriveBy(b);
             now = b;
             stepBegins();
         }
+        freedAt.putAll(layouts.readyBy(t));
         endRunsBy(t);
         arriveBy(t);
         now = t;
@@ -358,6 +365,8 @@ final class Projection {
             jobs.put(j.id(), with(j, new ActiveJob.Running(start, s.placement(), s.fill())));
             runs.put(j.id(), new Run(endOf(j, start, s.placement())));
         }
+        // as the world does, once the decision's preemptions and starts have left the GPUs idle or not
+        if (!d.reconfigurations().isEmpty()) layouts.start(d, ContextBuilder.build(moment()).occupancy(), now);
     }
 
     /** When a job started at now really could: once the last of its GPUs was freed, if that was after the last decision. */
@@ -408,7 +417,7 @@ final class Projection {
      * the horizon mostly between decisions, each of which turned every waiting job into a planning job for nothing.
      */
     private ClusterMoment servicesAlone() {
-        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), List.of(), origin.teams(), services, origin.durations());
+        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), layouts.nodes(), List.of(), origin.teams(), services, origin.durations());
     }
 
     /** The moment as the policy would see it now: running jobs first, then waiting ones, each in the order they came. */
@@ -418,7 +427,7 @@ final class Projection {
         List<ActiveJob> waiting = new ArrayList<>();
         for (ActiveJob j : jobs.values()) (j.isRunning() ? ordered : waiting).add(j);
         ordered.addAll(waiting);
-        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), origin.nodes(), ordered, origin.teams(), services,
+        return new ClusterMoment(now, origin.stepSeconds(), origin.horizonSteps(), layouts.nodes(), ordered, origin.teams(), services,
                 origin.durations());
     }
 }

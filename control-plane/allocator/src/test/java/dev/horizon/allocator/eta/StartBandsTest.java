@@ -11,6 +11,7 @@ import dev.horizon.allocator.model.GpuNode;
 import dev.horizon.allocator.model.InferenceService;
 import dev.horizon.allocator.model.Placement;
 import dev.horizon.allocator.model.PlacementRules;
+import dev.horizon.allocator.model.SliceRequest;
 import dev.horizon.allocator.moment.ActiveJob;
 import dev.horizon.allocator.moment.ClusterMoment;
 import dev.horizon.allocator.moment.ContextBuilder;
@@ -20,6 +21,8 @@ import dev.horizon.allocator.policy.HorizonPolicy;
 import dev.horizon.api.Contract;
 import dev.horizon.api.JobClass;
 import dev.horizon.forecast.DurationEstimator;
+import dev.horizon.fractional.mig.MigPolicy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -263,6 +266,24 @@ class StartBandsTest {
             assertTrue(Math.abs(p50 - (NOW + 3000 + before * 3600L)) <= 1800, id + " starts at P50 " + (p50 - NOW) / 3600.0 + " h from now; the "
                     + before + " runs of ~1 h before it end " + (3000 + before * 3600) / 3600.0 + " h from now");
         }
+    }
+
+    @Test
+    void aJobWaitingForAGpuToBeRepartitionedStartsOnceTheFutureHasRepartitionedIt() {
+        GpuNode a100 = new GpuNode("a100", "A100-80GB", 8, 81_920, "rack-a");
+        MigPolicy dynamic = new MigPolicy("a100", Set.of("A100-80GB"), Set.of("1g.10gb"), MigPolicy.Layout.DYNAMIC, Duration.ofMinutes(5), 1);
+        List<NodeState.Gpu> whole = new ArrayList<>();
+        for (int g = 0; g < 8; g++) whole.add(NodeState.Gpu.WHOLE);
+        NodeState node = new NodeState(a100, NodeState.Health.READY, dynamic, whole, null);
+        ActiveJob debug = new ActiveJob("debug", "t", JobClass.DEBUG, 1, 1, 1, NOW - 60, null, Contract.defaultFor(JobClass.DEBUG),
+                SliceRequest.mig("1g.10gb"), null, null, null);
+        ClusterMoment m = new ClusterMoment(NOW, 900, 16, List.of(node), List.of(debug), null, List.of(), new DurationEstimator());
+        HorizonPolicy policy = new HorizonPolicy();
+        Decision d = policy.decide(ContextBuilder.build(m));
+        assertEquals(1, d.reconfigurations().size(), "the moment's decision asks for an idle GPU in 1g.10gb instances: " + d.waitReasons());
+        StartBands.Band b = StartBands.of(m, d, policy, ExpectedArrivals.NONE, Set.of("debug"), StartBands.SAMPLES, 7).get("debug");
+        assertEquals(0, b.notStarted(), "with the layouts of the moment kept for ever, it started in no future");
+        assertTrue(b.p90At() >= NOW + 300 && b.p90At() <= NOW + 900, "it starts once the GPU has drained for 5 min: P90 " + (b.p90At() - NOW) + " s from now");
     }
 
     @Test
