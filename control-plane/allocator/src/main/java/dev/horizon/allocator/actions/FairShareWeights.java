@@ -45,9 +45,8 @@ public final class FairShareWeights {
 
     /**
      * The re-weighted moment; the waiting jobs that may only start as fill; the running jobs beyond
-     * their team's share, which stay fill however much room the plan has.
+     * their team's share, which stay fill however much room the plan has; and how its budgets age waiting work.
      */
-    /** The moment re-weighted, and how its budgets age waiting work (ranks by own priority where they do not). */
     public record Weighted(PlanningContext context, Set<String> fillOnly, Set<String> unallocatedRunning, Aging aging) {
     }
 

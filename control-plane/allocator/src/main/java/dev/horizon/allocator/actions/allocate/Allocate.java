@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Allocate: plans the protected GPU x timestep grid over the horizon and commits only the current step. Fractional work
@@ -163,15 +164,15 @@ public final class Allocate {
         session.decision().waitRule(j.id(), Decision.WaitRule.OVER_SHARE);
         String owedGpus = session.owedOf(j.team());
         long doublingSeconds = session.context().fairShare().tree().ageDoublingSeconds();
+        // the session (the whole moment) is held by the reason only where the budgets age work and the reason says how
+        Supplier<String> rank = doublingSeconds == 0 ? () -> "" : () -> ageing(doublingSeconds, session.agedRank(j.id()));
         if (j.slice() != null) {
             // taking a slice back frees no GPU, so slices never run as fill: the job waits for its team's share
-            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more"
-                    + ageing(doublingSeconds, session.agedRank(j.id())));
+            session.decision().waiting(j.id(), () -> owed(owedGpus) + "fractional work does not run as fill, so it waits until its team is owed more" + rank.get());
             return;
         }
         notStarted.add(j);
-        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work"
-                + ageing(doublingSeconds, session.agedRank(j.id())));
+        session.decision().waiting(j.id(), () -> owed(owedGpus) + "it runs as unallocated fill when GPUs are idle, and yields to budgeted work" + rank.get());
     }
 
     /**
@@ -179,7 +180,6 @@ public final class Allocate {
      * where its wait has put it (Slurm's sprio answers the same question for its age factor).
      */
     private static String ageing(long doublingSeconds, FairShareWeights.AgedRank aged) {
-        if (doublingSeconds == 0) return "";
         String how = "; waiting moves it up: each " + Ranking.minutes(doublingSeconds) + " waited doubles the priority its team's budget ranks it by";
         if (aged == null) return how;
         String own = Decision.priority(aged.own());
