@@ -11,7 +11,6 @@ import dev.horizon.fractional.mig.ReconfigurationPlanner;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +52,9 @@ final class FutureLayouts {
      */
     void start(Decision d, Occupancy occupancy, long now) {
         if (d.reconfigurations().isEmpty()) return;
-        // one planner call per policy (a node pool): how many GPUs may re-partition at once is counted over the pool
-        Map<MigPolicy, Map<String, MigLayout>> wanted = new IdentityHashMap<>();
+        // one planner call per policy (a node pool, equal policies being one): how many GPUs may re-partition at once is
+        // counted over the pool
+        Map<MigPolicy, Map<String, MigLayout>> wanted = new HashMap<>();
         for (Decision.Reconfigure r : d.reconfigurations()) {
             MigPolicy policy = nodes.get(r.node()).migPolicy();
             if (policy != null) wanted.computeIfAbsent(policy, p -> new LinkedHashMap<>()).put(r.node() + "/" + r.gpu(), r.layout());
@@ -62,7 +62,7 @@ final class FutureLayouts {
         wanted.forEach((policy, layouts) -> {
             List<GpuState> gpus = new ArrayList<>();
             for (int n = 0; n < nodes.size(); n++) {
-                if (nodes.get(n).migPolicy() != policy) continue;
+                if (!policy.equals(nodes.get(n).migPolicy())) continue;
                 for (int g = 0; g < nodes.get(n).gpus().size(); g++) gpus.add(occupancy.migState(n, g, n + "/" + g));
             }
             for (ReconfigurationPlanner.Reconfiguration r : ReconfigurationPlanner.plan(policy, gpus, layouts, Instant.ofEpochSecond(now)).started()) {

@@ -45,8 +45,12 @@ final class BandReading {
         Long p50 = notBefore(now, shown.p50At()), p90 = notBefore(p50 == null ? now : p50, shown.p90At());
         Long aloneP50 = alone == null ? null : notBefore(now, alone.p50At());
         Long aloneP90 = alone == null || aloneP50 == null ? null : notBefore(aloneP50, alone.p90At());
+        // where the futures are at hand (the leader's): whether most of them never started the job, and the queue alone's neither
+        StartBands.Band raw = s.raw().get(jobId);
+        boolean mostNever = p50 == null && raw != null && raw.projected(0.5) == null;
         boolean aloneNever = alone != null && alone.p50At() == null;
-        String note = join(join(shown.note(), alone == null ? null : alone.said()), plannedOutside(s, plannedStart, p50, p90, aloneP50, aloneP90, aloneNever));
+        String note = join(join(shown.note(), alone == null ? null : alone.said()),
+                plannedOutside(s, plannedStart, p50, p90, aloneP50, aloneP90, mostNever, aloneNever));
         return new Read(new StartOutlook.Band(p50, p90, s.bandsAt(), note, aloneP50, aloneP90), stale);
     }
 
@@ -74,12 +78,13 @@ final class BandReading {
     /**
      * Why the plan's start lies outside the band, when it does; for a job with no band, outside the queue alone's start
      * instead, which a user reads beside the plan's ("if no more work arrives") and so must not contradict it unexplained;
-     * and for a job that most futures did not start at all, why the plan does (null: inside, or nothing to compare).
-     * aloneNever: the queue alone was played and did not start it either.
+     * and for a job that most futures did not start at all (mostNever), why the plan does (null: inside, or nothing to
+     * compare). aloneNever: the queue alone was played and did not start it either.
      */
-    private static String plannedOutside(StartTimes.Snapshot s, Long planned, Long p50, Long p90, Long aloneP50, Long aloneP90, boolean aloneNever) {
+    private static String plannedOutside(StartTimes.Snapshot s, Long planned, Long p50, Long p90, Long aloneP50, Long aloneP90, boolean mostNever,
+                                         boolean aloneNever) {
         if (planned == null) return null;
-        if (p50 == null && aloneP50 == null) {
+        if (mostNever && aloneP50 == null) {
             return "the plan starts it at " + Instant.ofEpochSecond(planned) + ", yet most sampled futures" + (aloneNever ? ", even with no work arriving," : "")
                     + " did not start it by where they end: the plan is this moment's, each run ahead of it ending at its estimate and the GPUs"
                     + " it needs kept for it, while the futures make the plan again as runs end, and there the policy gave those GPUs to other"
