@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -56,17 +57,42 @@ final class FakeControlPlane extends AgentServiceGrpc.AgentServiceImplBase {
                 return Contexts.interceptCall(io.grpc.Context.current().withValue(CALLER, headers.get(AUTHORIZATION)), call, headers, next);
             }
         };
+        if (port != 0) {
+            server = bound(port, caller);
+            return;
+        }
+        IOException taken = null;
+        for (int tries = 0; tries < 100 && server == null; tries++) {
+            try {
+                server = bound(FIRST_PORT + ThreadLocalRandom.current().nextInt(PORTS), caller);
+            } catch (UncheckedIOException e) {
+                taken = e.getCause();
+            }
+        }
+        if (server == null) throw new UncheckedIOException("no free port below the ephemeral range", taken);
+        port = server.getPort();
+    }
+
+    /**
+     * Ports below Linux's ephemeral range (32768-60999). With a port from that range (port 0), an outgoing connection
+     * could be given the same local port while this server is stopped (the agent's own reconnects to it among them),
+     * and the restart could not bind it again (CI saw "Failed to bind to address 0.0.0.0:39327").
+     */
+    private static final int FIRST_PORT = 20_000, PORTS = 12_000;
+
+    private Server bound(int at, ServerInterceptor caller) {
         try {
-            server = NettyServerBuilder.forPort(port).addService(ServerInterceptors.intercept(this, caller)).build().start();
+            return NettyServerBuilder.forPort(at).addService(ServerInterceptors.intercept(this, caller)).build().start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        port = server.getPort();
     }
 
     synchronized void stop() throws InterruptedException {
         commandStream = null;
+        if (server == null) return;
         server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        server = null;
     }
 
     int port() {
