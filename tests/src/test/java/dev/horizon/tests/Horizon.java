@@ -191,10 +191,22 @@ final class Horizon {
         return seconds * 1000;
     }
 
+    /**
+     * A free port below Linux's ephemeral range (32768-60999), for a process that is restarted on it: no outgoing
+     * connection (its clients' reconnects to it among them) is given a port from below that range, so the port is
+     * still free when it starts again. CI once saw a restart fail to bind an ephemeral port it had held.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        IOException taken = null;
+        for (int tries = 0; tries < 100; tries++) {
+            int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port)) {
+                return port;
+            } catch (IOException e) {
+                taken = e;
+            }
         }
+        throw taken;
     }
 
     /** Waits up to seconds for probe to hold, else fails with what and the logs of the processes in logDir. */
